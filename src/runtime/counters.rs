@@ -1,0 +1,98 @@
+//! Event counters shared by the loop and the I/O side, read by diagnostics.
+
+use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+
+use super::command::CommandRejection;
+use super::watchdog::Freshness;
+
+/// Monotonic counters. Relaxed atomics: each is an independent tally.
+#[derive(Debug, Default)]
+pub struct Counters {
+    /// Effort commands accepted into the mailbox.
+    pub commands_accepted: AtomicU64,
+    /// Effort commands refused for their length.
+    pub commands_wrong_length: AtomicU64,
+    /// Effort commands refused for NaN or infinite entries.
+    pub commands_non_finite: AtomicU64,
+    /// Times the effort command went stale (the loop then applies zero effort).
+    pub commands_stale_events: AtomicU64,
+    /// Output samples dropped because the publisher fell behind.
+    pub samples_dropped: AtomicU64,
+    /// Output samples published.
+    pub samples_published: AtomicU64,
+    /// Publish calls that failed.
+    pub publish_errors: AtomicU64,
+    /// Simulation time of the last published sample (ns), for stamping diagnostics.
+    pub last_published_sim_time_ns: AtomicU64,
+    /// Freshness of the effort command at the loop's last tick (see [`Counters::command_freshness`]).
+    command_freshness: AtomicU8,
+}
+
+/// A plain copy of [`Counters`] at one instant.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct CounterSnapshot {
+    /// See [`Counters::commands_accepted`].
+    pub commands_accepted: u64,
+    /// See [`Counters::commands_wrong_length`].
+    pub commands_wrong_length: u64,
+    /// See [`Counters::commands_non_finite`].
+    pub commands_non_finite: u64,
+    /// See [`Counters::commands_stale_events`].
+    pub commands_stale_events: u64,
+    /// See [`Counters::samples_dropped`].
+    pub samples_dropped: u64,
+    /// See [`Counters::samples_published`].
+    pub samples_published: u64,
+    /// See [`Counters::publish_errors`].
+    pub publish_errors: u64,
+}
+
+impl Counters {
+    /// Adds one to `counter`.
+    pub fn bump(counter: &AtomicU64) {
+        counter.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Counts a refused command under its reason.
+    pub fn count_rejection(&self, why: CommandRejection) {
+        match why {
+            CommandRejection::WrongLength { .. } => Self::bump(&self.commands_wrong_length),
+            CommandRejection::NonFinite { .. } => Self::bump(&self.commands_non_finite),
+        }
+    }
+
+    /// Records the effort command's freshness (written by the loop).
+    pub fn set_command_freshness(&self, f: Freshness) {
+        self.command_freshness.store(f as u8, Ordering::Relaxed);
+    }
+
+    /// The effort command's freshness at the loop's last tick.
+    pub fn command_freshness(&self) -> Freshness {
+        match self.command_freshness.load(Ordering::Relaxed) {
+            x if x == Freshness::Fresh as u8 => Freshness::Fresh,
+            x if x == Freshness::Stale as u8 => Freshness::Stale,
+            _ => Freshness::NeverReceived,
+        }
+    }
+
+    /// The current values.
+    pub fn snapshot(&self) -> CounterSnapshot {
+        let get = |c: &AtomicU64| c.load(Ordering::Relaxed);
+        CounterSnapshot {
+            commands_accepted: get(&self.commands_accepted),
+            commands_wrong_length: get(&self.commands_wrong_length),
+            commands_non_finite: get(&self.commands_non_finite),
+            commands_stale_events: get(&self.commands_stale_events),
+            samples_dropped: get(&self.samples_dropped),
+            samples_published: get(&self.samples_published),
+            publish_errors: get(&self.publish_errors),
+        }
+    }
+}
+
+impl CounterSnapshot {
+    /// Commands refused for any reason.
+    pub fn commands_rejected(&self) -> u64 {
+        self.commands_wrong_length + self.commands_non_finite
+    }
+}

@@ -1,0 +1,26 @@
+//! The real-time side: a fixed-rate loop thread with absolute deadlines, its statistics,
+//! a watchdog for stale inputs, and the wait-free exchanges with the I/O side (latest-value
+//! mailboxes for inputs, a preallocated ring for output samples). No ROS types here.
+
+pub mod clock;
+pub mod command;
+pub mod counters;
+pub mod fixed_rate;
+pub mod histogram;
+pub mod loop_stats;
+pub mod mailbox;
+pub mod realtime;
+pub mod sample;
+pub mod sample_ring;
+pub mod status;
+pub mod watchdog;
+
+pub use clock::MonotonicTime;
+pub use command::{CommandRejection, EffortCommand, validate_efforts};
+pub use counters::{CounterSnapshot, Counters};
+pub use fixed_rate::{Job, LoopSettings, LoopThread, Tick, run_loop};
+pub use loop_stats::LoopReport;
+pub use mailbox::{MailboxReader, MailboxWriter, Stamped, mailbox};
+pub use sample::JointStateSample;
+pub use sample_ring::{SampleConsumer, SampleProducer, sample_ring};
+pub use watchdog::{Freshness, Watchdog};
