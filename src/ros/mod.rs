@@ -1,0 +1,9 @@
+//! The ROS 2 node (feature `ros`, r2r). Converts messages to and from the plain structs of
+//! [`crate::runtime`]; never does physics.
+
+pub mod diagnostics;
+pub mod node;
+pub mod qos;
+pub mod state_publisher;
+
+pub use node::{NodeError, NodeOptions, NodeSummary, default_config_file, run};

@@ -1,0 +1,331 @@
+//! The r2r node `signorini`: parameters, publishers, subscriptions and the threads around
+//! the real-time loop.
+//!
+//! Threads: the loop (absolute deadlines, [`crate::runtime`]); the state publisher (drains
+//! the loop's sample ring into /clock and /joint_states); the ROS spinner (`spin_once` in a
+//! tight loop on its own OS thread, which keeps up with kHz topics); and one tokio thread
+//! for the command subscription, /diagnostics, the status line and signals. The node
+//! converts messages and never does physics.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use r2r::diagnostic_msgs::msg::DiagnosticArray;
+use r2r::rosgraph_msgs::msg::Clock;
+use r2r::sensor_msgs::msg::JointState;
+use r2r::std_msgs::msg::Float64MultiArray;
+
+use super::diagnostics::diagnostic_array;
+use super::qos::profile;
+use super::state_publisher::StatePublisher;
+use crate::config::{Mode, Qos};
+use crate::runtime::status::{status, status_line};
+use crate::runtime::{
+    CommandRejection, CounterSnapshot, Counters, EffortCommand, JointStateSample, LoopReport, LoopSettings, LoopThread,
+    MailboxReader, MailboxWriter, mailbox, sample_ring, validate_efforts,
+};
+use crate::setup::{Setup, SetupError};
+use crate::sim::HoldPostureJob;
+
+/// Node name.
+pub const NODE_NAME: &str = "signorini";
+
+/// Output samples the publisher may lag behind the loop before samples are dropped
+/// (0.25 s at 1 kHz).
+const SAMPLE_RING_CAPACITY: usize = 256;
+
+/// How the node was started.
+#[derive(Clone, Debug, Default)]
+pub struct NodeOptions {
+    /// Configuration file from the command line (wins over the `config_file` parameter).
+    pub config_file: Option<PathBuf>,
+}
+
+/// Why the node could not start or had to stop.
+#[derive(Debug, thiserror::Error)]
+pub enum NodeError {
+    /// Configuration or URDF.
+    #[error(transparent)]
+    Setup(#[from] SetupError),
+    /// A ROS parameter of the wrong type.
+    #[error("ROS parameter `{name}`: {message}")]
+    Parameter {
+        /// Parameter name.
+        name: &'static str,
+        /// Expected and found.
+        message: String,
+    },
+    /// No configuration file anywhere.
+    #[error("no configuration: pass --config FILE or the ROS parameter config_file (looked for the default {0})")]
+    NoConfig(String),
+    /// A configured mode this build cannot run yet.
+    #[error("{file}: key `mode`: `{mode}` is not available yet; this version runs `sim`")]
+    UnsupportedMode {
+        /// Configuration file.
+        file: String,
+        /// The mode.
+        mode: String,
+    },
+    /// An rcl call failed.
+    #[error("ROS 2: {what}: {source}")]
+    Ros {
+        /// What was being done.
+        what: String,
+        /// The r2r error.
+        source: r2r::Error,
+    },
+    /// A thread could not be started or died.
+    #[error("{0}")]
+    Thread(String),
+}
+
+fn ros(what: impl Into<String>) -> impl FnOnce(r2r::Error) -> NodeError {
+    let what = what.into();
+    move |source| NodeError::Ros { what, source }
+}
+
+/// What a finished run reports.
+#[derive(Clone, Debug)]
+pub struct NodeSummary {
+    /// The loop report over the whole run.
+    pub report: LoopReport,
+    /// Counters at exit.
+    pub counters: CounterSnapshot,
+}
+
+/// The configuration shipped with the package, used when none is given.
+pub fn default_config_file() -> PathBuf {
+    let installed = std::env::var_os("AMENT_PREFIX_PATH").and_then(|prefixes| {
+        std::env::split_paths(&prefixes).map(|p| p.join("share/signorini/config/quadruped.yaml")).find(|p| p.is_file())
+    });
+    installed.unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("config/quadruped.yaml"))
+}
+
+fn string_parameter(node: &r2r::Node, name: &'static str) -> Result<Option<String>, NodeError> {
+    node.get_parameter::<Option<String>>(name).map_err(|e| NodeError::Parameter {
+        name,
+        message: match e {
+            r2r::Error::ParameterWrongType { expected_type, actual_type, .. } => {
+                format!("expected {expected_type}, got {actual_type}")
+            }
+            other => other.to_string(),
+        },
+    })
+}
+
+/// Runs the node until SIGINT or SIGTERM. Returns the final statistics.
+pub fn run(options: NodeOptions) -> Result<NodeSummary, NodeError> {
+    let ctx = r2r::Context::create().map_err(ros("initializing rcl"))?;
+    let mut node = r2r::Node::create(ctx, NODE_NAME, "").map_err(ros("creating the node"))?;
+
+    let config_file = match (options.config_file, string_parameter(&node, "config_file")?) {
+        (Some(cli), _) => cli,
+        (None, Some(param)) => PathBuf::from(param),
+        (None, None) => {
+            let default = default_config_file();
+            if !default.is_file() {
+                return Err(NodeError::NoConfig(default.display().to_string()));
+            }
+            default
+        }
+    };
+    let robot_description = string_parameter(&node, "robot_description")?.filter(|s| !s.trim().is_empty());
+    let setup = Setup::load(&config_file, robot_description.as_deref())?;
+    let config = &setup.config;
+    if config.mode != Mode::Sim {
+        let mode = serde_yaml_ng::to_string(&config.mode).unwrap_or_default().trim().to_owned();
+        return Err(NodeError::UnsupportedMode { file: config_file.display().to_string(), mode });
+    }
+    let n = setup.joint_names.len();
+
+    // Publishers and subscription.
+    let qos = &config.qos;
+    let topics = &config.topics;
+    let clock_pub = node
+        .create_publisher::<Clock>(&topics.clock, profile(qos.clock.over(Qos::PUBLISHER)))
+        .map_err(ros(format!("creating the publisher on {}", topics.clock)))?;
+    let joint_state_pub = node
+        .create_publisher::<JointState>(&topics.joint_states, profile(qos.joint_states.over(Qos::PUBLISHER)))
+        .map_err(ros(format!("creating the publisher on {}", topics.joint_states)))?;
+    let diagnostics_pub = node
+        .create_publisher::<DiagnosticArray>(&topics.diagnostics, profile(qos.diagnostics.over(Qos::PUBLISHER)))
+        .map_err(ros(format!("creating the publisher on {}", topics.diagnostics)))?;
+    let commands_topic = config.commands_topic();
+    let commands = node
+        .subscribe::<Float64MultiArray>(&commands_topic, profile(qos.commands.over(Qos::SUBSCRIPTION)))
+        .map_err(ros(format!("subscribing to {commands_topic}")))?;
+
+    // Exchanges with the loop.
+    let shutdown = Arc::new(AtomicBool::new(false));
+    let counters = Arc::new(Counters::default());
+    let (command_writer, command_reader) = mailbox(EffortCommand { effort: vec![0.0; n] });
+    let (sample_producer, sample_consumer) = sample_ring(SAMPLE_RING_CAPACITY, &JointStateSample::zeros(n));
+    let (report_writer, report_reader) = mailbox(LoopReport::default());
+
+    let publisher = StatePublisher::new(clock_pub, joint_state_pub, setup.joint_names.clone());
+    let publisher_thread = {
+        let (shutdown, counters) = (shutdown.clone(), counters.clone());
+        std::thread::Builder::new()
+            .name("signorini-pub".into())
+            .spawn(move || publisher.run(sample_consumer, shutdown, counters))
+            .map_err(|e| NodeError::Thread(format!("starting the publisher thread: {e}")))?
+    };
+
+    let stale_after = config.period().mul_f64(config.watchdog.stale_after_periods.get());
+    let job = HoldPostureJob::new(
+        setup.initial_positions.clone(),
+        command_reader,
+        sample_producer,
+        stale_after,
+        counters.clone(),
+        Some(publisher_thread.thread().clone()),
+    );
+    let mut settings = LoopSettings::at_rate("signorini-loop", config.rate_hz.get());
+    // One loop report per diagnostics message: each window is published exactly once.
+    settings.report_interval = Duration::from_secs_f64(1.0 / config.diagnostics.rate_hz.get());
+    settings.realtime_priority = config.realtime.priority.fifo();
+    settings.cpu = config.realtime.cpu;
+    let loop_thread = LoopThread::spawn(settings, job, shutdown.clone(), report_writer)
+        .map_err(|e| NodeError::Thread(format!("starting the loop thread: {e}")))?;
+    for w in &loop_thread.startup_warnings {
+        r2r::log_warn!(NODE_NAME, "{}", w);
+    }
+
+    let node = Arc::new(Mutex::new(node));
+    let spinner = {
+        let (node, shutdown) = (node.clone(), shutdown.clone());
+        std::thread::Builder::new()
+            .name("signorini-spin".into())
+            .spawn(move || {
+                while !shutdown.load(Ordering::Relaxed) {
+                    match node.lock() {
+                        Ok(mut n) => n.spin_once(Duration::from_millis(5)),
+                        Err(_) => return,
+                    }
+                }
+            })
+            .map_err(|e| NodeError::Thread(format!("starting the spin thread: {e}")))?
+    };
+
+    println!(
+        "signorini: {} ({} joints) from {} at {} Hz; publishing {}, {}, {}; effort commands on {}",
+        setup.robot.name,
+        n,
+        setup.robot.origin,
+        config.rate_hz.get(),
+        topics.clock,
+        topics.joint_states,
+        topics.diagnostics,
+        commands_topic
+    );
+
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| NodeError::Thread(format!("starting the async runtime: {e}")))?;
+    let outcome = runtime.block_on(async {
+        tokio::spawn(consume_commands(commands, command_writer, n, counters.clone(), commands_topic.to_string()));
+        let reporter =
+            report_diagnostics(report_reader, counters.clone(), diagnostics_pub, config.diagnostics.status_line);
+        tokio::spawn(reporter);
+        wait_for_stop(&loop_thread).await
+    });
+
+    shutdown.store(true, Ordering::Relaxed);
+    let loop_result = loop_thread.stop();
+    publisher_thread.thread().unpark();
+    let _ = publisher_thread.join();
+    let _ = spinner.join();
+    outcome?;
+    let (_, report) = loop_result.map_err(|_| NodeError::Thread("the loop thread panicked".into()))?;
+    Ok(NodeSummary { report, counters: counters.snapshot() })
+}
+
+/// Waits for SIGINT or SIGTERM; fails if the loop thread ends by itself.
+async fn wait_for_stop(loop_thread: &LoopThread<HoldPostureJob>) -> Result<(), NodeError> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut sigterm =
+        signal(SignalKind::terminate()).map_err(|e| NodeError::Thread(format!("SIGTERM handler: {e}")))?;
+    let mut check = tokio::time::interval(Duration::from_millis(100));
+    loop {
+        tokio::select! {
+            _ = tokio::signal::ctrl_c() => return Ok(()),
+            _ = sigterm.recv() => return Ok(()),
+            _ = check.tick() => {
+                if loop_thread.is_finished() {
+                    return Err(NodeError::Thread("the loop thread stopped unexpectedly".into()));
+                }
+            }
+        }
+    }
+}
+
+/// Validates each effort command and hands the valid ones to the loop. Rejections are
+/// counted (reported on /diagnostics) and logged at most once per second.
+async fn consume_commands(
+    mut stream: impl futures::Stream<Item = Float64MultiArray> + Unpin,
+    mut writer: MailboxWriter<EffortCommand>,
+    n: usize,
+    counters: Arc<Counters>,
+    topic: String,
+) {
+    let mut last_log: Option<Instant> = None;
+    let mut unlogged = 0u64;
+    while let Some(msg) = stream.next().await {
+        match validate_efforts(&msg.data, n) {
+            Ok(()) => {
+                writer.write_with(|c| c.effort.copy_from_slice(&msg.data));
+                Counters::bump(&counters.commands_accepted);
+            }
+            Err(why) => {
+                counters.count_rejection(why);
+                unlogged += 1;
+                if last_log.is_none_or(|t| t.elapsed() >= Duration::from_secs(1)) {
+                    log_rejection(&topic, why, unlogged);
+                    last_log = Some(Instant::now());
+                    unlogged = 0;
+                }
+            }
+        }
+    }
+}
+
+fn log_rejection(topic: &str, why: CommandRejection, count: u64) {
+    let also = if count > 1 { format!(" ({} rejected since the last message)", count) } else { String::new() };
+    r2r::log_warn!(NODE_NAME, "{}: command rejected: {}{}", topic, why, also);
+}
+
+/// Publishes /diagnostics (and prints the status line) once per loop report window.
+async fn report_diagnostics(
+    mut reports: MailboxReader<LoopReport>,
+    counters: Arc<Counters>,
+    publisher: r2r::Publisher<DiagnosticArray>,
+    print_status: bool,
+) {
+    let mut poll = tokio::time::interval(Duration::from_millis(20));
+    let mut seen = 0;
+    let mut before = counters.snapshot();
+    loop {
+        poll.tick().await;
+        let latest = reports.latest();
+        if latest.sequence == seen {
+            continue;
+        }
+        seen = latest.sequence;
+        let report = latest.value;
+        let now = counters.snapshot();
+        let command = counters.command_freshness();
+        let s = status(&report, &now, &before, command);
+        let sim_time = counters.last_published_sim_time_ns.load(Ordering::Relaxed);
+        if publisher.publish(&diagnostic_array(&s, sim_time, NODE_NAME)).is_err() {
+            Counters::bump(&counters.publish_errors);
+        }
+        if print_status {
+            println!("{}", status_line(&report, &now, command));
+        }
+        before = now;
+    }
+}

@@ -1,0 +1,148 @@
+//! Every configuration error names the file, the key, what was expected and what was found.
+
+use std::path::{Path, PathBuf};
+
+use signorini::config::{Config, ConfigError, Mode};
+use signorini::setup::{Setup, SetupError};
+
+fn repo(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+fn error(yaml: &str) -> String {
+    Config::from_yaml(yaml, "robot.yaml").unwrap_err().to_string()
+}
+
+#[test]
+fn wrong_types_and_values_name_key_expected_and_found() {
+    let cases = [
+        (
+            "rate_hz: fast\nrobot: {urdf: r.urdf}\n",
+            "robot.yaml: key `rate_hz`: invalid type: string \"fast\", expected a positive finite number (line 1, column 10)",
+        ),
+        (
+            "rate_hz: -5\nrobot: {urdf: r.urdf}\n",
+            "robot.yaml: key `rate_hz`: invalid value: floating point `-5.0`, expected a positive finite number",
+        ),
+        (
+            "mode: simm\nrobot: {urdf: r.urdf}\n",
+            "robot.yaml: key `mode`: unknown variant `simm`, expected one of `sim`, `control`, `sim+control` (line 1, column 7)",
+        ),
+        (
+            "robot:\n  urdf: r.urdf\n  initial_posture: {lf_kfe: .nan}\n",
+            "robot.yaml: key `robot.initial_posture.lf_kfe`: invalid value: floating point `NaN`, expected a finite number",
+        ),
+        (
+            "robot: {urdf: r.urdf}\ntopics: {clock: \"my clock\"}\n",
+            "robot.yaml: key `topics.clock`: invalid value: string \"my clock\", expected a ROS topic name such as /joint_states",
+        ),
+        (
+            "robot: {urdf: r.urdf}\nqos: {commands: {depth: 0}}\n",
+            "robot.yaml: key `qos.commands.depth`: invalid value: integer `0`, expected a nonzero usize",
+        ),
+        (
+            "robot: {urdf: r.urdf}\nqos: {commands: {reliability: sometimes}}\n",
+            "robot.yaml: key `qos.commands.reliability`: unknown variant `sometimes`, expected `reliable` or `best_effort`",
+        ),
+        ("robot: [1, 2]\n", "robot.yaml: key `robot`: invalid type: sequence, expected a mapping of robot settings"),
+        (
+            "robot: {urdf: r.urdf}\nrealtime: {priority: 120}\n",
+            "robot.yaml: key `realtime.priority`: invalid value: floating point `120.0`, expected a SCHED_FIFO priority 1-99, or 0 for normal scheduling",
+        ),
+        (
+            "robot: {urdf: r.urdf}\ncontroller: a/b\n",
+            "robot.yaml: key `controller`: invalid value: string \"a/b\", expected a ROS name token",
+        ),
+    ];
+    for (yaml, expected) in cases {
+        let got = error(yaml);
+        assert!(got.starts_with(expected), "\n got: {got}\nwant: {expected}…");
+    }
+}
+
+#[test]
+fn unknown_and_missing_keys_are_named() {
+    let e = error("rate: 5\nrobot: {urdf: r.urdf}\n");
+    assert!(e.starts_with("robot.yaml: key `rate`: unknown field `rate`, expected one of `mode`, `rate_hz`"), "{e}");
+    let e = error("robot:\n  urdff: r.urdf\n");
+    assert!(e.starts_with("robot.yaml: key `robot.urdff`: unknown field `urdff`, expected one of `urdf`"), "{e}");
+    assert_eq!(error("mode: sim\n"), "robot.yaml: key `robot`: required, but missing");
+    assert_eq!(error("robot: {floating_base: true}\n"), "robot.yaml: key `robot.urdf`: required, but missing");
+    assert_eq!(error(""), "robot.yaml: key `robot`: required, but missing");
+}
+
+#[test]
+fn defaults_fill_what_is_not_given() {
+    let c = Config::from_yaml("robot: {urdf: r.urdf}\n", "x.yaml").unwrap();
+    assert_eq!(c.mode, Mode::Sim);
+    assert_eq!(c.rate_hz.get(), 1000.0);
+    assert_eq!(c.commands_topic().as_str(), "/effort_controller/commands");
+    assert_eq!(c.topics.joint_states.as_str(), "/joint_states");
+    assert_eq!(c.diagnostics.rate_hz.get(), 1.0);
+    assert_eq!(c.watchdog.stale_after_periods.get(), 100.0);
+    assert_eq!(c.realtime.priority.fifo(), Some(50));
+    let c = Config::from_yaml("robot: {urdf: r.urdf}\nrealtime: {priority: 0}\n", "x.yaml").unwrap();
+    assert_eq!(c.realtime.priority.fifo(), None);
+    let c = Config::from_yaml("robot: {urdf: r.urdf}\ncontroller: legs\nrate_hz: 4000\n", "x.yaml").unwrap();
+    assert_eq!(c.commands_topic().as_str(), "/legs/commands");
+    assert_eq!(c.period(), std::time::Duration::from_micros(250));
+}
+
+#[test]
+fn a_missing_file_is_named() {
+    let e = Config::from_file(Path::new("/nonexistent/signorini.yaml")).unwrap_err();
+    assert!(matches!(e, ConfigError::Read { .. }));
+    assert!(e.to_string().starts_with("/nonexistent/signorini.yaml: cannot read"), "{e}");
+}
+
+fn write_config(name: &str, yaml: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("signorini-config-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, yaml).unwrap();
+    path
+}
+
+#[test]
+fn joints_and_posture_are_checked_against_the_urdf() {
+    let urdf = repo("urdf/arm7.urdf");
+    let cfg = |body: &str| write_config("arm.yaml", &format!("robot:\n  urdf: {}\n{body}", urdf.display()));
+    let e = Setup::load(&cfg("  joints: [joint1, tool_fixed]\n"), None).unwrap_err().to_string();
+    assert!(e.contains("key `robot.joints[1]`: expected a revolute, continuous or prismatic joint"), "{e}");
+    assert!(e.contains("got `tool_fixed`"), "{e}");
+    let e = Setup::load(&cfg("  joints: [joint1, joint1]\n"), None).unwrap_err().to_string();
+    assert!(e.contains("key `robot.joints[1]`: joint `joint1` is listed twice"), "{e}");
+    let e = Setup::load(&cfg("  initial_posture: {elbow: 1.0}\n"), None).unwrap_err().to_string();
+    assert!(e.contains("key `robot.initial_posture.elbow`: expected one of the configured joints"), "{e}");
+    let e = Setup::load(&cfg("  initial_posture: {joint2: 3.0}\n"), None).unwrap_err().to_string();
+    assert!(
+        e.contains(
+            "key `robot.initial_posture.joint2`: expected a position within the URDF limits [-2.09, 2.09], got 3"
+        ),
+        "{e}"
+    );
+    let s = Setup::load(&cfg("  joints: [joint7, joint2]\n  initial_posture: {joint2: 0.25}\n"), None).unwrap();
+    assert_eq!(s.joint_names, ["joint7", "joint2"]);
+    assert_eq!(s.initial_positions, [0.0, 0.25]);
+}
+
+#[test]
+fn a_bad_urdf_path_names_the_config_key_and_the_file() {
+    let path = write_config("missing_urdf.yaml", "robot:\n  urdf: does/not/exist.urdf\n");
+    let e = Setup::load(&path, None).unwrap_err();
+    assert!(matches!(e, SetupError::UrdfFile { .. }));
+    let e = e.to_string();
+    assert!(e.contains("missing_urdf.yaml: key `robot.urdf`: "), "{e}");
+    assert!(e.contains("does/not/exist.urdf: cannot read the file"), "{e}");
+}
+
+#[test]
+fn robot_description_text_replaces_the_urdf_file() {
+    let path = write_config("override.yaml", "robot:\n  urdf: does/not/exist.urdf\n");
+    let xml = std::fs::read_to_string(repo("urdf/arm7.urdf")).unwrap();
+    let s = Setup::load(&path, Some(&xml)).unwrap();
+    assert_eq!(s.robot.name, "arm7");
+    assert_eq!(s.robot.origin, "parameter robot_description");
+    let e = Setup::load(&path, Some("<robot name='x'>")).unwrap_err().to_string();
+    assert!(e.starts_with("parameter robot_description: not a valid URDF"), "{e}");
+}

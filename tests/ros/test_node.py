@@ -1,0 +1,211 @@
+"""The signorini node against rclpy, the independent peer: topics, rate, stamps, bad input,
+diagnostics, clean exit."""
+
+import math
+import signal
+import threading
+import time
+
+import pinocchio
+import yaml
+from diagnostic_msgs.msg import DiagnosticArray
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+from rosgraph_msgs.msg import Clock
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+
+from conftest import ROOT, NodeProcess, wait_until
+
+RATE_HZ = 1000.0
+RELIABLE = QoSProfile(depth=2000, reliability=ReliabilityPolicy.RELIABLE)
+
+
+def stamp_ns(t):
+    return t.sec * 1_000_000_000 + t.nanosec
+
+
+class Recorder:
+    """Collects messages of one topic from the rclpy executor thread."""
+
+    def __init__(self, node, msg_type, topic, convert):
+        self.lock = threading.Lock()
+        self.items = []
+        self.recording = True
+        self.sub = node.create_subscription(msg_type, topic, self._on, RELIABLE)
+        self.convert = convert
+
+    def _on(self, msg):
+        item = (time.monotonic(), self.convert(msg))
+        with self.lock:
+            if self.recording:
+                self.items.append(item)
+
+    def snapshot(self):
+        with self.lock:
+            return list(self.items)
+
+    def clear(self):
+        with self.lock:
+            self.items.clear()
+
+
+def diagnostic_values(msg):
+    status = msg.status[0]
+    level = status.level[0] if isinstance(status.level, bytes) else status.level  # `byte` field
+    return level, status.message, {kv.key: kv.value for kv in status.values}
+
+
+def test_joint_states_and_clock_at_the_configured_rate(ros, quadruped_node):
+    config = yaml.safe_load((ROOT / "config" / "quadruped.yaml").read_text())
+    # Pinocchio reads the same URDF: its joint order is the reference.
+    model = pinocchio.buildModelFromUrdf(str(ROOT / "urdf" / "quadruped.urdf"))
+    expected_names = list(model.names)[1:]
+    posture = config["robot"]["initial_posture"]
+
+    states = Recorder(ros, JointState, "/joint_states",
+                      lambda m: (stamp_ns(m.header.stamp), list(m.name), list(m.position), list(m.effort)))
+    clock = Recorder(ros, Clock, "/clock", lambda m: stamp_ns(m.clock))
+    try:
+        wait_until(lambda: states.snapshot() and clock.snapshot(), 20.0, "the first /joint_states and /clock")
+        time.sleep(0.5)
+        states.clear()
+        clock.clear()
+        start = time.monotonic()
+        time.sleep(3.0)
+        window = [s for t, s in states.snapshot() if t - start <= 3.0]
+        clock_window = [c for t, c in clock.snapshot() if t - start <= 3.0]
+    finally:
+        ros.destroy_subscription(states.sub)
+        ros.destroy_subscription(clock.sub)
+
+    assert len(window) >= 0.95 * 3.0 * RATE_HZ, f"{len(window)} /joint_states in 3 s"
+    assert len(clock_window) >= 0.95 * 3.0 * RATE_HZ, f"{len(clock_window)} /clock in 3 s"
+    for stamp, names, position, effort in window:
+        assert names == expected_names
+        assert len(position) == len(effort) == 12
+        assert all(math.isfinite(x) for x in position + effort)
+    stamps = [s[0] for s in window]
+    assert all(b > a for a, b in zip(stamps, stamps[1:])), "joint state stamps strictly increase"
+    steps = {b - a for a, b in zip(stamps, stamps[1:])}
+    assert steps == {1_000_000}, f"every sample advances sim time by one period, got {sorted(steps)[:5]}"
+    assert all(b > a for a, b in zip(clock_window, clock_window[1:])), "/clock strictly increases"
+    first_position = window[0][2]
+    for name, q in zip(expected_names, first_position):
+        assert q == posture.get(name, 0.0)
+
+
+def test_bad_commands_are_rejected_counted_and_survived(ros, quadruped_node):
+    diagnostics = Recorder(ros, DiagnosticArray, "/diagnostics", diagnostic_values)
+    states = Recorder(ros, JointState, "/joint_states", lambda m: list(m.effort))
+    pub = ros.create_publisher(Float64MultiArray, "/effort_controller/commands", 10)
+    try:
+        wait_until(lambda: pub.get_subscription_count() >= 1, 20.0, "the node's command subscription")
+        wait_until(lambda: states.snapshot(), 20.0, "/joint_states")
+
+        def send(values, times=1):
+            for _ in range(times):
+                pub.publish(Float64MultiArray(data=values))
+                time.sleep(0.01)
+
+        send([1.0, 2.0, 3.0], times=3)                   # wrong length
+        send([0.0] * 11 + [float("nan")], times=2)       # NaN
+        send([0.0] * 5 + [float("inf")] + [0.0] * 6)     # infinite
+        send([0.5] * 20_000)                             # oversized (160 kB)
+        # 8 MB: with the default best-effort subscription DDS drops samples this large
+        # before they reach the node (see the reliable variant below); it must not harm.
+        send([0.5] * 1_000_000)
+        assert quadruped_node.alive()
+
+        states.clear()
+        end = time.monotonic() + 0.6
+        while time.monotonic() < end:                    # a valid command at 100 Hz
+            send([0.5] * 12)
+        assert quadruped_node.alive()
+        applied = states.snapshot()
+        assert any(e == [0.5] * 12 for _, e in applied), "the valid command is applied"
+
+        def counted():
+            for _, (level, message, values) in diagnostics.snapshot():
+                if int(values["commands_rejected_wrong_length_total"]) >= 4 \
+                        and int(values["commands_rejected_non_finite_total"]) >= 3:
+                    return True
+            return False
+        wait_until(counted, 5.0, "/diagnostics to count 4 wrong-length and 3 non-finite commands")
+        warned = [m for _, (level, m, _) in diagnostics.snapshot() if level == 1 and "commands rejected" in m]
+        assert warned, "a window with rejections is reported at WARN level"
+
+        # Silence: after the watchdog timeout (100 periods) the node applies zero effort.
+        states.clear()
+        time.sleep(0.5)
+        tail = [e for _, e in states.snapshot()][-100:]
+        assert tail and all(e == [0.0] * 12 for e in tail), "stale command replaced by zero effort"
+        wait_until(lambda: any(v["command_state"] == "stale" for _, (_, _, v) in diagnostics.snapshot()),
+                   3.0, "/diagnostics to report the stale command")
+        for _, efforts in states.snapshot():
+            assert all(math.isfinite(x) for x in efforts)
+        assert quadruped_node.alive()
+    finally:
+        ros.destroy_publisher(pub)
+        ros.destroy_subscription(diagnostics.sub)
+        ros.destroy_subscription(states.sub)
+
+
+def test_a_million_element_command_is_counted_by_a_reliable_subscription(ros, tmp_path):
+    config = tmp_path / "reliable.yaml"
+    config.write_text(
+        f"robot:\n  urdf: {ROOT / 'urdf' / 'arm7.urdf'}\n"
+        "controller: reliable_controller\n"
+        "topics: {joint_states: /reliable/joint_states, clock: /reliable/clock, diagnostics: /reliable/diagnostics}\n"
+        "qos: {commands: {reliability: reliable}}\n"
+    )
+    node = NodeProcess("node", "--config", str(config))
+    diagnostics = Recorder(ros, DiagnosticArray, "/reliable/diagnostics", diagnostic_values)
+    pub = ros.create_publisher(Float64MultiArray, "/reliable_controller/commands", RELIABLE)
+    try:
+        node.wait_for_line("signorini: arm7")
+        wait_until(lambda: pub.get_subscription_count() >= 1, 20.0, "the node's command subscription")
+        pub.publish(Float64MultiArray(data=[0.5] * 1_000_000))
+        wait_until(lambda: any(int(v["commands_rejected_wrong_length_total"]) >= 1
+                               for _, (_, _, v) in diagnostics.snapshot()),
+                   10.0, "/diagnostics to count the 10^6-element command")
+        assert node.alive()
+    finally:
+        ros.destroy_publisher(pub)
+        ros.destroy_subscription(diagnostics.sub)
+        assert node.stop() == 0, node.output()
+
+
+def test_diagnostics_report_the_loop_statistics(ros, quadruped_node):
+    diagnostics = Recorder(ros, DiagnosticArray, "/diagnostics", diagnostic_values)
+    try:
+        wait_until(lambda: len(diagnostics.snapshot()) >= 2, 10.0, "two /diagnostics messages")
+    finally:
+        ros.destroy_subscription(diagnostics.sub)
+    (t0, first), (t1, second) = diagnostics.snapshot()[:2]
+    assert 0.5 < t1 - t0 < 1.5, "published at 1 Hz"
+    _, _, values = second
+    assert 950.0 <= float(values["rate_hz"]) <= 1050.0
+    assert float(values["period_p50_us"]) > 0.0
+    for key in ("jitter_p99_us", "compute_p99_us", "overruns_total", "ticks_total"):
+        assert key in values
+
+
+def test_sigint_stops_the_node_cleanly():
+    node = NodeProcess("node", "--config", "config/arm7.yaml")
+    node.wait_for_line("signorini: arm7")
+    time.sleep(1.0)
+    node.proc.send_signal(signal.SIGINT)
+    node.proc.wait(10)
+    node._reader.join(2)
+    assert node.proc.returncode == 0, node.output()
+    assert any(line.startswith("signorini: stopped after") for line in node.lines), node.output()
+
+
+def test_a_bad_configuration_exits_with_code_2_and_names_the_key(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("robot:\n  urdf: ../urdf/quadruped.urdf\nrate_hz: -1\n")
+    node = NodeProcess("node", "--config", str(bad))
+    node.proc.wait(20)
+    node._reader.join(2)
+    assert node.proc.returncode == 2
+    assert f"{bad}: key `rate_hz`" in node.output()
