@@ -209,3 +209,26 @@ def test_a_bad_configuration_exits_with_code_2_and_names_the_key(tmp_path):
     node._reader.join(2)
     assert node.proc.returncode == 2
     assert f"{bad}: key `rate_hz`" in node.output()
+
+
+def test_parameters_select_the_config_and_override_the_urdf(tmp_path):
+    """As launch starts it: no subcommand, a --ros-args block with a parameters file."""
+    urdf = (ROOT / "urdf" / "arm7.urdf").read_text()
+    params = tmp_path / "params.yaml"
+    params.write_text(yaml.safe_dump({"signorini": {"ros__parameters": {
+        "config_file": str(ROOT / "config" / "cube.yaml"),
+        "robot_description": urdf,
+    }}}))
+    node = NodeProcess("--ros-args", "--params-file", str(params))
+    try:
+        # cube.yaml names the cube URDF; robot_description replaces it with the arm.
+        node.wait_for_line("signorini: arm7 (7 joints) from parameter robot_description")
+    finally:
+        assert node.stop() == 0, node.output()
+
+    params.write_text(yaml.safe_dump({"signorini": {"ros__parameters": {"config_file": 42}}}))
+    node = NodeProcess("--ros-args", "--params-file", str(params))
+    node.proc.wait(20)
+    node._reader.join(2)
+    assert node.proc.returncode == 2
+    assert "ROS parameter `config_file`: expected string" in node.output(), node.output()
