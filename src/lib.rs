@@ -4,18 +4,24 @@
 //!
 //! The crate is a library and one binary (`signorini`). Layers, from the bottom:
 //!
-//! - [`model`]: the robot read from URDF.
+//! - [`spatial`]: 6-D spatial algebra (SE3, motions, forces, inertias).
+//! - [`model`]: the robot read from URDF: Model (immutable) and Data (buffers).
+//! - [`dynamics`]: kinematics, RNEA, CRBA, ABA, Jacobians, LTDL, integration.
 //! - [`runtime`]: the fixed-rate real-time loop, its statistics, watchdog and the
 //!   wait-free exchanges with the I/O side. Nothing below [`ros`] knows ROS exists.
 //! - [`sim`]: what the loop runs.
 //! - [`config`] and [`setup`]: the YAML configuration and what is built from it.
+//! - [`cli`]: the logic of the command-line tools.
 //! - `ros` (feature `ros`): the r2r node around the loop.
 #![warn(missing_docs)]
 
+pub mod cli;
 pub mod config;
+pub mod dynamics;
 pub mod model;
 #[cfg(feature = "ros")]
 pub mod ros;
 pub mod runtime;
 pub mod setup;
 pub mod sim;
+pub mod spatial;

@@ -1,6 +1,11 @@
-//! The command line's contract: exit codes and one-line errors.
+//! The command line's contract: exit codes and one-line errors; `dynamics` output equal to
+//! Pinocchio's.
+
+mod common;
 
 use std::process::Command;
+
+use common::{erd_share, rel_error, repo};
 
 fn signorini(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_signorini"))
@@ -56,4 +61,99 @@ fn without_ros_the_node_explains_itself() {
     let (code, _, err) = signorini(&["node"]);
     assert_eq!(code, 1);
     assert!(err.contains("no ROS 2 support"), "{err}");
+}
+
+fn temp_file(name: &str, content: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("signorini-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, content).unwrap();
+    path
+}
+
+#[test]
+fn dynamics_prints_what_pinocchio_computes() {
+    let fixture: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(repo("tests/fixtures/dynamics/solo12.json")).unwrap()).unwrap();
+    let state = &fixture["states"][0];
+    let input = serde_json::json!({"q": state["q"], "v": state["v"], "a": state["a"], "tau": state["tau"]});
+    let input = temp_file("solo12_in.json", &input.to_string());
+    let output = input.with_file_name("solo12_out.json");
+    let urdf = erd_share().join(fixture["urdf"].as_str().unwrap());
+    let share = erd_share();
+    let (code, _, err) = signorini(&[
+        "dynamics",
+        "--urdf",
+        urdf.to_str().unwrap(),
+        "--floating-base",
+        "--package-dir",
+        share.to_str().unwrap(),
+        "--input",
+        input.to_str().unwrap(),
+        "--output",
+        output.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let out: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&output).unwrap()).unwrap();
+    /// Every number of a (nested) JSON array, row by row.
+    fn v(x: &serde_json::Value) -> Vec<f64> {
+        match x {
+            serde_json::Value::Array(a) => a.iter().flat_map(v).collect(),
+            other => vec![other.as_f64().unwrap()],
+        }
+    }
+    assert_eq!(out["nq"], 19);
+    assert_eq!(out["nv"], 18);
+    let names: Vec<&str> = out["joint_names"].as_array().unwrap().iter().map(|n| n.as_str().unwrap()).collect();
+    let expected: Vec<&str> =
+        fixture["joint_names"].as_array().unwrap()[1..].iter().map(|n| n.as_str().unwrap()).collect();
+    assert_eq!(names, expected);
+    for (key, want) in [("rnea", "rnea"), ("aba", "aba"), ("gravity", "gravity"), ("mass_matrix", "M")] {
+        let e = rel_error(&v(&out[key]), &v(&state[want]));
+        assert!(e < 1e-9, "{key}: {e}");
+    }
+    let types = fixture["frame_types"].as_array().unwrap();
+    let mut links = 0;
+    for (k, name) in fixture["frame_names"].as_array().unwrap().iter().enumerate() {
+        if types[k] != "BODY" {
+            continue;
+        }
+        let got = &out["frames"][name.as_str().unwrap()];
+        let want = &state["oMf"][k];
+        assert!(rel_error(&v(&got["translation"]), &v(&want["translation"])) < 1e-9, "{name}");
+        assert!(rel_error(&v(&got["rotation"]), &v(&want["rotation"])) < 1e-9, "{name}");
+        links += 1;
+    }
+    assert_eq!(links, out["frames"].as_object().unwrap().len(), "one entry per URDF link");
+}
+
+#[test]
+fn dynamics_input_errors_name_the_key() {
+    let run = |json: &str, extra: &[&str]| {
+        let input = temp_file("in.json", json);
+        let mut args = vec!["dynamics", "--urdf", "urdf/quadruped.urdf", "--input", input.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        signorini(&args)
+    };
+    let (code, _, err) = run(r#"{"q": [0, 0]}"#, &[]);
+    assert_eq!(code, 2);
+    assert!(err.contains("in.json: key `q`: expected 12 values, got 2"), "{err}");
+    let (code, _, err) = run(r#"{"q": [0,0,0,0,0,0,0,0,0,0,0,0], "w": []}"#, &[]);
+    assert_eq!(code, 2);
+    assert!(err.contains("key `w`: unknown field `w`, expected one of `q`, `v`, `a`, `tau`"), "{err}");
+    let q = r#"{"q": [0,0,0, 0,0,0,0.5, 0,0,0,0,0,0,0,0,0,0,0,0]}"#;
+    let (code, _, err) = run(q, &["--floating-base"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("key `q[3..7]`: expected the unit quaternion (x, y, z, w) of joint `root_joint`, got norm 0.5"),
+        "{err}"
+    );
+    let (code, _, err) = run(r#"{"q": [0,0,0,0,0,0,0,0,0,0,0,0], "v": [0,0,0,0,0,0,0,0,0,0,0,1e999]}"#, &[]);
+    assert_eq!(code, 2, "{err}");
+    let (code, _, err) = run("{", &[]);
+    assert_eq!(code, 2);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let (code, _, err) = signorini(&["dynamics", "--urdf", "nowhere.urdf", "--input", "x.json"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("nowhere.urdf: cannot read the file"), "{err}");
 }

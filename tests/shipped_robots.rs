@@ -33,7 +33,7 @@ fn the_quadruped_has_three_joints_per_leg_in_pinocchio_order() {
     for leg in ["lf", "lh", "rf", "rh"] {
         let i = s.joint_names.iter().position(|j| *j == format!("{leg}_kfe")).unwrap();
         assert_eq!(s.initial_positions[i], -1.2);
-        assert!(s.robot.links.contains(&format!("{leg}_foot")), "spherical foot link for {leg}");
+        assert!(s.robot.link(&format!("{leg}_foot")).is_some(), "spherical foot link for {leg}");
     }
     assert_eq!(s.robot.joints.iter().filter(|j| j.kind == JointKind::Fixed).count(), 4);
 }
@@ -44,7 +44,7 @@ fn the_arm_is_a_seven_dof_chain_and_the_cube_has_no_joints() {
     let names: Vec<_> = arm.movable_joints().map(|j| j.name.clone()).collect();
     assert_eq!(names, (1..=7).map(|k| format!("joint{k}")).collect::<Vec<_>>());
     assert_eq!(arm.joint("joint1").unwrap().limits.effort, 176.0);
-    assert_eq!(arm.root_link, "base_link");
+    assert_eq!(arm.root_link(), "base_link");
     let cube = RobotDescription::from_file(&repo("urdf/cube.urdf")).unwrap();
     assert_eq!((cube.links.len(), cube.joints.len()), (1, 0));
 }

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 
+use signorini::model::{MimicPolicy, Model, ModelOptions};
 use signorini::runtime::status::status_line;
 use signorini::runtime::{
     Counters, EffortCommand, JointStateSample, LoopReport, LoopSettings, LoopThread, mailbox, sample_ring,
@@ -40,6 +41,30 @@ enum Command {
         /// Configuration file.
         #[arg(long)]
         config: PathBuf,
+    },
+    /// Rigid-body dynamics of one state as JSON: RNEA, M, ABA, gravity, link placements.
+    Dynamics {
+        /// The robot's URDF.
+        #[arg(long)]
+        urdf: PathBuf,
+        /// Add a free-flyer root joint (`root_joint`; q starts with x, y, z, qx, qy, qz, qw).
+        #[arg(long)]
+        floating_base: bool,
+        /// A directory holding packages, for `package://` mesh URIs (repeatable).
+        #[arg(long = "package-dir")]
+        package_dirs: Vec<PathBuf>,
+        /// Load mimic joints as independent joints (as Pinocchio does by default).
+        #[arg(long)]
+        mimic_independent: bool,
+        /// Accept bodies whose inertia is not positive semi-definite.
+        #[arg(long)]
+        allow_invalid_inertia: bool,
+        /// Input JSON: {"q": [...], "v": [...], "a": [...], "tau": [...]} (v, a, tau optional).
+        #[arg(long)]
+        input: PathBuf,
+        /// Output JSON file (default: standard output).
+        #[arg(long)]
+        output: Option<PathBuf>,
     },
     /// Run the real-time loop without ROS for a while and print its timing every second.
     Loop {
@@ -76,6 +101,24 @@ fn main() -> ExitCode {
         Command::Node { config } => node(config),
         Command::Check { config } => check(&config),
         Command::Loop { config, duration } => run_loop(&config, duration),
+        Command::Dynamics {
+            urdf,
+            floating_base,
+            package_dirs,
+            mimic_independent,
+            allow_invalid_inertia,
+            input,
+            output,
+        } => {
+            let options = ModelOptions {
+                floating_base,
+                mimic: if mimic_independent { MimicPolicy::Independent } else { MimicPolicy::Error },
+                package_dirs,
+                skip_meshes: false,
+                allow_invalid_inertia,
+            };
+            dynamics(&urdf, &options, &input, output.as_deref())
+        }
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
@@ -140,7 +183,7 @@ fn check(config: &std::path::Path) -> Result<(), Failure> {
         s.robot.links.len(),
         s.robot.joints.len(),
         s.robot.movable_joints().count(),
-        s.robot.root_link,
+        s.robot.root_link(),
         if c.robot.floating_base { ", floating base" } else { "" }
     );
     println!("  controlled joints (command and /joint_states order):");
@@ -155,6 +198,29 @@ fn check(config: &std::path::Path) -> Result<(), Failure> {
         c.commands_topic()
     );
     Ok(())
+}
+
+fn dynamics(
+    urdf: &std::path::Path,
+    options: &ModelOptions,
+    input: &std::path::Path,
+    output: Option<&std::path::Path>,
+) -> Result<(), Failure> {
+    use signorini::cli::dynamics::{evaluate, parse_input};
+    let model = Model::from_urdf_file(urdf, options).map_err(|e| Failure::BadInput(e.to_string()))?;
+    let text = std::fs::read_to_string(input)
+        .map_err(|e| Failure::BadInput(format!("{}: cannot read: {e}", input.display())))?;
+    let parsed =
+        parse_input(&text, &input.display().to_string(), &model).map_err(|e| Failure::BadInput(e.to_string()))?;
+    let json = serde_json::to_string_pretty(&evaluate(&model, &parsed)).map_err(|e| Failure::Other(e.to_string()))?;
+    match output {
+        Some(path) => std::fs::write(path, json + "\n")
+            .map_err(|e| Failure::Other(format!("{}: cannot write: {e}", path.display()))),
+        None => {
+            println!("{json}");
+            Ok(())
+        }
+    }
 }
 
 fn run_loop(config: &std::path::Path, duration: f64) -> Result<(), Failure> {

@@ -1,6 +1,22 @@
-//! The robot model. For now: the validated kinematic tree read from URDF (links, joints,
-//! limits, Pinocchio's joint order).
+//! The robot model: the validated URDF description, the immutable multibody [`Model`]
+//! built from it (Pinocchio's conventions and joint order), and the [`Data`] every
+//! algorithm writes into.
 
+mod build;
+mod data;
+pub mod frame;
+pub mod geometry;
+pub mod joint;
+mod multibody;
 pub mod urdf;
 
-pub use urdf::{JointDescription, JointKind, JointLimits, RobotDescription, UrdfError, UrdfErrorKind};
+pub use build::{ModelError, ModelOptions};
+pub use data::Data;
+pub use frame::{Frame, FrameKind};
+pub use geometry::{CollisionGeometry, PackageDirs, Shape};
+pub use joint::JointType;
+pub use multibody::{Model, NO_PARENT};
+pub use urdf::{
+    CollisionDescription, GeometryDescription, JointDescription, JointDynamics, JointKind, JointLimits,
+    LinkDescription, MimicPolicy, RobotDescription, UrdfError, UrdfErrorKind,
+};

@@ -1,4 +1,5 @@
-//! URDF → validated kinematic tree (links, joints, limits) in Pinocchio's joint order.
+//! URDF → validated kinematic tree (links with inertia and collision geometry, joints
+//! with origin, axis, limits and dynamics) in Pinocchio's joint order.
 //!
 //! The tree is walked depth first from the root link; the children of a link are visited
 //! in the byte order of their joints' names. That is the order urdfdom gives (it keeps
@@ -6,25 +7,28 @@
 //! it reads the same file, so q and v vectors line up with Pinocchio's.
 //!
 //! Anything the engine cannot represent faithfully is an error that names the file and
-//! the element, never a silently different model: mimic joints, planar and spherical
-//! joints, kinematic loops (a link with two parents), several roots, zero-norm axes,
-//! non-finite numbers.
+//! the element, never a silently different model: planar and spherical joints, kinematic
+//! loops (a link with two parents), several roots, zero-norm axes, non-finite or negative
+//! masses and inertias. Mimic joints are an error unless [`MimicPolicy::Independent`] is
+//! asked for (then they are ordinary joints, as Pinocchio loads them by default).
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
+
+use crate::spatial::{Inertia, Mat3, SE3, Vec3, rotation_from_rpy};
 
 /// Kind of a URDF joint this crate supports.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum JointKind {
     /// 1 dof rotation about the axis, with position limits.
     Revolute,
-    /// 1 dof rotation about the axis, unbounded.
+    /// 1 dof rotation about the axis, unbounded (q = (cos θ, sin θ), as in Pinocchio).
     Continuous,
     /// 1 dof translation along the axis.
     Prismatic,
     /// No dof: the child is rigidly attached.
     Fixed,
-    /// 6 dof (only meaningful as the root joint of a floating-base robot).
+    /// 6 dof (only as the root joint of a floating-base robot).
     Floating,
 }
 
@@ -35,8 +39,18 @@ impl JointKind {
     }
 }
 
+/// What to do with `<mimic>` joints.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub enum MimicPolicy {
+    /// Refuse the URDF (the default: a mimic constraint is not modelled).
+    #[default]
+    Error,
+    /// Load mimic joints as ordinary independent joints (Pinocchio's default).
+    Independent,
+}
+
 /// Limits of a joint as written in `<limit>` (position bounds, |effort|, |velocity|).
-/// Missing `<limit>`: bounds ±∞ for continuous joints, and efforts/velocities +∞.
+/// Missing values: bounds ±∞ for continuous joints, efforts and velocities +∞.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct JointLimits {
     /// Lower position bound (rad or m).
@@ -47,6 +61,15 @@ pub struct JointLimits {
     pub effort: f64,
     /// Maximum |velocity| (rad/s or m/s).
     pub velocity: f64,
+}
+
+/// `<dynamics damping friction>` (0 when absent).
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct JointDynamics {
+    /// Viscous damping (N·m·s/rad or N·s/m).
+    pub damping: f64,
+    /// Coulomb friction (N·m or N).
+    pub friction: f64,
 }
 
 /// One joint of the tree.
@@ -60,10 +83,74 @@ pub struct JointDescription {
     pub parent: String,
     /// Child link name.
     pub child: String,
-    /// Unit axis in the joint frame (x for fixed joints).
-    pub axis: [f64; 3],
+    /// Placement of the joint frame (= child link frame at q = 0) in the parent link frame.
+    pub origin: SE3,
+    /// Unit axis in the joint frame (x for fixed and floating joints).
+    pub axis: Vec3,
     /// Limits.
     pub limits: JointLimits,
+    /// Damping and friction.
+    pub dynamics: JointDynamics,
+    /// The joint it mimics, if any (only with [`MimicPolicy::Independent`]).
+    pub mimics: Option<String>,
+}
+
+/// A collision shape as written in the URDF.
+#[derive(Clone, Debug, PartialEq)]
+pub enum GeometryDescription {
+    /// Box with these full side lengths, centred on its origin.
+    Box {
+        /// Side lengths (x, y, z), m.
+        size: Vec3,
+    },
+    /// Cylinder along its origin's z axis.
+    Cylinder {
+        /// Radius, m.
+        radius: f64,
+        /// Length, m.
+        length: f64,
+    },
+    /// Capsule along its origin's z axis.
+    Capsule {
+        /// Radius, m.
+        radius: f64,
+        /// Length of the cylindrical part, m.
+        length: f64,
+    },
+    /// Sphere.
+    Sphere {
+        /// Radius, m.
+        radius: f64,
+    },
+    /// Mesh file (URI as written: `package://`, `file://`, absolute or relative).
+    Mesh {
+        /// The filename attribute.
+        uri: String,
+        /// Scale per axis.
+        scale: Vec3,
+    },
+}
+
+/// One `<collision>` element.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CollisionDescription {
+    /// Its name attribute (may be empty).
+    pub name: String,
+    /// Placement in the link frame.
+    pub origin: SE3,
+    /// The shape.
+    pub geometry: GeometryDescription,
+}
+
+/// One link.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkDescription {
+    /// Link name.
+    pub name: String,
+    /// Its inertia in the link frame (zero without `<inertial>`).
+    pub inertia: Inertia,
+    /// Its collision elements.
+    pub collisions: Vec<CollisionDescription>,
 }
 
 /// A robot's kinematic tree, validated.
@@ -73,10 +160,10 @@ pub struct RobotDescription {
     pub name: String,
     /// Where it came from (a path, or "parameter robot_description").
     pub origin: String,
-    /// The root link (no parent joint).
-    pub root_link: String,
-    /// Every link, depth first from the root.
-    pub links: Vec<String>,
+    /// Directory of the URDF file (for relative mesh paths), if it came from a file.
+    pub directory: Option<std::path::PathBuf>,
+    /// Every link, depth first from the root (the first is the root link).
+    pub links: Vec<LinkDescription>,
     /// Every joint (fixed ones too), depth first from the root: Pinocchio's order.
     pub joints: Vec<JointDescription>,
 }
@@ -135,9 +222,16 @@ pub enum UrdfErrorKind {
     /// Every link has a parent or some links are not reachable from the root.
     #[error("the joints form a cycle through links {0}")]
     Cycle(String),
-    /// A mimic joint.
-    #[error("joint `{0}` is a mimic joint, which is not supported")]
-    Mimic(String),
+    /// A mimic joint (with the default policy).
+    #[error(
+        "joint `{joint}` mimics `{leader}`; mimic constraints are not modelled (load it as an independent joint, as Pinocchio does by default, with the mimic option `independent`)"
+    )]
+    Mimic {
+        /// The mimic joint.
+        joint: String,
+        /// The joint it follows.
+        leader: String,
+    },
     /// A joint type the engine does not model.
     #[error(
         "joint `{joint}` has type {kind}, which is not supported (revolute, continuous, prismatic, fixed, floating are)"
@@ -164,24 +258,51 @@ pub enum UrdfErrorKind {
         /// What is wrong.
         what: String,
     },
+    /// A physically impossible inertial.
+    #[error("link `{link}`: {what}")]
+    BadInertial {
+        /// The link.
+        link: String,
+        /// What is wrong.
+        what: String,
+    },
+    /// A non-finite number in an origin.
+    #[error("{element}: origin has a non-finite value")]
+    BadOrigin {
+        /// "joint `x`" or "link `y` collision".
+        element: String,
+    },
     /// A floating joint below the root.
     #[error("joint `{0}` is floating but not attached to the root link; only a floating root joint is supported")]
     FloatingNotAtRoot(String),
 }
 
 impl RobotDescription {
-    /// Reads and validates a URDF file.
+    /// Reads and validates a URDF file (mimic joints refused).
     pub fn from_file(path: &Path) -> Result<Self, UrdfError> {
+        Self::from_file_with(path, MimicPolicy::Error)
+    }
+
+    /// Reads and validates a URDF file.
+    pub fn from_file_with(path: &Path, mimic: MimicPolicy) -> Result<Self, UrdfError> {
         let origin = path.display().to_string();
         let xml = std::fs::read_to_string(path).map_err(|e| UrdfError { origin: origin.clone(), kind: e.into() })?;
-        Self::from_xml(&xml, &origin)
+        let mut d = Self::from_xml_with(&xml, &origin, mimic)?;
+        d.directory = path.parent().map(Path::to_path_buf);
+        Ok(d)
+    }
+
+    /// Parses and validates URDF text (mimic joints refused); `origin` names it in errors.
+    pub fn from_xml(xml: &str, origin: &str) -> Result<Self, UrdfError> {
+        Self::from_xml_with(xml, origin, MimicPolicy::Error)
     }
 
     /// Parses and validates URDF text; `origin` names it in errors.
-    pub fn from_xml(xml: &str, origin: &str) -> Result<Self, UrdfError> {
+    pub fn from_xml_with(xml: &str, origin: &str, mimic: MimicPolicy) -> Result<Self, UrdfError> {
         let err = |kind| UrdfError { origin: origin.to_owned(), kind };
-        let robot = urdf_rs::read_from_string(xml).map_err(|e| err(UrdfErrorKind::Parse(e.to_string())))?;
-        build(&robot, origin).map_err(err)
+        let xml = without_visuals(xml).map_err(|e| err(UrdfErrorKind::Parse(e)))?;
+        let robot = urdf_rs::read_from_string(&xml).map_err(|e| err(UrdfErrorKind::Parse(e.to_string())))?;
+        build(&robot, origin, mimic).map_err(err)
     }
 
     /// The revolute, continuous and prismatic joints, in tree order.
@@ -193,9 +314,48 @@ impl RobotDescription {
     pub fn joint(&self, name: &str) -> Option<&JointDescription> {
         self.joints.iter().find(|j| j.name == name)
     }
+
+    /// The link with this name.
+    pub fn link(&self, name: &str) -> Option<&LinkDescription> {
+        self.links.iter().find(|l| l.name == name)
+    }
+
+    /// The root link's name.
+    pub fn root_link(&self) -> &str {
+        &self.links[0].name
+    }
 }
 
-fn build(robot: &urdf_rs::Robot, origin: &str) -> Result<RobotDescription, UrdfErrorKind> {
+/// The URDF without its `<visual>` elements and top-level `<material>` definitions: they
+/// play no part in dynamics or collision, and urdf-rs is stricter about them than urdfdom
+/// (a `<texture/>` without filename, as in example-robot-data's iCub, fails it). Cut by
+/// the exact byte ranges of a real XML parse, which also reports malformed XML with its
+/// position.
+fn without_visuals(xml: &str) -> Result<String, String> {
+    let doc = roxmltree::Document::parse(xml).map_err(|e| e.to_string())?;
+    let root = doc.root_element();
+    if root.tag_name().name() != "robot" {
+        return Err(format!("the root element is <{}>, expected <robot>", root.tag_name().name()));
+    }
+    let mut cuts: Vec<std::ops::Range<usize>> = Vec::new();
+    for child in root.children().filter(|n| n.is_element()) {
+        match child.tag_name().name() {
+            "material" => cuts.push(child.range()),
+            "link" => cuts.extend(child.children().filter(|n| n.has_tag_name("visual")).map(|n| n.range())),
+            _ => {}
+        }
+    }
+    let mut out = String::with_capacity(xml.len());
+    let mut at = 0;
+    for r in cuts {
+        out.push_str(&xml[at..r.start]);
+        at = r.end;
+    }
+    out.push_str(&xml[at..]);
+    Ok(out)
+}
+
+fn build(robot: &urdf_rs::Robot, origin: &str, mimic: MimicPolicy) -> Result<RobotDescription, UrdfErrorKind> {
     if robot.links.is_empty() {
         return Err(UrdfErrorKind::NoLinks);
     }
@@ -245,9 +405,9 @@ fn build(robot: &urdf_rs::Robot, origin: &str) -> Result<RobotDescription, UrdfE
     let mut joints = Vec::with_capacity(robot.joints.len());
     let mut stack = vec![root];
     while let Some(l) = stack.pop() {
-        links.push(robot.links[l].name.clone());
+        links.push(describe_link(&robot.links[l])?);
         if let Some(j) = parent_joint[l] {
-            joints.push(describe(j, j.parent.link == robot.links[root].name)?);
+            joints.push(describe_joint(j, j.parent.link == robot.links[root].name, mimic)?);
         }
         // Reverse so that the first child (by joint name) is visited first.
         for j in children[l].iter().rev() {
@@ -255,28 +415,78 @@ fn build(robot: &urdf_rs::Robot, origin: &str) -> Result<RobotDescription, UrdfE
         }
     }
     if links.len() != robot.links.len() {
-        let visited: std::collections::HashSet<&str> = links.iter().map(String::as_str).collect();
+        let visited: std::collections::HashSet<&str> = links.iter().map(|l| l.name.as_str()).collect();
         let lost = (0..robot.links.len()).filter(|&i| !visited.contains(robot.links[i].name.as_str()));
         return Err(UrdfErrorKind::Cycle(names(robot, lost)));
     }
-    Ok(RobotDescription {
-        name: robot.name.clone(),
-        origin: origin.to_owned(),
-        root_link: robot.links[root].name.clone(),
-        links,
-        joints,
-    })
+    Ok(RobotDescription { name: robot.name.clone(), origin: origin.to_owned(), directory: None, links, joints })
 }
 
 fn names(robot: &urdf_rs::Robot, ids: impl Iterator<Item = usize>) -> String {
     ids.map(|i| format!("`{}`", robot.links[i].name)).collect::<Vec<_>>().join(", ")
 }
 
-fn describe(j: &urdf_rs::Joint, attached_to_root: bool) -> Result<JointDescription, UrdfErrorKind> {
-    use urdf_rs::JointType as T;
-    if j.mimic.is_some() {
-        return Err(UrdfErrorKind::Mimic(j.name.clone()));
+fn pose(p: &urdf_rs::Pose, element: impl FnOnce() -> String) -> Result<SE3, UrdfErrorKind> {
+    let (xyz, rpy) = (p.xyz.0, p.rpy.0);
+    if xyz.iter().chain(rpy.iter()).any(|x| !x.is_finite()) {
+        return Err(UrdfErrorKind::BadOrigin { element: element() });
     }
+    Ok(SE3::new(rotation_from_rpy(rpy[0], rpy[1], rpy[2]), Vec3::new(xyz[0], xyz[1], xyz[2])))
+}
+
+fn describe_link(l: &urdf_rs::Link) -> Result<LinkDescription, UrdfErrorKind> {
+    let bad = |what: String| UrdfErrorKind::BadInertial { link: l.name.clone(), what };
+    let i = &l.inertial;
+    let m = i.mass.value;
+    let t = &i.inertia;
+    let values = [m, t.ixx, t.ixy, t.ixz, t.iyy, t.iyz, t.izz];
+    if values.iter().any(|x| !x.is_finite()) {
+        return Err(bad("the inertial has a non-finite value".into()));
+    }
+    if m < 0.0 {
+        return Err(bad(format!("negative mass {m}")));
+    }
+    let inertia_in_com_frame = Mat3::new(t.ixx, t.ixy, t.ixz, t.ixy, t.iyy, t.iyz, t.ixz, t.iyz, t.izz);
+    // Positive semi-definiteness is checked on the moving bodies the model is built of
+    // (after fixed links are merged): CAD exports often carry slightly invalid inertias on
+    // small fixed links, which Pinocchio accepts and which change nothing once merged.
+    let c = pose(&i.origin, || format!("link `{}` inertial", l.name))?;
+    let inertia = Inertia::new(m, c.translation, c.rotation * inertia_in_com_frame * c.rotation.transpose());
+    let mut collisions = Vec::with_capacity(l.collision.len());
+    for col in &l.collision {
+        let origin = pose(&col.origin, || format!("link `{}` collision", l.name))?;
+        let geometry = match &col.geometry {
+            urdf_rs::Geometry::Box { size } => GeometryDescription::Box { size: Vec3::from(size.0) },
+            urdf_rs::Geometry::Cylinder { radius, length } => {
+                GeometryDescription::Cylinder { radius: *radius, length: *length }
+            }
+            urdf_rs::Geometry::Capsule { radius, length } => {
+                GeometryDescription::Capsule { radius: *radius, length: *length }
+            }
+            urdf_rs::Geometry::Sphere { radius } => GeometryDescription::Sphere { radius: *radius },
+            urdf_rs::Geometry::Mesh { filename, scale } => GeometryDescription::Mesh {
+                uri: filename.clone(),
+                scale: scale.map_or(Vec3::new(1.0, 1.0, 1.0), |s| Vec3::from(s.0)),
+            },
+        };
+        collisions.push(CollisionDescription { name: col.name.clone().unwrap_or_default(), origin, geometry });
+    }
+    Ok(LinkDescription { name: l.name.clone(), inertia, collisions })
+}
+
+fn describe_joint(
+    j: &urdf_rs::Joint,
+    attached_to_root: bool,
+    mimic: MimicPolicy,
+) -> Result<JointDescription, UrdfErrorKind> {
+    use urdf_rs::JointType as T;
+    let mimics = match (&j.mimic, mimic) {
+        (Some(m), MimicPolicy::Error) => {
+            return Err(UrdfErrorKind::Mimic { joint: j.name.clone(), leader: m.joint.clone() });
+        }
+        (Some(m), MimicPolicy::Independent) => Some(m.joint.clone()),
+        (None, _) => None,
+    };
     let kind = match j.joint_type {
         T::Revolute => JointKind::Revolute,
         T::Continuous => JointKind::Continuous,
@@ -293,9 +503,9 @@ fn describe(j: &urdf_rs::Joint, attached_to_root: bool) -> Result<JointDescripti
         if !(n.is_finite() && n > 1e-12) {
             return Err(UrdfErrorKind::BadAxis { joint: j.name.clone(), axis: a });
         }
-        [a[0] / n, a[1] / n, a[2] / n]
+        Vec3::new(a[0] / n, a[1] / n, a[2] / n)
     } else {
-        [1.0, 0.0, 0.0]
+        Vec3::x()
     };
     let l = &j.limit;
     let bad = |what: String| UrdfErrorKind::BadLimit { joint: j.name.clone(), what };
@@ -307,15 +517,15 @@ fn describe(j: &urdf_rs::Joint, attached_to_root: bool) -> Result<JointDescripti
             JointLimits {
                 lower: l.lower,
                 upper: l.upper,
-                effort: positive_or_inf(l.effort),
-                velocity: positive_or_inf(l.velocity),
+                effort: unlimited_if_zero(l.effort),
+                velocity: unlimited_if_zero(l.velocity),
             }
         }
         JointKind::Continuous => JointLimits {
             lower: f64::NEG_INFINITY,
             upper: f64::INFINITY,
-            effort: positive_or_inf(l.effort),
-            velocity: positive_or_inf(l.velocity),
+            effort: unlimited_if_zero(l.effort),
+            velocity: unlimited_if_zero(l.velocity),
         },
         JointKind::Fixed | JointKind::Floating => JointLimits {
             lower: f64::NEG_INFINITY,
@@ -327,19 +537,36 @@ fn describe(j: &urdf_rs::Joint, attached_to_root: bool) -> Result<JointDescripti
     if limits.effort < 0.0 || limits.velocity < 0.0 {
         return Err(bad(format!("negative effort ({}) or velocity ({}) limit", l.effort, l.velocity)));
     }
+    let dynamics = j
+        .dynamics
+        .as_ref()
+        .map_or(JointDynamics::default(), |d| JointDynamics { damping: d.damping, friction: d.friction });
+    if !(dynamics.damping.is_finite() && dynamics.friction.is_finite())
+        || dynamics.damping < 0.0
+        || dynamics.friction < 0.0
+    {
+        return Err(bad(format!(
+            "dynamics damping {} and friction {} must be finite and ≥ 0",
+            dynamics.damping, dynamics.friction
+        )));
+    }
+    let origin = pose(&j.origin, || format!("joint `{}`", j.name))?;
     Ok(JointDescription {
         name: j.name.clone(),
         kind,
         parent: j.parent.link.clone(),
         child: j.child.link.clone(),
+        origin,
         axis,
         limits,
+        dynamics,
+        mimics,
     })
 }
 
-/// URDF 1.0 writes 0 for "no limit" when `<limit>` is absent (urdf-rs defaults); a
-/// non-positive effort or velocity limit would forbid any motion, so 0 means unlimited.
-fn positive_or_inf(x: f64) -> f64 {
+/// URDF 1.0 without `<limit>` gives 0 (urdf-rs default); a zero effort or velocity limit
+/// would forbid any motion, so 0 means unlimited.
+fn unlimited_if_zero(x: f64) -> f64 {
     if x == 0.0 { f64::INFINITY } else { x }
 }
 
@@ -370,14 +597,39 @@ mod tests {
             joint("a_j", "continuous", "b", "c")
         ));
         let d = RobotDescription::from_xml(&xml, "t.urdf").unwrap();
-        assert_eq!(d.root_link, "base");
-        assert_eq!(d.links, ["base", "b", "c", "a"]);
+        assert_eq!(d.root_link(), "base");
+        let links: Vec<_> = d.links.iter().map(|l| l.name.as_str()).collect();
+        assert_eq!(links, ["base", "b", "c", "a"]);
         let names: Vec<_> = d.joints.iter().map(|j| j.name.as_str()).collect();
         assert_eq!(names, ["m_j", "a_j", "z_j"]);
-        assert_eq!(d.joints[0].axis, [0.0, 0.0, 1.0]);
+        assert_eq!(d.joints[0].axis, Vec3::z());
         assert_eq!(d.joints[1].limits.lower, f64::NEG_INFINITY);
         assert_eq!(d.joints[2].limits, JointLimits { lower: -1.0, upper: 1.0, effort: 10.0, velocity: 3.0 });
         assert_eq!(d.movable_joints().count(), 3);
+    }
+
+    #[test]
+    fn visuals_do_not_matter() {
+        let xml = urdf(
+            "<material name='m'><texture/></material><link name='l'><visual><geometry><box size='1 1 1'/></geometry>\
+             <material name='x'><texture/></material></visual><collision><geometry><sphere radius='0.5'/></geometry></collision></link>",
+        );
+        let d = RobotDescription::from_xml(&xml, "t.urdf").unwrap();
+        assert_eq!(d.links[0].collisions[0].geometry, GeometryDescription::Sphere { radius: 0.5 });
+    }
+
+    #[test]
+    fn inertials_are_rotated_into_the_link_frame() {
+        let xml = urdf(
+            "<link name=\"l\"><inertial><origin xyz=\"0.1 0.2 0.3\" rpy=\"0 0 1.5707963267948966\"/>\
+             <mass value=\"2\"/><inertia ixx=\"1\" ixy=\"0\" ixz=\"0\" iyy=\"2\" iyz=\"0\" izz=\"3\"/></inertial></link>",
+        );
+        let d = RobotDescription::from_xml(&xml, "t.urdf").unwrap();
+        let i = d.links[0].inertia;
+        assert_eq!(i.mass, 2.0);
+        assert!((i.com - Vec3::new(0.1, 0.2, 0.3)).norm() < 1e-15);
+        // A quarter turn about z swaps the x and y moments.
+        assert!((i.rotational - Mat3::from_diagonal(&Vec3::new(2.0, 1.0, 3.0))).norm() < 1e-14);
     }
 
     fn error_of(xml: &str) -> String {
@@ -406,16 +658,35 @@ mod tests {
         assert!(e.contains("cycle") || e.contains("child of joints"), "{e}");
         assert!(error_of(&urdf("")).contains("no links"));
         assert!(error_of("<robot").starts_with("bad.urdf: not a valid URDF"));
+        let e = error_of("<robot name='r'>\n<link name='a'>\n</robot>");
+        assert!(e.contains(" at 3:"), "malformed XML reports its position: {e}");
+        assert!(error_of("<model/>").contains("the root element is <model>, expected <robot>"));
         let e = error_of(&urdf("<link name=\"a\"/><link name=\"a\"/>"));
         assert_eq!(e, "bad.urdf: link `a` is defined twice");
+    }
+
+    #[test]
+    fn impossible_inertials_are_errors() {
+        let link = |mass: &str, ixx: &str| {
+            urdf(&format!(
+                "<link name=\"l\"><inertial><mass value=\"{mass}\"/>\
+                 <inertia ixx=\"{ixx}\" ixy=\"0\" ixz=\"0\" iyy=\"1\" iyz=\"0\" izz=\"1\"/></inertial></link>"
+            ))
+        };
+        assert_eq!(error_of(&link("-1", "1")), "bad.urdf: link `l`: negative mass -1");
+        let e = error_of(&link("1", "inf"));
+        assert!(e.contains("non-finite"), "{e}");
     }
 
     #[test]
     fn unsupported_features_are_errors_not_silent_changes() {
         let mimic = "<joint name=\"m\" type=\"revolute\"><parent link=\"base\"/><child link=\"a\"/>\
                      <limit lower=\"-1\" upper=\"1\" effort=\"1\" velocity=\"1\"/><mimic joint=\"x\"/></joint>";
-        let e = error_of(&urdf(&format!("<link name=\"base\"/><link name=\"a\"/>{mimic}")));
-        assert_eq!(e, "bad.urdf: joint `m` is a mimic joint, which is not supported");
+        let xml = urdf(&format!("<link name=\"base\"/><link name=\"a\"/>{mimic}"));
+        let e = error_of(&xml);
+        assert!(e.starts_with("bad.urdf: joint `m` mimics `x`; mimic constraints are not modelled"), "{e}");
+        let d = RobotDescription::from_xml_with(&xml, "ok.urdf", MimicPolicy::Independent).unwrap();
+        assert_eq!(d.joints[0].mimics.as_deref(), Some("x"));
         let e =
             error_of(&urdf(&format!("<link name=\"base\"/><link name=\"a\"/>{}", joint("p", "planar", "base", "a"))));
         assert!(e.contains("type planar"), "{e}");

@@ -1,0 +1,3 @@
+//! The logic of the command-line tools (the binary only parses arguments and prints).
+
+pub mod dynamics;

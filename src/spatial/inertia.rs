@@ -1,0 +1,133 @@
+//! Spatial inertia of a rigid body.
+
+use std::ops::Add;
+
+use super::{Force, Mat3, Mat6, Motion, SE3, Vec3, skew};
+
+/// Spatial inertia: mass, centre of mass and rotational inertia about the centre of mass,
+/// all in the body frame.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Inertia {
+    /// Mass, kg.
+    pub mass: f64,
+    /// Centre of mass in the body frame, m.
+    pub com: Vec3,
+    /// Rotational inertia about the centre of mass, in the body frame's axes, kg·m².
+    pub rotational: Mat3,
+}
+
+impl Default for Inertia {
+    fn default() -> Self {
+        Self::ZERO
+    }
+}
+
+impl Inertia {
+    /// No mass.
+    pub const ZERO: Inertia = Inertia {
+        mass: 0.0,
+        com: Vec3::new(0.0, 0.0, 0.0),
+        rotational: Mat3::new(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0),
+    };
+
+    /// From mass, centre of mass and rotational inertia about it.
+    pub fn new(mass: f64, com: Vec3, rotational: Mat3) -> Self {
+        Self { mass, com, rotational }
+    }
+
+    /// Momentum `I·v` of the body moving with `v` (both in the body frame).
+    #[inline]
+    pub fn apply(&self, v: &Motion) -> Force {
+        // f = m (v − c × ω), τ = I_c ω + c × f
+        let linear = (v.linear - self.com.cross(&v.angular)) * self.mass;
+        Force { linear, angular: self.rotational * v.angular + self.com.cross(&linear) }
+    }
+
+    /// `v ×* (I·v)`: the gyroscopic/Coriolis force of the body moving with `v`.
+    #[inline]
+    pub fn vxiv(&self, v: &Motion) -> Force {
+        v.cross_force(&self.apply(v))
+    }
+
+    /// This inertia, given in frame b, expressed in frame a (`a_m_b`).
+    #[inline]
+    pub fn transformed(&self, a_m_b: &SE3) -> Inertia {
+        let r = &a_m_b.rotation;
+        Inertia { mass: self.mass, com: a_m_b.act_point(&self.com), rotational: r * self.rotational * r.transpose() }
+    }
+
+    /// The 6×6 matrix acting on motions `[linear; angular]`:
+    /// `[[m·1, −m[c]ₓ], [m[c]ₓ, I_c − m[c]ₓ²]]`.
+    pub fn matrix(&self) -> Mat6 {
+        let m = self.mass;
+        let cx = skew(&self.com);
+        let mut out = Mat6::zeros();
+        out.fixed_view_mut::<3, 3>(0, 0).copy_from(&(Mat3::identity() * m));
+        out.fixed_view_mut::<3, 3>(0, 3).copy_from(&(-cx * m));
+        out.fixed_view_mut::<3, 3>(3, 0).copy_from(&(cx * m));
+        out.fixed_view_mut::<3, 3>(3, 3).copy_from(&(self.rotational - cx * cx * m));
+        out
+    }
+
+    /// Rotational inertia about the body frame's origin (not the centre of mass).
+    pub fn rotational_at_origin(&self) -> Mat3 {
+        let cx = skew(&self.com);
+        self.rotational - cx * cx * self.mass
+    }
+}
+
+impl Add for Inertia {
+    type Output = Inertia;
+    /// Inertia of two bodies rigidly joined (both expressed in the same frame).
+    fn add(self, o: Inertia) -> Inertia {
+        let mass = self.mass + o.mass;
+        if mass <= 0.0 {
+            return Inertia { mass: 0.0, com: Vec3::zeros(), rotational: self.rotational + o.rotational };
+        }
+        let com = (self.com * self.mass + o.com * o.mass) / mass;
+        // Parallel axis: each body's I_c shifted to the common centre of mass.
+        let d = self.com - o.com;
+        let dx = skew(&d);
+        let rotational = self.rotational + o.rotational - dx * dx * (self.mass * o.mass / mass);
+        Inertia { mass, com, rotational }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spatial::rotation_from_rpy;
+
+    fn body() -> Inertia {
+        let r = rotation_from_rpy(0.2, 0.3, -0.4);
+        let diag = Mat3::from_diagonal(&Vec3::new(0.02, 0.05, 0.07));
+        Inertia::new(2.5, Vec3::new(0.1, -0.05, 0.2), r * diag * r.transpose())
+    }
+
+    #[test]
+    fn apply_matches_the_matrix() {
+        let i = body();
+        let v = Motion::new(Vec3::new(0.3, -0.1, 0.2), Vec3::new(1.0, -2.0, 0.5));
+        assert!((i.apply(&v).to_vector() - i.matrix() * v.to_vector()).norm() < 1e-14);
+        let m = i.matrix();
+        assert!((m - m.transpose()).norm() < 1e-15);
+    }
+
+    #[test]
+    fn transforming_is_the_congruence_by_the_action_matrix() {
+        let i = body();
+        let a_m_b = SE3::new(rotation_from_rpy(-0.5, 1.0, 0.3), Vec3::new(0.4, 0.2, -0.9));
+        // I_a = X⁻ᵀ I_b X⁻¹ with X the motion action matrix of a_m_b.
+        let x_inv = a_m_b.inverse().action_matrix();
+        let expected = x_inv.transpose() * i.matrix() * x_inv;
+        assert!((i.transformed(&a_m_b).matrix() - expected).norm() < 1e-13);
+    }
+
+    #[test]
+    fn sum_is_the_sum_of_matrices() {
+        let a = body();
+        let b = Inertia::new(0.7, Vec3::new(-0.3, 0.4, 0.0), Mat3::from_diagonal(&Vec3::new(0.01, 0.02, 0.03)));
+        assert!(((a + b).matrix() - (a.matrix() + b.matrix())).norm() < 1e-13);
+        assert_eq!((Inertia::ZERO + Inertia::ZERO).mass, 0.0);
+    }
+}

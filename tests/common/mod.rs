@@ -1,0 +1,39 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+/// The repository root.
+pub fn repo(path: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
+}
+
+/// The `share` directory of the pip package example-robot-data (it holds
+/// `example-robot-data/robots/...`): $EXAMPLE_ROBOT_DATA_SHARE, else the one in the
+/// project's venv `.ros/` (installed by `make`). Panics with instructions if absent: the
+/// golden tests must not pass by skipping.
+pub fn erd_share() -> PathBuf {
+    if let Some(dir) = std::env::var_os("EXAMPLE_ROBOT_DATA_SHARE") {
+        return PathBuf::from(dir);
+    }
+    let lib = repo(".ros/lib");
+    if let Ok(entries) = std::fs::read_dir(&lib) {
+        for e in entries.flatten() {
+            let share = e.path().join("site-packages/cmeel.prefix/share");
+            if share.join("example-robot-data").is_dir() {
+                return share;
+            }
+        }
+    }
+    panic!(
+        "example-robot-data not found: run `make env` (installs it into .ros/) or set EXAMPLE_ROBOT_DATA_SHARE \
+         to the `share` directory of the pip package"
+    );
+}
+
+/// max |got − want| / max(1, max |want|): a relative error with an absolute floor at 1.
+pub fn rel_error(got: &[f64], want: &[f64]) -> f64 {
+    assert_eq!(got.len(), want.len(), "lengths differ");
+    let scale = want.iter().fold(1.0f64, |m, x| m.max(x.abs()));
+    got.iter().zip(want).fold(0.0f64, |m, (g, w)| m.max((g - w).abs())) / scale
+}
