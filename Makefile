@@ -8,11 +8,12 @@ WITH_ROS := scripts/with_ros.sh
 CONFIG ?= config/quadruped.yaml
 CARGO ?= cargo
 
-.PHONY: help run build test lint fmt unit interop env clean-env
+.PHONY: help run build test lint fmt unit interop bench env clean-env
 
 help:
 	@echo "make run     build (release) and start the node on $(CONFIG) (Ctrl-C stops it)"
 	@echo "make test    fmt check, clippy -D warnings, cargo tests (with and without ROS), rclpy interop tests"
+	@echo "make bench   criterion benches, then signorini/Pinocchio ratios written to docs/BENCHMARKS.md"
 	@echo "make env     only set up the ROS 2 environment (.ros/)"
 	@echo "Variables: CONFIG=path/to/config.yaml"
 
@@ -41,6 +42,10 @@ unit:
 
 interop: build
 	$(WITH_ROS) python -m pytest tests/ros -q -p no:cacheprovider
+
+bench:
+	$(WITH_ROS) $(CARGO) bench --bench dynamics
+	$(WITH_ROS) python scripts/bench_dynamics.py --rounds 5 --samples 21 --write
 
 clean-env:
 	rm -rf .ros

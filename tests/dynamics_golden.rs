@@ -177,7 +177,7 @@ fn run(name: &str) {
         let ddq = dynamics::aba_with_external_forces(&model, &mut data, &s.q, &s.v, &s.tau, &fext);
         c("aba with fext", ddq.as_slice(), &s.aba_fext);
 
-        let m = dynamics::crba(&model, &mut data, &s.q).clone();
+        let m = dynamics::crba_symmetric(&model, &mut data, &s.q).clone();
         let got: Vec<f64> = m.transpose().iter().copied().collect();
         c("M (crba)", &got, &flat(&s.m));
         dynamics::ltdl_decompose(&model, &mut data);

@@ -119,7 +119,7 @@ pub fn evaluate(model: &Model, input: &DynamicsInput) -> DynamicsOutput {
     let rnea = dynamics::rnea(model, &mut data, &input.q, v, a).as_slice().to_vec();
     let gravity = dynamics::gravity_torque(model, &mut data, &input.q).as_slice().to_vec();
     let aba = dynamics::aba(model, &mut data, &input.q, v, tau).as_slice().to_vec();
-    let m = dynamics::crba(model, &mut data, &input.q);
+    let m = dynamics::crba_symmetric(model, &mut data, &input.q);
     let mass_matrix = (0..model.nv).map(|r| (0..model.nv).map(|c| m[(r, c)]).collect()).collect();
     dynamics::forward_kinematics(model, &mut data, &input.q);
     dynamics::update_frame_placements(model, &mut data);

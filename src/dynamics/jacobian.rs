@@ -8,7 +8,7 @@ use nalgebra::{Matrix3xX, Matrix6xX};
 
 use super::kinematics::place_joint;
 use crate::model::{Data, JointType, Model, NO_PARENT};
-use crate::spatial::{Motion, SE3, Vec3, Vec6};
+use crate::spatial::{Motion, SE3, Vec3};
 
 /// In which coordinates a Jacobian maps q̇ to a spatial velocity.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -29,13 +29,20 @@ pub(crate) fn fill_world_subspace(model: &Model, data: &mut Data, i: usize) {
     match &model.joint_types[i] {
         JointType::Universe => {}
         JointType::FreeFlyer => {
-            for k in 0..6 {
-                let e = Motion::from_vector(&Vec6::from_fn(|r, _| if r == k { 1.0 } else { 0.0 }));
-                data.j.fixed_view_mut::<6, 1>(0, iv + k).copy_from(&o_m_i.act_motion(&e).to_vector());
+            // The action matrix of o_m_i: [[R, [t]ₓR], [0, R]].
+            let r = &o_m_i.rotation;
+            for k in 0..3 {
+                let rk = r.column(k).into_owned();
+                let mut lin = data.j.fixed_view_mut::<6, 1>(0, iv + k);
+                lin.fixed_rows_mut::<3>(0).copy_from(&rk);
+                lin.fixed_rows_mut::<3>(3).fill(0.0);
+                let mut ang = data.j.fixed_view_mut::<6, 1>(0, iv + 3 + k);
+                ang.fixed_rows_mut::<3>(0).copy_from(&o_m_i.translation.cross(&rk));
+                ang.fixed_rows_mut::<3>(3).copy_from(&rk);
             }
         }
         one_dof => {
-            let s = o_m_i.act_motion(&one_dof.axis_motion());
+            let s = one_dof.axis_motion_world(&o_m_i);
             data.j.fixed_view_mut::<6, 1>(0, iv).copy_from(&s.to_vector());
         }
     }

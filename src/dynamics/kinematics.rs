@@ -18,7 +18,7 @@ pub(crate) fn joint_velocity(t: &JointType, v: &[f64]) -> Motion {
 pub(crate) fn place_joint(model: &Model, data: &mut Data, i: usize, q: &[f64]) {
     let t = &model.joint_types[i];
     let iq = model.idx_q[i];
-    let li_m_i = model.joint_placements[i].compose(&t.transform(&q[iq..iq + t.nq()]));
+    let li_m_i = t.placed_transform(&model.joint_placements[i], &q[iq..iq + t.nq()]);
     let parent = model.parents[i];
     data.o_m_i[i] = if parent > 0 { data.o_m_i[parent].compose(&li_m_i) } else { li_m_i };
     data.li_m_i[i] = li_m_i;

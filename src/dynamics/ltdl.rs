@@ -1,45 +1,64 @@
-//! Tree-sparse factorization M = Lᵀ·D·L of the joint-space inertia matrix and solves with
-//! it (Featherstone, RBDA §6.5, "LTDL"). L is unit lower triangular with nonzeros only
-//! where a dof supports another, so factorization costs O(Σ depth²) and a solve O(Σ depth)
-//! instead of O(nv³) and O(nv²); no fill-in. Pinocchio's `cholesky::decompose` computes the
-//! same factorization written U·D·Uᵀ with U = Lᵀ.
+//! Tree-sparse factorization of the joint-space inertia matrix, M = U·D·Uᵀ (= Lᵀ·D·L with
+//! L = Uᵀ: Featherstone's "LTDL", RBDA §6.5), and solves with it.
+//!
+//! U is unit upper triangular with U[i][j] ≠ 0 only when dof i supports dof j (i is an
+//! ancestor of j in the expanded parent array λ): the tree's sparsity, with no fill-in.
+//! In depth-first numbering the strict subtree of dof j is the contiguous range
+//! `j+1 .. end(j)` ([`Model::dof_subtree_end`]), so, column by column from the leaves,
+//!
+//! ```text
+//! D[j]    = M[j][j] − Σ_{k ∈ sub(j)} U[j][k]²·D[k]
+//! U[i][j] = (M[i][j] − Σ_{k ∈ sub(j)} U[i][k]·U[j][k]·D[k]) / D[j]   for i ∈ ancestors(j)
+//! ```
+//!
+//! where every sum is a dot product over a contiguous row segment. Cost O(Σ_j depth·|sub|).
+//! Storage: U row-major in `data.ltdl_u`'s buffer (`U[i][j]` at `i·nv + j`), i.e. the
+//! column-major matrix `data.ltdl_u` holds L = Uᵀ.
 
 use nalgebra::DMatrix;
 
 use crate::model::{Data, Model, NO_PARENT};
 
-/// Factorizes `data.mass_matrix` (from [`super::crba`]) into `data.ltdl_l` (strictly
-/// lower part of L) and `data.ltdl_d`.
+/// Dot product with four independent accumulators (a serial sum cannot pipeline or
+/// vectorize: floating-point addition is not reassociated by the compiler).
+#[inline]
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    let n = a.len().min(b.len());
+    let (a4, a_rest) = a[..n].as_chunks::<4>();
+    let (b4, b_rest) = b[..n].as_chunks::<4>();
+    let mut acc = [0.0f64; 4];
+    for (x, y) in a4.iter().zip(b4) {
+        for k in 0..4 {
+            acc[k] += x[k] * y[k];
+        }
+    }
+    let tail: f64 = a_rest.iter().zip(b_rest).map(|(x, y)| x * y).sum();
+    (acc[0] + acc[2]) + (acc[1] + acc[3]) + tail
+}
+
+/// Factorizes `data.mass_matrix` (its lower triangle, from [`super::crba`]) into
+/// `data.ltdl_u` and `data.ltdl_d`.
 pub fn ltdl_decompose(model: &Model, data: &mut Data) {
     let n = model.nv;
-    let lambda = &model.dof_parent;
-    let h = &mut data.ltdl_l;
-    // Only the lower-triangle tree entries are read and written.
-    for k in 0..n {
-        let mut i = k;
-        loop {
-            h[(k, i)] = data.mass_matrix[(k, i)];
-            i = lambda[i];
-            if i == NO_PARENT {
-                break;
-            }
+    let m = data.mass_matrix.as_slice();
+    let u = data.ltdl_u.as_mut_slice();
+    let d = data.ltdl_d.as_mut_slice();
+    let dut = data.ltdl_scratch.as_mut_slice();
+    for j in (0..n).rev() {
+        let (start, end) = (j + 1, model.dof_subtree_end[j]);
+        // D·Uᵀ of row j over the strict subtree.
+        for k in start..end {
+            dut[k] = u[j * n + k] * d[k];
         }
-    }
-    for k in (0..n).rev() {
-        let mut i = lambda[k];
+        // M[j][j] and M[i][j] from the lower triangle: column i, row j at i·n + j.
+        let dj = m[j * n + j] - dot(&u[j * n + start..j * n + end], &dut[start..end]);
+        d[j] = dj;
+        let mut i = model.dof_parent[j];
         while i != NO_PARENT {
-            let a = h[(k, i)] / h[(k, k)];
-            let mut j = i;
-            while j != NO_PARENT {
-                h[(i, j)] -= a * h[(k, j)];
-                j = lambda[j];
-            }
-            h[(k, i)] = a;
-            i = lambda[i];
+            let s = dot(&u[i * n + start..i * n + end], &dut[start..end]);
+            u[i * n + j] = (m[i * n + j] - s) / dj;
+            i = model.dof_parent[i];
         }
-    }
-    for k in 0..n {
-        data.ltdl_d[k] = h[(k, k)];
     }
 }
 
@@ -47,30 +66,24 @@ pub fn ltdl_decompose(model: &Model, data: &mut Data) {
 pub fn ltdl_solve(model: &Model, data: &Data, x: &mut [f64]) {
     let n = model.nv;
     debug_assert_eq!(x.len(), n);
-    let lambda = &model.dof_parent;
-    let l = &data.ltdl_l;
-    // Lᵀ·z = b, from the leaves up.
-    for k in (0..n).rev() {
-        let xk = x[k];
-        let mut i = lambda[k];
-        while i != NO_PARENT {
-            x[i] -= l[(k, i)] * xk;
-            i = lambda[i];
-        }
+    let u = data.ltdl_u.as_slice();
+    // U·y = b, from the leaves up: y[j] = b[j] − U[j][sub(j)]·y[sub(j)].
+    for j in (0..n).rev() {
+        let (start, end) = (j + 1, model.dof_subtree_end[j]);
+        let s = dot(&u[j * n + start..j * n + end], &x[start..end]);
+        x[j] -= s;
     }
-    // D·y = z
+    // D·z = y
     for (xk, dk) in x.iter_mut().zip(data.ltdl_d.iter()) {
         *xk /= dk;
     }
-    // L·x = y, from the root down.
-    for k in 0..n {
-        let mut i = lambda[k];
-        let mut s = x[k];
-        while i != NO_PARENT {
-            s -= l[(k, i)] * x[i];
-            i = lambda[i];
+    // Uᵀ·x = z, from the root down: each final x[i] updates its subtree.
+    for i in 0..n {
+        let (start, end) = (i + 1, model.dof_subtree_end[i]);
+        let xi = x[i];
+        for (xk, uk) in x[start..end].iter_mut().zip(&u[i * n + start..i * n + end]) {
+            *xk -= uk * xi;
         }
-        x[k] = s;
     }
 }
 

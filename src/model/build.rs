@@ -12,7 +12,7 @@ use nalgebra::DVector;
 
 use super::frame::{Frame, FrameKind};
 use super::geometry::{CollisionGeometry, PackageDirs, Shape};
-use super::joint::JointType;
+use super::joint::{Axis, JointType};
 use super::multibody::{Model, NO_PARENT};
 use super::urdf::{GeometryDescription, JointKind, MimicPolicy, RobotDescription, UrdfError};
 use crate::spatial::{Inertia, SE3};
@@ -117,9 +117,9 @@ impl Model {
             let Some(child) = d.link(&j.child) else { continue };
             let placement = parent_m_link.compose(&j.origin);
             let joint_type = match j.kind {
-                JointKind::Revolute => Some(JointType::Revolute { axis: j.axis }),
-                JointKind::Continuous => Some(JointType::RevoluteUnbounded { axis: j.axis }),
-                JointKind::Prismatic => Some(JointType::Prismatic { axis: j.axis }),
+                JointKind::Revolute => Some(JointType::Revolute { axis: Axis::new(j.axis) }),
+                JointKind::Continuous => Some(JointType::RevoluteUnbounded { axis: Axis::new(j.axis) }),
+                JointKind::Prismatic => Some(JointType::Prismatic { axis: Axis::new(j.axis) }),
                 JointKind::Floating => Some(JointType::FreeFlyer),
                 JointKind::Fixed => None,
             };
@@ -236,6 +236,7 @@ impl Builder {
                 idx_v: vec![0],
                 nv_subtree: vec![0],
                 dof_parent: Vec::new(),
+                dof_subtree_end: Vec::new(),
                 frames: Vec::new(),
                 gravity: Model::default_gravity(),
                 lower_position_limit: empty.clone(),
@@ -301,6 +302,13 @@ impl Builder {
         }
         m.nv_subtree[0] = m.nv;
         m.dof_parent = vec![NO_PARENT; m.nv];
+        m.dof_subtree_end = vec![0; m.nv];
+        for i in 1..n {
+            let end = m.idx_v[i] + m.nv_subtree[i];
+            for k in m.idx_v[i]..m.idx_v[i] + m.joint_types[i].nv() {
+                m.dof_subtree_end[k] = end;
+            }
+        }
         for i in 1..n {
             let first = m.idx_v[i];
             let p = m.parents[i];
@@ -391,6 +399,8 @@ mod tests {
         assert_eq!(m.nv_subtree[lf_haa], 3);
         assert_eq!(m.dof_parent[m.idx_v[lf_haa]], 5, "the first leg dof hangs from the last base dof");
         assert_eq!(m.dof_parent[0], NO_PARENT);
+        assert_eq!(m.dof_subtree_end[0], 18);
+        assert_eq!(m.dof_subtree_end[m.idx_v[lf_haa]], m.idx_v[lf_haa] + 3);
         assert_eq!(m.collision_geometries.len(), 1 + 4 * 4);
     }
 

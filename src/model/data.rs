@@ -3,7 +3,7 @@
 use nalgebra::{DMatrix, DVector, Matrix6xX};
 
 use super::multibody::Model;
-use crate::spatial::{Force, Inertia, Mat6, Motion, SE3};
+use crate::spatial::{Force, Mat6, Motion, OriginInertia, SE3};
 
 /// Work and result buffers for one [`Model`]. After [`Data::new`], no algorithm
 /// allocates. Per-joint vectors are indexed by joint (0: universe), per-frame by frame.
@@ -31,8 +31,8 @@ pub struct Data {
     pub of: Vec<Force>,
     /// Velocity-product accelerations `Ṡ·q̇` in the world frame (ABA).
     pub oc: Vec<Motion>,
-    /// Composite rigid-body inertias in the world frame (CRBA).
-    pub o_ycrb: Vec<Inertia>,
+    /// Composite rigid-body inertias in the world frame, about the world origin (CRBA).
+    pub o_ycrb: Vec<OriginInertia>,
     /// Articulated-body inertias in the world frame (ABA).
     pub o_yaba: Vec<Mat6>,
     /// Inverse of the joint-space articulated inertia `D = Sᵀ·IA·S` per joint (ABA); only
@@ -55,8 +55,11 @@ pub struct Data {
     pub g: DVector<f64>,
     /// Joint-space inertia matrix M(q) (CRBA output, both triangles filled).
     pub mass_matrix: DMatrix<f64>,
-    /// Strictly lower part of the unit lower-triangular L of M = Lᵀ·D·L (tree-sparse).
-    pub ltdl_l: DMatrix<f64>,
+    /// Factor of M = U·D·Uᵀ (tree-sparse, unit diagonal): its buffer holds U row-major,
+    /// so as a (column-major) matrix this is L = Uᵀ. See [`crate::dynamics::ltdl_decompose`].
+    pub ltdl_u: DMatrix<f64>,
+    /// Scratch for the factorization (D·Uᵀ of one row).
+    pub ltdl_scratch: DVector<f64>,
     /// Diagonal D of M = Lᵀ·D·L.
     pub ltdl_d: DVector<f64>,
 }
@@ -78,7 +81,7 @@ impl Data {
             oa_gf: vec![Motion::ZERO; n],
             of: vec![Force::ZERO; n],
             oc: vec![Motion::ZERO; n],
-            o_ycrb: vec![Inertia::ZERO; n],
+            o_ycrb: vec![OriginInertia::default(); n],
             o_yaba: vec![Mat6::zeros(); n],
             d_inv: vec![Mat6::zeros(); n],
             j: Matrix6xX::zeros(nv),
@@ -89,7 +92,8 @@ impl Data {
             ddq: DVector::zeros(nv),
             g: DVector::zeros(nv),
             mass_matrix: DMatrix::zeros(nv, nv),
-            ltdl_l: DMatrix::zeros(nv, nv),
+            ltdl_u: DMatrix::identity(nv, nv),
+            ltdl_scratch: DVector::zeros(nv),
             ltdl_d: DVector::zeros(nv),
         }
     }

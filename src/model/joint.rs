@@ -7,6 +7,63 @@
 
 use crate::spatial::{Mat3, Motion, SE3, Vec3, rotation_about_axis};
 
+/// A joint's unit axis, with a note of whether it is a coordinate axis (±x, ±y, ±z): a
+/// rotation about a coordinate axis changes only two columns of a rotation matrix, which
+/// is what makes forward kinematics of most robots cheap (Pinocchio's RX/RY/RZ joints).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Axis {
+    /// The unit vector.
+    pub vector: Vec3,
+    /// `Some((k, ±1))` when the axis is ±e_k.
+    aligned: Option<(usize, f64)>,
+}
+
+impl Axis {
+    /// From a unit vector.
+    pub fn new(vector: Vec3) -> Self {
+        let aligned = (0..3).find_map(|k| {
+            let others_zero = (0..3).all(|j| j == k || vector[j] == 0.0);
+            (others_zero && vector[k].abs() == 1.0).then_some((k, vector[k]))
+        });
+        Axis { vector, aligned }
+    }
+
+    /// The unit x, y or z axis.
+    pub fn unit(k: usize) -> Self {
+        let mut v = Vec3::zeros();
+        v[k] = 1.0;
+        Self::new(v)
+    }
+
+    /// `rotation · axis`.
+    #[inline]
+    pub fn rotated(&self, rotation: &Mat3) -> Vec3 {
+        match self.aligned {
+            Some((k, sign)) => rotation.column(k) * sign,
+            None => rotation * self.vector,
+        }
+    }
+
+    /// `placement · Rot(axis, θ)` from cos θ and sin θ.
+    #[inline]
+    pub fn rotate(&self, placement: &SE3, cos: f64, sin: f64) -> SE3 {
+        match self.aligned {
+            Some((k, sign)) => {
+                let s = sin * sign;
+                let r = &placement.rotation;
+                let (i, j) = ((k + 1) % 3, (k + 2) % 3);
+                // Columns i and j turn in their plane; column k stays.
+                let (ci, cj) = (r.column(i).into_owned(), r.column(j).into_owned());
+                let mut rotation = *r;
+                rotation.set_column(i, &(ci * cos + cj * s));
+                rotation.set_column(j, &(cj * cos - ci * s));
+                SE3::new(rotation, placement.translation)
+            }
+            None => SE3::new(placement.rotation * rotation_about_axis(&self.vector, cos, sin), placement.translation),
+        }
+    }
+}
+
 /// The kind of a joint and its constant parameters.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub enum JointType {
@@ -15,17 +72,17 @@ pub enum JointType {
     /// Rotation about a unit axis of the joint frame.
     Revolute {
         /// Unit axis.
-        axis: Vec3,
+        axis: Axis,
     },
     /// Rotation about a unit axis, configuration (cos θ, sin θ).
     RevoluteUnbounded {
         /// Unit axis.
-        axis: Vec3,
+        axis: Axis,
     },
     /// Translation along a unit axis of the joint frame.
     Prismatic {
         /// Unit axis.
-        axis: Vec3,
+        axis: Axis,
     },
     /// Free 6-dof motion of the child frame in the parent frame.
     FreeFlyer,
@@ -72,10 +129,10 @@ impl JointType {
             Self::Universe => SE3::IDENTITY,
             Self::Revolute { axis } => {
                 let (s, c) = q[0].sin_cos();
-                SE3::new(rotation_about_axis(axis, c, s), Vec3::zeros())
+                SE3::new(rotation_about_axis(&axis.vector, c, s), Vec3::zeros())
             }
-            Self::RevoluteUnbounded { axis } => SE3::new(rotation_about_axis(axis, q[0], q[1]), Vec3::zeros()),
-            Self::Prismatic { axis } => SE3::new(Mat3::identity(), axis * q[0]),
+            Self::RevoluteUnbounded { axis } => SE3::new(rotation_about_axis(&axis.vector, q[0], q[1]), Vec3::zeros()),
+            Self::Prismatic { axis } => SE3::new(Mat3::identity(), axis.vector * q[0]),
             Self::FreeFlyer => SE3::new(quaternion_to_rotation(q[3], q[4], q[5], q[6]), Vec3::new(q[0], q[1], q[2])),
         }
     }
@@ -85,8 +142,22 @@ impl JointType {
     #[inline]
     pub fn axis_motion(&self) -> Motion {
         match self {
-            Self::Revolute { axis } | Self::RevoluteUnbounded { axis } => Motion::new(Vec3::zeros(), *axis),
-            Self::Prismatic { axis } => Motion::new(*axis, Vec3::zeros()),
+            Self::Revolute { axis } | Self::RevoluteUnbounded { axis } => Motion::new(Vec3::zeros(), axis.vector),
+            Self::Prismatic { axis } => Motion::new(axis.vector, Vec3::zeros()),
+            Self::Universe | Self::FreeFlyer => Motion::ZERO,
+        }
+    }
+
+    /// The motion subspace of a 1-dof joint expressed in the world, for the joint frame at
+    /// `o_m_i`: `o_m_i.act_motion(self.axis_motion())`, with fewer operations.
+    #[inline]
+    pub fn axis_motion_world(&self, o_m_i: &SE3) -> Motion {
+        match self {
+            Self::Revolute { axis } | Self::RevoluteUnbounded { axis } => {
+                let w = axis.rotated(&o_m_i.rotation);
+                Motion::new(o_m_i.translation.cross(&w), w)
+            }
+            Self::Prismatic { axis } => Motion::new(axis.rotated(&o_m_i.rotation), Vec3::zeros()),
             Self::Universe | Self::FreeFlyer => Motion::ZERO,
         }
     }
@@ -95,6 +166,24 @@ impl JointType {
     #[inline]
     pub fn is_one_dof(&self) -> bool {
         self.nv() == 1
+    }
+
+    /// `placement · M_J(q)`: the joint's transform preceded by its fixed placement, with
+    /// the shortcuts of coordinate axes and pure translations.
+    #[inline]
+    pub fn placed_transform(&self, placement: &SE3, q: &[f64]) -> SE3 {
+        match self {
+            Self::Revolute { axis } => {
+                let (s, c) = q[0].sin_cos();
+                axis.rotate(placement, c, s)
+            }
+            Self::RevoluteUnbounded { axis } => axis.rotate(placement, q[0], q[1]),
+            Self::Prismatic { axis } => {
+                SE3::new(placement.rotation, placement.translation + placement.rotation * (axis.vector * q[0]))
+            }
+            Self::FreeFlyer => placement.compose(&self.transform(q)),
+            Self::Universe => *placement,
+        }
     }
 
     /// The neutral configuration (zero angle, identity placement).
@@ -219,6 +308,35 @@ mod tests {
     use crate::spatial::rotation_from_rpy;
 
     #[test]
+    fn the_placed_transform_is_the_placement_times_the_transform() {
+        let placement = SE3::new(rotation_from_rpy(0.3, -0.2, 1.1), Vec3::new(0.1, 0.2, 0.3));
+        let axes =
+            [Vec3::x(), Vec3::y(), Vec3::z(), -Vec3::x(), -Vec3::y(), -Vec3::z(), Vec3::new(1.0, 2.0, -2.0) / 3.0];
+        for v in axes {
+            for t in [
+                JointType::Revolute { axis: Axis::new(v) },
+                JointType::RevoluteUnbounded { axis: Axis::new(v) },
+                JointType::Prismatic { axis: Axis::new(v) },
+            ] {
+                let q = if t.nq() == 2 { vec![0.7f64.cos(), 0.7f64.sin()] } else { vec![0.7] };
+                let fast = t.placed_transform(&placement, &q);
+                let slow = placement.compose(&t.transform(&q));
+                assert!((fast.rotation - slow.rotation).norm() < 1e-15, "{t:?}");
+                assert!((fast.translation - slow.translation).norm() < 1e-15, "{t:?}");
+            }
+        }
+        assert!(Axis::new(-Vec3::y()).aligned.is_some());
+        for v in axes {
+            for t in [JointType::Revolute { axis: Axis::new(v) }, JointType::Prismatic { axis: Axis::new(v) }] {
+                let fast = t.axis_motion_world(&placement).to_vector();
+                let slow = placement.act_motion(&t.axis_motion()).to_vector();
+                assert!((fast - slow).norm() < 1e-15, "{t:?}");
+            }
+        }
+        assert!(Axis::new(Vec3::new(0.6, 0.8, 0.0)).aligned.is_none());
+    }
+
+    #[test]
     fn quaternion_round_trip() {
         for (r, p, y) in [(0.1, 0.2, 0.3), (3.0, -1.2, 0.4), (0.0, std::f64::consts::PI - 1e-4, 0.0), (-2.9, 0.1, 3.0)]
         {
@@ -244,7 +362,7 @@ mod tests {
         for k in 0..6 {
             assert!((d[k] - v[k]).abs() < 1e-12, "{d:?}");
         }
-        let ru = JointType::RevoluteUnbounded { axis: Vec3::z() };
+        let ru = JointType::RevoluteUnbounded { axis: Axis::unit(2) };
         let q0 = [0.3f64.cos(), 0.3f64.sin()];
         let mut q1 = [0.0; 2];
         ru.integrate(&q0, &[2.0], &mut q1);

@@ -14,7 +14,7 @@ pub use build::{ModelError, ModelOptions};
 pub use data::Data;
 pub use frame::{Frame, FrameKind};
 pub use geometry::{CollisionGeometry, PackageDirs, Shape};
-pub use joint::JointType;
+pub use joint::{Axis, JointType};
 pub use multibody::{Model, NO_PARENT};
 pub use urdf::{
     CollisionDescription, GeometryDescription, JointDescription, JointDynamics, JointKind, JointLimits,

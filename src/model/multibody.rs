@@ -45,6 +45,9 @@ pub struct Model {
     /// For each dof, the previous dof on the path to the root ([`NO_PARENT`] at a root):
     /// the expanded parent array of the tree-sparse factorization.
     pub dof_parent: Vec<usize>,
+    /// For each dof k, one past the last dof of its subtree: the dofs k supports are
+    /// `k+1 .. dof_subtree_end[k]` (depth-first numbering makes them contiguous).
+    pub dof_subtree_end: Vec<usize>,
     /// Frames (index 0: "universe").
     pub frames: Vec<Frame>,
     /// Gravity as a spatial acceleration of the world (default −9.81 m/s² along z).

@@ -19,7 +19,7 @@ mod motion;
 mod se3;
 
 pub use force::Force;
-pub use inertia::Inertia;
+pub use inertia::{Inertia, OriginInertia};
 pub use motion::Motion;
 pub use se3::SE3;
 

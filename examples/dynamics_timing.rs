@@ -1,0 +1,123 @@
+//! Times signorini's dynamics algorithms on the states written by
+//! scripts/bench_dynamics.py, with the same method as its C++ Pinocchio harness: batches
+//! of calls cycling through the states, the median per-call time over rounds. Output: one
+//! line "algorithm microseconds" per algorithm.
+//!
+//!   cargo run --release --example dynamics_timing -- URDF FLOATING(0|1) STATES_FILE ROUNDS PACKAGE_DIR [ALGORITHM]
+
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use signorini::dynamics;
+use signorini::model::{Data, MimicPolicy, Model, ModelOptions};
+
+fn median_us(mut f: impl FnMut(usize), n_states: usize, rounds: usize) -> f64 {
+    let mut calls = 16usize;
+    loop {
+        let t0 = Instant::now();
+        for i in 0..calls {
+            f(i % n_states);
+        }
+        if t0.elapsed().as_secs_f64() > 2e-3 || calls > 1 << 24 {
+            break;
+        }
+        calls *= 2;
+    }
+    let mut per_call: Vec<f64> = (0..rounds)
+        .map(|_| {
+            let t0 = Instant::now();
+            for i in 0..calls {
+                f(i % n_states);
+            }
+            t0.elapsed().as_secs_f64() * 1e6 / calls as f64
+        })
+        .collect();
+    per_call.sort_by(f64::total_cmp);
+    per_call[per_call.len() / 2]
+}
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let args: Vec<String> = std::env::args().collect();
+    if args.len() != 6 && args.len() != 7 {
+        return Err("usage: dynamics_timing URDF FLOATING STATES ROUNDS PACKAGE_DIR [ALGORITHM]".into());
+    }
+    let only = args.get(6).cloned();
+    let wanted = |name: &str| only.as_deref().is_none_or(|o| o == name);
+    let options = ModelOptions {
+        floating_base: args[2] == "1",
+        mimic: MimicPolicy::Independent,
+        package_dirs: vec![PathBuf::from(&args[5])],
+        skip_meshes: true,
+        allow_invalid_inertia: true,
+    };
+    let model = Model::from_urdf_file(&PathBuf::from(&args[1]), &options)?;
+    let mut data = Data::new(&model);
+    let rounds: usize = args[4].parse()?;
+
+    let text = std::fs::read_to_string(&args[3])?;
+    let mut numbers = text.split_whitespace().map(str::parse::<f64>);
+    let mut next = || numbers.next().ok_or("truncated states file")?.map_err(|e| e.to_string());
+    let (nq, nv, n) = (next()? as usize, next()? as usize, next()? as usize);
+    if nq != model.nq || nv != model.nv {
+        return Err(format!("states are for nq {nq} nv {nv}, model has {} {}", model.nq, model.nv).into());
+    }
+    let mut read = |len: usize| (0..len).map(|_| next()).collect::<Result<Vec<f64>, String>>();
+    let mut states = Vec::with_capacity(n);
+    for _ in 0..n {
+        states.push((read(nq)?, read(nv)?, read(nv)?, read(nv)?));
+    }
+
+    if wanted("fk") {
+        let t = median_us(|k| dynamics::forward_kinematics(&model, &mut data, black_box(&states[k].0)), n, rounds);
+        println!("fk {t:.5}");
+    }
+    if wanted("rnea") {
+        let t = median_us(
+            |k| {
+                let (q, v, a, _) = &states[k];
+                black_box(dynamics::rnea(&model, &mut data, q, v, a));
+            },
+            n,
+            rounds,
+        );
+        println!("rnea {t:.5}");
+    }
+    if wanted("crba") {
+        let t = median_us(
+            |k| {
+                black_box(dynamics::crba(&model, &mut data, &states[k].0));
+            },
+            n,
+            rounds,
+        );
+        println!("crba {t:.5}");
+    }
+    if wanted("aba") {
+        let t = median_us(
+            |k| {
+                let (q, v, _, tau) = &states[k];
+                black_box(dynamics::aba(&model, &mut data, q, v, tau));
+            },
+            n,
+            rounds,
+        );
+        println!("aba {t:.5}");
+    }
+    if wanted("jacobians") {
+        let t = median_us(
+            |k| {
+                black_box(dynamics::compute_joint_jacobians(&model, &mut data, &states[k].0));
+            },
+            n,
+            rounds,
+        );
+        println!("jacobians {t:.5}");
+    }
+    if wanted("ltdl") {
+        dynamics::crba(&model, &mut data, &states[0].0);
+        let t = median_us(|_| dynamics::ltdl_decompose(&model, black_box(&mut data)), n, rounds);
+        println!("ltdl {t:.5}");
+    }
+    Ok(())
+}

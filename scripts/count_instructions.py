@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Instructions per call of each dynamics algorithm, signorini vs Pinocchio, counted by
+valgrind's callgrind: deterministic, unaffected by the noise of a shared machine (timings
+on it vary by ±50 % between runs). Both sides are built for the same instruction set,
+x86-64-v3 (AVX2, FMA; valgrind cannot run AVX-512). Instructions are not time (IPC
+differs), but a change that removes instructions is measured exactly.
+
+  scripts/with_ros.sh python scripts/count_instructions.py [--robots solo12 talos] [--calls 1000]
+"""
+
+import argparse
+import os
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import pinocchio as pin
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+from bench_dynamics import ALGORITHMS, HARNESS_SRC, ROBOTS, prefix  # noqa: E402
+from gen_dynamics_fixtures import erd_share, random_configuration  # noqa: E402
+
+HARNESS_V3 = ROOT / "target" / "bench" / "pinocchio_dynamics_v3"
+OURS_V3 = ROOT / "target" / "v3" / "release" / "examples" / "profile_one"
+
+
+def build():
+    if not HARNESS_V3.exists() or HARNESS_V3.stat().st_mtime < HARNESS_SRC.stat().st_mtime:
+        p = prefix()
+        defs = ["BOOST_MPL_LIMIT_LIST_SIZE=30", "BOOST_MPL_LIMIT_VECTOR_SIZE=30",
+                "BOOST_MPL_CFG_NO_PREPROCESSED_HEADERS", "BOOST_FUSION_INVOKE_MAX_ARITY=12"]
+        print("building the x86-64-v3 Pinocchio harness (about 2 minutes)...", file=sys.stderr)
+        subprocess.run(["g++", "-O3", "-march=x86-64-v3", "-DNDEBUG", "-std=c++17", *[f"-D{d}" for d in defs],
+                        f"-I{p / 'include'}", f"-I{p / 'include' / 'eigen3'}", str(HARNESS_SRC), "-o",
+                        str(HARNESS_V3), f"-L{p / 'lib'}", "-lboost_serialization", f"-Wl,-rpath,{p / 'lib'}"],
+                       check=True)
+    env = dict(os.environ, RUSTFLAGS="-C target-cpu=x86-64-v3", CARGO_TARGET_DIR=str(ROOT / "target" / "v3"))
+    subprocess.run(["cargo", "build", "--release", "--quiet", "--no-default-features", "--example", "profile_one"],
+                   cwd=ROOT, env=env, check=True)
+
+
+def instructions(cmd):
+    with tempfile.NamedTemporaryFile(suffix=".cg") as out:
+        r = subprocess.run(["valgrind", "--tool=callgrind", f"--callgrind-out-file={out.name}", *cmd],
+                           capture_output=True, text=True)
+        m = re.search(r"refs:\s+([\d,]+)", r.stderr)
+        if r.returncode != 0 or not m:
+            sys.exit(f"{' '.join(cmd)} failed:\n{r.stderr[-2000:]}")
+        return int(m.group(1).replace(",", ""))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--robots", nargs="*", default=[r[0] for r in ROBOTS])
+    parser.add_argument("--algorithms", nargs="*", default=ALGORITHMS)
+    parser.add_argument("--calls", type=int, default=1000)
+    parser.add_argument("--write", action="store_true", help="update docs/BENCHMARKS.md")
+    args = parser.parse_args()
+    build()
+    share = erd_share()
+    work = pathlib.Path(tempfile.mkdtemp(prefix="signorini-count-"))
+    rng = np.random.default_rng(7)
+    rows = ["| robot (nv) | algorithm | Pinocchio instr/call | signorini instr/call | ratio |", "|---|---|---:|---:|---:|"]
+    print("\n".join(rows))
+    for name, rel, floating in ROBOTS:
+        if name not in args.robots:
+            continue
+        urdf = share / rel
+        model = pin.buildModelFromUrdf(str(urdf), *([pin.JointModelFreeFlyer()] if floating else []))
+        model_file, states = work / f"{name}.txt", work / f"{name}.states"
+        model.saveToText(str(model_file))
+        with open(states, "w") as f:
+            f.write(f"{model.nq} {model.nv} 8\n")
+            for _ in range(8):
+                q = random_configuration(model, rng)
+                f.write(" ".join(repr(float(x)) for x in np.concatenate([q, rng.normal(size=3 * model.nv)])) + "\n")
+        for algo in args.algorithms:
+            pin_cmd = lambda n: [str(HARNESS_V3), str(model_file), str(states), "0", algo, str(n)]  # noqa: E731
+            our_cmd = lambda n: [str(OURS_V3), str(urdf), "1" if floating else "0", algo, str(n), str(share)]  # noqa: E731
+            p = (instructions(pin_cmd(args.calls)) - instructions(pin_cmd(0))) / args.calls
+            s = (instructions(our_cmd(args.calls)) - instructions(our_cmd(0))) / args.calls
+            rows.append(f"| {name} ({model.nv}) | {algo} | {p:.0f} | {s:.0f} | {s / p:.2f} |")
+            print(rows[-1], flush=True)
+    if args.write:
+        import datetime
+        text = (f"Counted {datetime.date.today().isoformat()} by callgrind, both built for x86-64-v3, "
+                f"Pinocchio {pin.__version__}; {args.calls} calls on 8 random states.\n\n" + "\n".join(rows) +
+                "\n\nCommand: `scripts/with_ros.sh python scripts/count_instructions.py --write`")
+        doc = ROOT / "docs" / "BENCHMARKS.md"
+        body = doc.read_text() if doc.exists() else "# Benchmarks\n"
+        begin, end = "<!-- instructions:begin -->", "<!-- instructions:end -->"
+        block = f"{begin}\n{text}\n{end}"
+        if begin in body:
+            body = body[:body.index(begin)] + block + body[body.index(end) + len(end):]
+        else:
+            body += f"\n## Rigid-body dynamics: instructions per call (deterministic)\n\n{block}\n"
+        doc.write_text(body)
+
+
+if __name__ == "__main__":
+    main()
