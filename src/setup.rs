@@ -3,8 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::config::{Config, ConfigError};
-use crate::model::{RobotDescription, UrdfError};
+use crate::config::{Config, ConfigError, MimicJoints};
+use crate::model::{MimicPolicy, Model, ModelError, ModelOptions, RobotDescription, UrdfError};
 
 /// A configuration whose robot was loaded and whose joint names and posture were checked
 /// against it.
@@ -14,8 +14,10 @@ pub struct Setup {
     pub config_file: PathBuf,
     /// Its content.
     pub config: Config,
-    /// The robot.
+    /// The robot as described by its URDF.
     pub robot: RobotDescription,
+    /// The multibody model built from it (with the free flyer if configured).
+    pub model: Model,
     /// Controlled joints, in command and JointState order.
     pub joint_names: Vec<String>,
     /// Initial position of each controlled joint.
@@ -39,6 +41,14 @@ pub enum SetupError {
     /// The URDF given as text (the `robot_description` parameter).
     #[error(transparent)]
     Urdf(#[from] UrdfError),
+    /// The model built from the URDF (meshes, inertias).
+    #[error("{config}: key `robot`: {source}")]
+    Model {
+        /// The configuration file.
+        config: String,
+        /// What is wrong.
+        source: Box<ModelError>,
+    },
 }
 
 impl Setup {
@@ -46,17 +56,33 @@ impl Setup {
     /// parameter of that name) replaces the URDF file named in the configuration.
     pub fn load(config_file: &Path, robot_description: Option<&str>) -> Result<Self, SetupError> {
         let config = Config::from_file(config_file)?;
+        let mimic = match config.robot.mimic_joints {
+            MimicJoints::Error => MimicPolicy::Error,
+            MimicJoints::Independent => MimicPolicy::Independent,
+        };
         let robot = match robot_description {
-            Some(xml) => RobotDescription::from_xml(xml, "parameter robot_description")?,
-            None => RobotDescription::from_file(&config.robot.urdf)
+            Some(xml) => RobotDescription::from_xml_with(xml, "parameter robot_description", mimic)?,
+            None => RobotDescription::from_file_with(&config.robot.urdf, mimic)
                 .map_err(|source| SetupError::UrdfFile { config: config_file.display().to_string(), source })?,
         };
         Self::new(config_file, config, robot)
     }
 
-    /// Checks `config` against `robot`.
+    /// Checks `config` against `robot` and builds the model.
     pub fn new(config_file: &Path, config: Config, robot: RobotDescription) -> Result<Self, SetupError> {
         let file = config_file.display().to_string();
+        let options = ModelOptions {
+            floating_base: config.robot.floating_base,
+            mimic: match config.robot.mimic_joints {
+                MimicJoints::Error => MimicPolicy::Error,
+                MimicJoints::Independent => MimicPolicy::Independent,
+            },
+            package_dirs: config.robot.package_dirs.clone(),
+            skip_meshes: false,
+            allow_invalid_inertia: config.robot.allow_invalid_inertia,
+        };
+        let model = Model::from_description(&robot, &options)
+            .map_err(|source| SetupError::Model { config: file.clone(), source: Box::new(source) })?;
         let invalid = |key: String, message: String| ConfigError::Invalid { file: file.clone(), key, message };
         let movable: Vec<&str> = robot.movable_joints().map(|j| j.name.as_str()).collect();
         let joint_names: Vec<String> = match &config.robot.joints {
@@ -110,6 +136,6 @@ impl Setup {
             }
             initial_positions[i] = value.get();
         }
-        Ok(Self { config_file: config_file.to_owned(), config, robot, joint_names, initial_positions })
+        Ok(Self { config_file: config_file.to_owned(), config, robot, model, joint_names, initial_positions })
     }
 }

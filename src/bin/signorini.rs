@@ -186,6 +186,15 @@ fn check(config: &std::path::Path) -> Result<(), Failure> {
         s.robot.root_link(),
         if c.robot.floating_base { ", floating base" } else { "" }
     );
+    println!(
+        "  model: nq {}, nv {}, {} joints, {} frames, {} collision shapes, total mass {:.3} kg",
+        s.model.nq,
+        s.model.nv,
+        s.model.njoints() - 1,
+        s.model.nframes(),
+        s.model.collision_geometries.len(),
+        s.model.total_mass()
+    );
     println!("  controlled joints (command and /joint_states order):");
     for (name, q0) in s.joint_names.iter().zip(&s.initial_positions) {
         println!("    {name:<24} initial {q0:+.4}");

@@ -81,7 +81,10 @@ pub struct Config {
 
 /// `robot:`
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields, expecting = "a mapping of robot settings (urdf, floating_base, joints, initial_posture)")]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a mapping of robot settings (urdf, floating_base, joints, initial_posture, ...)"
+)]
 pub struct RobotConfig {
     /// URDF file (relative to the configuration file). The ROS parameter
     /// `robot_description` (URDF text) overrides it.
@@ -96,6 +99,28 @@ pub struct RobotConfig {
     /// Initial joint positions (rad or m) by joint name; unlisted joints start at 0.
     #[serde(default)]
     pub initial_posture: BTreeMap<String, FiniteF64>,
+    /// Directories holding packages, for `package://` mesh URIs (relative to the
+    /// configuration file). AMENT_PREFIX_PATH's share directories are searched after.
+    #[serde(default)]
+    pub package_dirs: Vec<PathBuf>,
+    /// `error` (default) refuses URDF mimic joints; `independent` loads them as ordinary
+    /// joints, as Pinocchio does.
+    #[serde(default)]
+    pub mimic_joints: MimicJoints,
+    /// Accept moving bodies whose rotational inertia is not positive semi-definite.
+    #[serde(default)]
+    pub allow_invalid_inertia: bool,
+}
+
+/// `robot.mimic_joints`.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MimicJoints {
+    /// Refuse the URDF.
+    #[default]
+    Error,
+    /// Load them as independent joints.
+    Independent,
 }
 
 /// `topics:` (defaults in parentheses).
@@ -301,9 +326,14 @@ impl Config {
         let text = std::fs::read_to_string(path)
             .map_err(|source| ConfigError::Read { file: path.display().to_string(), source })?;
         let mut config = Self::from_yaml(&text, &path.display().to_string())?;
+        let dir = path.parent().unwrap_or(Path::new("."));
         if config.robot.urdf.is_relative() {
-            let dir = path.parent().unwrap_or(Path::new("."));
             config.robot.urdf = lexically_normal(&dir.join(&config.robot.urdf));
+        }
+        for p in &mut config.robot.package_dirs {
+            if p.is_relative() {
+                *p = lexically_normal(&dir.join(&*p));
+            }
         }
         Ok(config)
     }
