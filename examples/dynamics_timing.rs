@@ -4,6 +4,9 @@
 //! line "algorithm microseconds" per algorithm.
 //!
 //!   cargo run --release --example dynamics_timing -- URDF FLOATING(0|1) STATES_FILE ROUNDS PACKAGE_DIR [ALGORITHM]
+//!
+//! With ROUNDS = 0 and a trailing CALLS, it only calls ALGORITHM CALLS times (for
+//! callgrind; scripts/count_instructions.py).
 
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -39,8 +42,8 @@ fn median_us(mut f: impl FnMut(usize), n_states: usize, rounds: usize) -> f64 {
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
-    if args.len() != 6 && args.len() != 7 {
-        return Err("usage: dynamics_timing URDF FLOATING STATES ROUNDS PACKAGE_DIR [ALGORITHM]".into());
+    if !(6..=8).contains(&args.len()) {
+        return Err("usage: dynamics_timing URDF FLOATING STATES ROUNDS PACKAGE_DIR [ALGORITHM [CALLS]]".into());
     }
     let only = args.get(6).cloned();
     let wanted = |name: &str| only.as_deref().is_none_or(|o| o == name);
@@ -68,6 +71,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         states.push((read(nq)?, read(nv)?, read(nv)?, read(nv)?));
     }
 
+    if rounds == 0 {
+        let calls: usize = args.get(7).ok_or("ROUNDS 0 needs ALGORITHM and CALLS")?.parse()?;
+        dynamics::crba(&model, &mut data, &states[0].0);
+        for c in 0..calls {
+            let (q, v, a, tau) = &states[c % n];
+            match only.as_deref().unwrap_or_default() {
+                "fk" => dynamics::forward_kinematics(&model, &mut data, black_box(q)),
+                "rnea" => drop(black_box(dynamics::rnea(&model, &mut data, q, v, a).len())),
+                "crba" => drop(black_box(dynamics::crba(&model, &mut data, q).len())),
+                "aba" => drop(black_box(dynamics::aba(&model, &mut data, q, v, tau).len())),
+                "jacobians" => drop(black_box(dynamics::compute_joint_jacobians(&model, &mut data, q).len())),
+                "ltdl" => dynamics::ltdl_decompose(&model, black_box(&mut data)),
+                other => return Err(format!("unknown algorithm `{other}`").into()),
+            }
+        }
+        return Ok(());
+    }
     if wanted("fk") {
         let t = median_us(|k| dynamics::forward_kinematics(&model, &mut data, black_box(&states[k].0)), n, rounds);
         println!("fk {t:.5}");

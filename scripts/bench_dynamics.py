@@ -38,7 +38,21 @@ ROBOTS = [
 ALGORITHMS = ["fk", "rnea", "crba", "aba", "jacobians", "ltdl"]
 HARNESS_SRC = ROOT / "scripts" / "bench" / "pinocchio_dynamics.cpp"
 HARNESS = ROOT / "target" / "bench" / "pinocchio_dynamics"
-BEGIN, END = "<!-- dynamics:begin -->", "<!-- dynamics:end -->"
+
+
+def write_section(key, heading, text):
+    """Replaces the block between `<!-- key:begin -->` and `<!-- key:end -->` of
+    docs/BENCHMARKS.md by `text` (appending a section with `heading` if absent)."""
+    doc = ROOT / "docs" / "BENCHMARKS.md"
+    body = doc.read_text() if doc.exists() else "# Benchmarks\n"
+    begin, end = f"<!-- {key}:begin -->", f"<!-- {key}:end -->"
+    block = f"{begin}\n{text}\n{end}"
+    if begin in body:
+        body = body[:body.index(begin)] + block + body[body.index(end) + len(end):]
+    else:
+        body += f"\n## {heading}\n\n{block}\n"
+    doc.write_text(body)
+    print(f"wrote {doc.relative_to(ROOT)}", file=sys.stderr)
 
 
 def prefix():
@@ -131,15 +145,7 @@ def main():
     table = "\n".join(lines)
     print(table)
     if args.write:
-        doc = ROOT / "docs" / "BENCHMARKS.md"
-        text = doc.read_text() if doc.exists() else "# Benchmarks\n"
-        block = f"{BEGIN}\n{table}\n{END}"
-        if BEGIN in text:
-            text = text[:text.index(BEGIN)] + block + text[text.index(END) + len(END):]
-        else:
-            text += f"\n## Rigid-body dynamics: signorini / Pinocchio\n\n{block}\n"
-        doc.write_text(text)
-        print(f"wrote {doc.relative_to(ROOT)}", file=sys.stderr)
+        write_section("dynamics", "Rigid-body dynamics: signorini / Pinocchio", table)
 
 
 if __name__ == "__main__":

@@ -21,11 +21,11 @@ import pinocchio as pin
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
-from bench_dynamics import ALGORITHMS, HARNESS_SRC, ROBOTS, prefix  # noqa: E402
+from bench_dynamics import ALGORITHMS, HARNESS_SRC, ROBOTS, prefix, write_section  # noqa: E402
 from gen_dynamics_fixtures import erd_share, random_configuration  # noqa: E402
 
 HARNESS_V3 = ROOT / "target" / "bench" / "pinocchio_dynamics_v3"
-OURS_V3 = ROOT / "target" / "v3" / "release" / "examples" / "profile_one"
+OURS_V3 = ROOT / "target" / "v3" / "release" / "examples" / "dynamics_timing"
 
 
 def build():
@@ -39,7 +39,7 @@ def build():
                         str(HARNESS_V3), f"-L{p / 'lib'}", "-lboost_serialization", f"-Wl,-rpath,{p / 'lib'}"],
                        check=True)
     env = dict(os.environ, RUSTFLAGS="-C target-cpu=x86-64-v3", CARGO_TARGET_DIR=str(ROOT / "target" / "v3"))
-    subprocess.run(["cargo", "build", "--release", "--quiet", "--no-default-features", "--example", "profile_one"],
+    subprocess.run(["cargo", "build", "--release", "--quiet", "--no-default-features", "--example", "dynamics_timing"],
                    cwd=ROOT, env=env, check=True)
 
 
@@ -80,7 +80,8 @@ def main():
                 f.write(" ".join(repr(float(x)) for x in np.concatenate([q, rng.normal(size=3 * model.nv)])) + "\n")
         for algo in args.algorithms:
             pin_cmd = lambda n: [str(HARNESS_V3), str(model_file), str(states), "0", algo, str(n)]  # noqa: E731
-            our_cmd = lambda n: [str(OURS_V3), str(urdf), "1" if floating else "0", algo, str(n), str(share)]  # noqa: E731
+            our_cmd = lambda n: [str(OURS_V3), str(urdf), "1" if floating else "0", str(states), "0", str(share),  # noqa: E731
+                                 algo, str(n)]
             p = (instructions(pin_cmd(args.calls)) - instructions(pin_cmd(0))) / args.calls
             s = (instructions(our_cmd(args.calls)) - instructions(our_cmd(0))) / args.calls
             rows.append(f"| {name} ({model.nv}) | {algo} | {p:.0f} | {s:.0f} | {s / p:.2f} |")
@@ -90,15 +91,7 @@ def main():
         text = (f"Counted {datetime.date.today().isoformat()} by callgrind, both built for x86-64-v3, "
                 f"Pinocchio {pin.__version__}; {args.calls} calls on 8 random states.\n\n" + "\n".join(rows) +
                 "\n\nCommand: `scripts/with_ros.sh python scripts/count_instructions.py --write`")
-        doc = ROOT / "docs" / "BENCHMARKS.md"
-        body = doc.read_text() if doc.exists() else "# Benchmarks\n"
-        begin, end = "<!-- instructions:begin -->", "<!-- instructions:end -->"
-        block = f"{begin}\n{text}\n{end}"
-        if begin in body:
-            body = body[:body.index(begin)] + block + body[body.index(end) + len(end):]
-        else:
-            body += f"\n## Rigid-body dynamics: instructions per call (deterministic)\n\n{block}\n"
-        doc.write_text(body)
+        write_section("instructions", "Rigid-body dynamics: instructions per call (deterministic)", text)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,7 @@ mod common;
 
 use std::process::Command;
 
-use common::{erd_share, rel_error, repo};
+use common::{erd_share, rel_error, repo, temp_file};
 
 fn signorini(args: &[&str]) -> (i32, String, String) {
     let out = Command::new(env!("CARGO_BIN_EXE_signorini"))
@@ -30,10 +30,7 @@ fn check_lists_the_controlled_joints() {
 
 #[test]
 fn bad_input_exits_with_code_2_and_one_line() {
-    let dir = std::env::temp_dir().join(format!("signorini-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let bad = dir.join("bad.yaml");
-    std::fs::write(&bad, "robot:\n  urdf: nowhere.urdf\nrate_hz: 0\n").unwrap();
+    let bad = temp_file("bad.yaml", "robot:\n  urdf: nowhere.urdf\nrate_hz: 0\n");
     let (code, _, err) = signorini(&["check", "--config", bad.to_str().unwrap()]);
     assert_eq!(code, 2);
     assert_eq!(err.lines().count(), 1, "{err}");
@@ -61,14 +58,6 @@ fn without_ros_the_node_explains_itself() {
     let (code, _, err) = signorini(&["node"]);
     assert_eq!(code, 1);
     assert!(err.contains("no ROS 2 support"), "{err}");
-}
-
-fn temp_file(name: &str, content: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("signorini-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, content).unwrap();
-    path
 }
 
 #[test]

@@ -1,13 +1,13 @@
 //! Every configuration error names the file, the key, what was expected and what was found.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 
 use signorini::config::{Config, ConfigError, Mode};
 use signorini::setup::{Setup, SetupError};
 
-fn repo(path: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
-}
+use common::repo;
 
 fn error(yaml: &str) -> String {
     Config::from_yaml(yaml, "robot.yaml").unwrap_err().to_string()
@@ -95,13 +95,7 @@ fn a_missing_file_is_named() {
     assert!(e.to_string().starts_with("/nonexistent/signorini.yaml: cannot read"), "{e}");
 }
 
-fn write_config(name: &str, yaml: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("signorini-config-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(name);
-    std::fs::write(&path, yaml).unwrap();
-    path
-}
+use common::temp_file as write_config;
 
 #[test]
 fn joints_and_posture_are_checked_against_the_urdf() {

@@ -63,8 +63,8 @@ fn every_urdf_pinocchio_loads_loads_here_with_the_same_counts() {
         assert_eq!(Some(&m.joint_names), e.joint_names.as_ref(), "{}: joint order", e.urdf);
         assert_eq!(Some(m.collision_geometries.len()), e.ngeoms, "{}: collision geometries", e.urdf);
         for g in &m.collision_geometries {
-            if let Shape::Mesh { path, .. } = &g.shape {
-                assert!(path.is_file(), "{}: {}", e.urdf, path.display());
+            if let Shape::Mesh { file, .. } = &g.shape {
+                assert!(file.is_file(), "{}: {}", e.urdf, file.display());
                 meshes += 1;
             }
         }

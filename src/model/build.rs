@@ -14,7 +14,7 @@ use super::frame::{Frame, FrameKind};
 use super::geometry::{CollisionGeometry, PackageDirs, Shape};
 use super::joint::{Axis, JointType};
 use super::multibody::{Model, NO_PARENT};
-use super::urdf::{GeometryDescription, JointKind, MimicPolicy, RobotDescription, UrdfError};
+use super::urdf::{JointKind, MimicPolicy, RobotDescription, UrdfError};
 use crate::spatial::{Inertia, SE3};
 
 /// How to build a model from a URDF.
@@ -148,27 +148,19 @@ impl Model {
             let (joint, frame, joint_m_link) = links[link.name.as_str()];
             for (k, c) in link.collisions.iter().enumerate() {
                 let shape = match &c.geometry {
-                    GeometryDescription::Box { size } => Shape::Box { size: *size },
-                    GeometryDescription::Cylinder { radius, length } => {
-                        Shape::Cylinder { radius: *radius, length: *length }
-                    }
-                    GeometryDescription::Capsule { radius, length } => {
-                        Shape::Capsule { radius: *radius, length: *length }
-                    }
-                    GeometryDescription::Sphere { radius } => Shape::Sphere { radius: *radius },
-                    GeometryDescription::Mesh { uri, scale } => {
-                        let path = if options.skip_meshes {
-                            PathBuf::from(uri)
-                        } else {
-                            packages.resolve(uri, d.directory.as_deref()).map_err(|tried| ModelError::MeshNotFound {
+                    Shape::Mesh { file, scale } if !options.skip_meshes => {
+                        let uri = file.to_string_lossy();
+                        let resolved = packages.resolve(&uri, d.directory.as_deref()).map_err(|tried| {
+                            ModelError::MeshNotFound {
                                 origin: d.origin.clone(),
                                 link: link.name.clone(),
-                                uri: uri.clone(),
+                                uri: uri.to_string(),
                                 tried,
-                            })?
-                        };
-                        Shape::Mesh { path, scale: *scale }
+                            }
+                        })?;
+                        Shape::Mesh { file: resolved, scale: *scale }
                     }
+                    other => other.clone(),
                 };
                 geometries.push(CollisionGeometry {
                     name: format!("{}_{k}", link.name),

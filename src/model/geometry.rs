@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use crate::spatial::{SE3, Vec3};
 
-/// A collision shape with everything resolved.
+/// A collision shape, centred on its own frame.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Shape {
     /// Box of these full side lengths, centred.
@@ -40,8 +40,9 @@ pub enum Shape {
     },
     /// A mesh file.
     Mesh {
-        /// Resolved path of the file.
-        path: PathBuf,
+        /// In a model, the resolved path of the file; in a URDF description, the URI as
+        /// written.
+        file: PathBuf,
         /// Scale per axis.
         scale: Vec3,
     },

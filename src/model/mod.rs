@@ -17,6 +17,6 @@ pub use geometry::{CollisionGeometry, PackageDirs, Shape};
 pub use joint::{Axis, JointType};
 pub use multibody::{Model, NO_PARENT};
 pub use urdf::{
-    CollisionDescription, GeometryDescription, JointDescription, JointDynamics, JointKind, JointLimits,
-    LinkDescription, MimicPolicy, RobotDescription, UrdfError, UrdfErrorKind,
+    CollisionDescription, JointDescription, JointDynamics, JointKind, JointLimits, LinkDescription, MimicPolicy,
+    RobotDescription, UrdfError, UrdfErrorKind,
 };

@@ -15,6 +15,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
+use super::geometry::Shape;
 use crate::spatial::{Inertia, Mat3, SE3, Vec3, rotation_from_rpy};
 
 /// Kind of a URDF joint this crate supports.
@@ -95,42 +96,6 @@ pub struct JointDescription {
     pub mimics: Option<String>,
 }
 
-/// A collision shape as written in the URDF.
-#[derive(Clone, Debug, PartialEq)]
-pub enum GeometryDescription {
-    /// Box with these full side lengths, centred on its origin.
-    Box {
-        /// Side lengths (x, y, z), m.
-        size: Vec3,
-    },
-    /// Cylinder along its origin's z axis.
-    Cylinder {
-        /// Radius, m.
-        radius: f64,
-        /// Length, m.
-        length: f64,
-    },
-    /// Capsule along its origin's z axis.
-    Capsule {
-        /// Radius, m.
-        radius: f64,
-        /// Length of the cylindrical part, m.
-        length: f64,
-    },
-    /// Sphere.
-    Sphere {
-        /// Radius, m.
-        radius: f64,
-    },
-    /// Mesh file (URI as written: `package://`, `file://`, absolute or relative).
-    Mesh {
-        /// The filename attribute.
-        uri: String,
-        /// Scale per axis.
-        scale: Vec3,
-    },
-}
-
 /// One `<collision>` element.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CollisionDescription {
@@ -138,8 +103,9 @@ pub struct CollisionDescription {
     pub name: String,
     /// Placement in the link frame.
     pub origin: SE3,
-    /// The shape.
-    pub geometry: GeometryDescription,
+    /// The shape; a mesh's `file` is the URI as written (`package://`, `file://`,
+    /// absolute or relative), resolved when the model is built.
+    pub geometry: Shape,
 }
 
 /// One link.
@@ -456,16 +422,12 @@ fn describe_link(l: &urdf_rs::Link) -> Result<LinkDescription, UrdfErrorKind> {
     for col in &l.collision {
         let origin = pose(&col.origin, || format!("link `{}` collision", l.name))?;
         let geometry = match &col.geometry {
-            urdf_rs::Geometry::Box { size } => GeometryDescription::Box { size: Vec3::from(size.0) },
-            urdf_rs::Geometry::Cylinder { radius, length } => {
-                GeometryDescription::Cylinder { radius: *radius, length: *length }
-            }
-            urdf_rs::Geometry::Capsule { radius, length } => {
-                GeometryDescription::Capsule { radius: *radius, length: *length }
-            }
-            urdf_rs::Geometry::Sphere { radius } => GeometryDescription::Sphere { radius: *radius },
-            urdf_rs::Geometry::Mesh { filename, scale } => GeometryDescription::Mesh {
-                uri: filename.clone(),
+            urdf_rs::Geometry::Box { size } => Shape::Box { size: Vec3::from(size.0) },
+            urdf_rs::Geometry::Cylinder { radius, length } => Shape::Cylinder { radius: *radius, length: *length },
+            urdf_rs::Geometry::Capsule { radius, length } => Shape::Capsule { radius: *radius, length: *length },
+            urdf_rs::Geometry::Sphere { radius } => Shape::Sphere { radius: *radius },
+            urdf_rs::Geometry::Mesh { filename, scale } => Shape::Mesh {
+                file: filename.into(),
                 scale: scale.map_or(Vec3::new(1.0, 1.0, 1.0), |s| Vec3::from(s.0)),
             },
         };
@@ -615,7 +577,7 @@ mod tests {
              <material name='x'><texture/></material></visual><collision><geometry><sphere radius='0.5'/></geometry></collision></link>",
         );
         let d = RobotDescription::from_xml(&xml, "t.urdf").unwrap();
-        assert_eq!(d.links[0].collisions[0].geometry, GeometryDescription::Sphere { radius: 0.5 });
+        assert_eq!(d.links[0].collisions[0].geometry, Shape::Sphere { radius: 0.5 });
     }
 
     #[test]

@@ -13,6 +13,91 @@
 //! - Cross products: `v.cross(w)` is the motion cross product v×w; `v.cross_force(f)` is the
 //!   force cross product v×*f. They satisfy ⟨v×w, f⟩ = −⟨w, v×*f⟩.
 
+/// Constructors (`ZERO`, `new`, `from_vector`, `to_vector`) and `+`, `+=`, `-`, `-=`,
+/// unary `-`, `* f64` for a `[linear; angular]` pair type.
+macro_rules! impl_six_vector_ops {
+    ($t:ident) => {
+        impl $t {
+            /// Zero.
+            pub const ZERO: $t = $t {
+                linear: $crate::spatial::Vec3::new(0.0, 0.0, 0.0),
+                angular: $crate::spatial::Vec3::new(0.0, 0.0, 0.0),
+            };
+
+            /// From its parts.
+            #[inline]
+            pub const fn new(linear: $crate::spatial::Vec3, angular: $crate::spatial::Vec3) -> Self {
+                Self { linear, angular }
+            }
+
+            /// From a 6-vector `[linear; angular]`.
+            #[inline]
+            pub fn from_vector(v: &$crate::spatial::Vec6) -> Self {
+                Self {
+                    linear: $crate::spatial::Vec3::new(v[0], v[1], v[2]),
+                    angular: $crate::spatial::Vec3::new(v[3], v[4], v[5]),
+                }
+            }
+
+            /// As a 6-vector `[linear; angular]`.
+            #[inline]
+            pub fn to_vector(&self) -> $crate::spatial::Vec6 {
+                $crate::spatial::Vec6::new(
+                    self.linear.x,
+                    self.linear.y,
+                    self.linear.z,
+                    self.angular.x,
+                    self.angular.y,
+                    self.angular.z,
+                )
+            }
+        }
+
+        impl std::ops::Add for $t {
+            type Output = $t;
+            #[inline]
+            fn add(self, o: $t) -> $t {
+                $t { linear: self.linear + o.linear, angular: self.angular + o.angular }
+            }
+        }
+        impl std::ops::AddAssign for $t {
+            #[inline]
+            fn add_assign(&mut self, o: $t) {
+                self.linear += o.linear;
+                self.angular += o.angular;
+            }
+        }
+        impl std::ops::Sub for $t {
+            type Output = $t;
+            #[inline]
+            fn sub(self, o: $t) -> $t {
+                $t { linear: self.linear - o.linear, angular: self.angular - o.angular }
+            }
+        }
+        impl std::ops::SubAssign for $t {
+            #[inline]
+            fn sub_assign(&mut self, o: $t) {
+                self.linear -= o.linear;
+                self.angular -= o.angular;
+            }
+        }
+        impl std::ops::Neg for $t {
+            type Output = $t;
+            #[inline]
+            fn neg(self) -> $t {
+                $t { linear: -self.linear, angular: -self.angular }
+            }
+        }
+        impl std::ops::Mul<f64> for $t {
+            type Output = $t;
+            #[inline]
+            fn mul(self, s: f64) -> $t {
+                $t { linear: self.linear * s, angular: self.angular * s }
+            }
+        }
+    };
+}
+
 mod force;
 mod inertia;
 mod motion;

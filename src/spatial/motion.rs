@@ -1,8 +1,6 @@
 //! Spatial motion vectors (twists, spatial accelerations).
 
-use std::ops::{Add, AddAssign, Mul, Neg, Sub, SubAssign};
-
-use super::{Force, Vec3, Vec6};
+use super::{Force, Vec3};
 
 /// A spatial motion `[linear; angular]` expressed in a frame, at its origin.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
@@ -14,27 +12,6 @@ pub struct Motion {
 }
 
 impl Motion {
-    /// The zero motion.
-    pub const ZERO: Motion = Motion { linear: Vec3::new(0.0, 0.0, 0.0), angular: Vec3::new(0.0, 0.0, 0.0) };
-
-    /// From its parts.
-    #[inline]
-    pub const fn new(linear: Vec3, angular: Vec3) -> Self {
-        Self { linear, angular }
-    }
-
-    /// From a 6-vector `[linear; angular]`.
-    #[inline]
-    pub fn from_vector(v: &Vec6) -> Self {
-        Self { linear: Vec3::new(v[0], v[1], v[2]), angular: Vec3::new(v[3], v[4], v[5]) }
-    }
-
-    /// As a 6-vector `[linear; angular]`.
-    #[inline]
-    pub fn to_vector(&self) -> Vec6 {
-        Vec6::new(self.linear.x, self.linear.y, self.linear.z, self.angular.x, self.angular.y, self.angular.z)
-    }
-
     /// Motion cross product `self × other` (the derivative of `other` in a frame moving
     /// with `self`).
     #[inline]
@@ -61,50 +38,4 @@ impl Motion {
     }
 }
 
-impl Add for Motion {
-    type Output = Motion;
-    #[inline]
-    fn add(self, o: Motion) -> Motion {
-        Motion { linear: self.linear + o.linear, angular: self.angular + o.angular }
-    }
-}
-
-impl AddAssign for Motion {
-    #[inline]
-    fn add_assign(&mut self, o: Motion) {
-        self.linear += o.linear;
-        self.angular += o.angular;
-    }
-}
-
-impl Sub for Motion {
-    type Output = Motion;
-    #[inline]
-    fn sub(self, o: Motion) -> Motion {
-        Motion { linear: self.linear - o.linear, angular: self.angular - o.angular }
-    }
-}
-
-impl SubAssign for Motion {
-    #[inline]
-    fn sub_assign(&mut self, o: Motion) {
-        self.linear -= o.linear;
-        self.angular -= o.angular;
-    }
-}
-
-impl Neg for Motion {
-    type Output = Motion;
-    #[inline]
-    fn neg(self) -> Motion {
-        Motion { linear: -self.linear, angular: -self.angular }
-    }
-}
-
-impl Mul<f64> for Motion {
-    type Output = Motion;
-    #[inline]
-    fn mul(self, s: f64) -> Motion {
-        Motion { linear: self.linear * s, angular: self.angular * s }
-    }
-}
+impl_six_vector_ops!(Motion);

@@ -37,3 +37,12 @@ pub fn rel_error(got: &[f64], want: &[f64]) -> f64 {
     let scale = want.iter().fold(1.0f64, |m, x| m.max(x.abs()));
     got.iter().zip(want).fold(0.0f64, |m, (g, w)| m.max((g - w).abs())) / scale
 }
+
+/// Writes `content` to `name` in a per-process temporary directory; returns its path.
+pub fn temp_file(name: &str, content: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("signorini-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, content).unwrap();
+    path
+}
