@@ -78,10 +78,18 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             let (q, v, a, tau) = &states[c % n];
             match only.as_deref().unwrap_or_default() {
                 "fk" => dynamics::forward_kinematics(&model, &mut data, black_box(q)),
-                "rnea" => drop(black_box(dynamics::rnea(&model, &mut data, q, v, a).len())),
-                "crba" => drop(black_box(dynamics::crba(&model, &mut data, q).len())),
-                "aba" => drop(black_box(dynamics::aba(&model, &mut data, q, v, tau).len())),
-                "jacobians" => drop(black_box(dynamics::compute_joint_jacobians(&model, &mut data, q).len())),
+                "rnea" => {
+                    black_box(dynamics::rnea(&model, &mut data, q, v, a).len());
+                }
+                "crba" => {
+                    black_box(dynamics::crba(&model, &mut data, q).len());
+                }
+                "aba" => {
+                    black_box(dynamics::aba(&model, &mut data, q, v, tau).len());
+                }
+                "jacobians" => {
+                    black_box(dynamics::compute_joint_jacobians(&model, &mut data, q).len());
+                }
                 "ltdl" => dynamics::ltdl_decompose(&model, black_box(&mut data)),
                 other => return Err(format!("unknown algorithm `{other}`").into()),
             }

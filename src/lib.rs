@@ -16,6 +16,7 @@
 #![warn(missing_docs)]
 
 pub mod cli;
+pub mod collision;
 pub mod config;
 pub mod dynamics;
 pub mod model;

@@ -3,6 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::collision::{CollisionError, CollisionWorld};
 use crate::config::{Config, ConfigError, MimicJoints};
 use crate::model::{MimicPolicy, Model, ModelError, ModelOptions, RobotDescription, UrdfError};
 
@@ -48,6 +49,14 @@ pub enum SetupError {
         config: String,
         /// What is wrong.
         source: Box<ModelError>,
+    },
+    /// The collision world (meshes, environment, collision settings).
+    #[error("{config}: {source}")]
+    Collision {
+        /// The configuration file.
+        config: String,
+        /// What is wrong.
+        source: CollisionError,
     },
 }
 
@@ -137,5 +146,11 @@ impl Setup {
             initial_positions[i] = value.get();
         }
         Ok(Self { config_file: config_file.to_owned(), config, robot, model, joint_names, initial_positions })
+    }
+
+    /// The collision world of the robot and the configured environment (loads meshes).
+    pub fn collision_world(&self) -> Result<CollisionWorld, SetupError> {
+        CollisionWorld::new(&self.model, &self.config.environment, &self.config.collision)
+            .map_err(|source| SetupError::Collision { config: self.config_file.display().to_string(), source })
     }
 }

@@ -7,6 +7,8 @@
 mod common;
 
 use serde::Deserialize;
+use signorini::collision::{CollisionWorld, Owner};
+use signorini::config::{CollisionConfig, EnvironmentConfig};
 use signorini::model::{MimicPolicy, Model, ModelError, ModelOptions, Shape};
 
 use common::{erd_share, repo};
@@ -68,6 +70,11 @@ fn every_urdf_pinocchio_loads_loads_here_with_the_same_counts() {
                 meshes += 1;
             }
         }
+        // Every collision mesh loads (STL, OBJ, COLLADA) and makes a convex hull.
+        let world = CollisionWorld::new(&m, &EnvironmentConfig::default(), &CollisionConfig::default())
+            .unwrap_or_else(|err| panic!("{}: {err}", e.urdf));
+        let robot_shapes = world.objects().iter().filter(|o| matches!(o.owner, Owner::Robot { .. })).count();
+        assert_eq!(Some(robot_shapes), e.ngeoms, "{}: collision world", e.urdf);
         println!(
             "{:<80} {:>4} {:>4} {:>7} {:>7} {:>6}",
             e.urdf,

@@ -17,6 +17,11 @@ fn key_paths(value: &Value, prefix: &str, out: &mut BTreeSet<String>) {
         out.insert(path.clone());
         if prefix == "qos" {
             key_paths(v, "qos.<topic>", out);
+        } else if let Value::Sequence(items) = v {
+            // Lists of mappings (environment.boxes): their fields as `key[].field`.
+            for item in items {
+                key_paths(item, &format!("{path}[]"), out);
+            }
         } else if path != "robot.initial_posture" {
             key_paths(v, &path, out);
         }
@@ -43,7 +48,10 @@ fn documented_keys(readme: &str) -> BTreeSet<String> {
 fn the_readme_documents_exactly_the_configuration_keys() {
     let config = Config::from_yaml(
         "robot: {urdf: r.urdf, joints: [a], initial_posture: {a: 1.0}}\ntopics: {commands: /c}\n\
-         qos: {commands: {reliability: reliable, durability: volatile, depth: 1}}\nrealtime: {priority: 1, cpu: 0}\n",
+         qos: {commands: {reliability: reliable, durability: volatile, depth: 1}}\nrealtime: {priority: 1, cpu: 0}\n\
+         environment: {boxes: [{name: b, size: [1, 1, 1], position: [0, 0, 0]}], \
+         slopes: [{name: s, position: [0, 0, 0], angle: 0.1, size: [1, 1, 0.1]}]}\n\
+         collision: {srdf: r.srdf, robot_friction: 0.5, disable_pairs: [[a, b]]}\n",
         "x.yaml",
     )
     .unwrap();

@@ -174,6 +174,7 @@ fn load(config: &std::path::Path) -> Result<Setup, Failure> {
 fn check(config: &std::path::Path) -> Result<(), Failure> {
     let s = load(config)?;
     let c = &s.config;
+    let world = s.collision_world().map_err(|e| Failure::BadInput(e.to_string()))?;
     println!("configuration {}: ok", config.display());
     println!("  mode {}, {} Hz, controller `{}`", c.mode, c.rate_hz.get(), c.controller);
     println!(
@@ -194,6 +195,19 @@ fn check(config: &std::path::Path) -> Result<(), Failure> {
         s.model.nframes(),
         s.model.collision_geometries.len(),
         s.model.total_mass()
+    );
+    let robot = world.objects().iter().filter(|o| matches!(o.owner, signorini::collision::Owner::Robot { .. })).count();
+    let environment: Vec<&str> = world
+        .objects()
+        .iter()
+        .filter(|o| o.owner == signorini::collision::Owner::Static)
+        .map(|o| o.name.as_str())
+        .collect();
+    println!(
+        "  collision: {robot} robot shapes, environment [{}], margin {} m, self-collision {}",
+        environment.join(", "),
+        c.collision.margin.get(),
+        if c.collision.self_collision { "on" } else { "off" }
     );
     println!("  controlled joints (command and /joint_states order):");
     for (name, q0) in s.joint_names.iter().zip(&s.initial_positions) {

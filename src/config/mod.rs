@@ -12,6 +12,7 @@
 //! The reference of every key is in README.md ("Configuration reference"), checked
 //! against these structs by a test.
 
+pub mod scene;
 pub mod values;
 
 use std::collections::BTreeMap;
@@ -19,6 +20,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+pub use scene::{BoxConfig, CollisionConfig, EnvironmentConfig, GroundConfig, NonNegativeF64, SlopeConfig};
 pub use values::{FiniteF64, NameToken, PositiveF64, RtPriority, TopicName};
 
 /// What the node does.
@@ -77,6 +79,12 @@ pub struct Config {
     /// Scheduling of the loop thread.
     #[serde(default)]
     pub realtime: RealtimeConfig,
+    /// Static objects around the robot (default: flat ground at z = 0).
+    #[serde(default)]
+    pub environment: EnvironmentConfig,
+    /// Contact detection.
+    #[serde(default)]
+    pub collision: CollisionConfig,
 }
 
 /// `robot:`
@@ -329,6 +337,11 @@ impl Config {
         let dir = path.parent().unwrap_or(Path::new("."));
         if config.robot.urdf.is_relative() {
             config.robot.urdf = lexically_normal(&dir.join(&config.robot.urdf));
+        }
+        if let Some(srdf) = &mut config.collision.srdf
+            && srdf.is_relative()
+        {
+            *srdf = lexically_normal(&dir.join(&*srdf));
         }
         for p in &mut config.robot.package_dirs {
             if p.is_relative() {

@@ -8,6 +8,7 @@ pub mod frame;
 pub mod geometry;
 pub mod joint;
 mod multibody;
+pub mod srdf;
 pub mod urdf;
 
 pub use build::{ModelError, ModelOptions};
@@ -16,6 +17,7 @@ pub use frame::{Frame, FrameKind};
 pub use geometry::{CollisionGeometry, PackageDirs, Shape};
 pub use joint::{Axis, JointType};
 pub use multibody::{Model, NO_PARENT};
+pub use srdf::{Srdf, SrdfError};
 pub use urdf::{
     CollisionDescription, JointDescription, JointDynamics, JointKind, JointLimits, LinkDescription, MimicPolicy,
     RobotDescription, UrdfError, UrdfErrorKind,

@@ -103,7 +103,7 @@ impl Model {
 
     /// Total mass of the bodies.
     pub fn total_mass(&self) -> f64 {
-        self.inertias.iter().skip(1).map(|i| i.mass).sum()
+        self.inertias.iter().skip(1).fold(0.0, |m, i| m + i.mass)
     }
 
     /// Adds an operational frame on `joint` at `placement` (in the joint frame); returns

@@ -1,0 +1,23 @@
+//! Criterion benches of contact detection per step (robot placement update + detection;
+//! forward kinematics excluded) on the scenes of benches/scenes/collision.rs.
+//!
+//!   cargo bench --bench collision        (make bench)
+
+use std::hint::black_box;
+
+use criterion::{Criterion, criterion_group, criterion_main};
+
+#[path = "scenes/collision.rs"]
+mod scenes;
+
+fn detection(c: &mut Criterion) {
+    let mut g = c.benchmark_group("detection");
+    for mut scene in scenes::all() {
+        let contacts = scene.step();
+        g.bench_function(format!("{} ({contacts} contacts)", scene.name), |b| b.iter(|| black_box(scene.step())));
+    }
+    g.finish();
+}
+
+criterion_group!(benches, detection);
+criterion_main!(benches);

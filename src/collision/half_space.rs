@@ -1,0 +1,376 @@
+//! Contacts of a convex shape against a half-space (ground, inclines): the most common
+//! pair for legged robots, so computed directly rather than by a general algorithm.
+//!
+//! The plane is `{x : n·x = h}` with unit normal n pointing out of the half-space. Each
+//! shape proposes candidate surface points with a stable feature number (a sphere its
+//! lowest point; a capsule the lowest points of its two end spheres; a box its 8
+//! corners; a cylinder, per cap, its lowest rim point and 4 rim points along its local x
+//! and y; a convex hull its vertices). Those closer than the margin are reduced to at
+//! most 4 points spanning the largest area (deepest, farthest from it, farthest from
+//! their line, largest added area): a box resting on a face gives its 4 corners, a
+//! sphere 1 point, a lying cylinder the 2 ends of its lowest line.
+//!
+//! A convex hull is not scanned: its deepest vertex is found by walking down its edges
+//! (a linear function over a convex polytope has no other local minimum on the vertex
+//! graph), from the previous step's deepest vertex; the candidates are then the vertices
+//! of its support face, the face around that vertex most opposed to the plane's normal
+//! (coplanar triangles are merged into polygons at load). A hull resting on a flat face
+//! gives that face's corners, a tilted one its lowest vertex or edge, a rounded foot the
+//! small face at its bottom, at a cost independent of the tessellation (solo12's feet
+//! have 672 vertices, 150 of them within the default 5 mm margin of the ground).
+
+use super::shape::{Adjacency, HullFaces, ShapeKind};
+use crate::spatial::{SE3, Vec3};
+
+/// Scratch memory for [`contacts`], sized once for the largest hull of the world.
+#[derive(Clone, Debug, Default)]
+pub struct PlaneScratch {
+    candidates: Vec<Candidate>,
+}
+
+impl PlaneScratch {
+    /// For shapes of up to `vertices` candidate points.
+    pub fn with_capacity(vertices: usize) -> Self {
+        Self { candidates: Vec::with_capacity(vertices) }
+    }
+}
+
+/// A contact against the plane.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct PlanePoint {
+    /// The point on the shape's surface (world).
+    pub point: Vec3,
+    /// Its signed distance to the plane (negative below).
+    pub distance: f64,
+    /// Stable feature number of the point on the shape.
+    pub feature: u32,
+}
+
+/// Candidates shorter than this (m) apart are one point.
+const MERGE: f64 = 1e-6;
+
+/// A candidate in the plane's coordinates, for the reduction.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+struct Candidate {
+    /// Coordinates along the plane's two tangents.
+    u: f64,
+    v: f64,
+    distance: f64,
+    /// Vertex or feature number.
+    feature: u32,
+}
+
+/// Candidate `k` of the shape at `pose`, if it exists.
+#[inline]
+fn candidate(kind: &ShapeKind, pose: &SE3, n: &Vec3, k: usize) -> Option<(Vec3, u32)> {
+    let r = &pose.rotation;
+    let t = &pose.translation;
+    match kind {
+        ShapeKind::Sphere { radius } => (k == 0).then(|| (t - n * *radius, 0)),
+        ShapeKind::Capsule { radius, half_length } => (k < 2).then(|| {
+            let s = if k == 0 { -1.0 } else { 1.0 };
+            (t + r.column(2) * (s * half_length) - n * *radius, k as u32)
+        }),
+        ShapeKind::Box { half_extents: h } => (k < 8).then(|| {
+            let s = |bit: usize| if k >> bit & 1 == 0 { -1.0 } else { 1.0 };
+            (pose.act_point(&Vec3::new(s(0) * h.x, s(1) * h.y, s(2) * h.z)), k as u32)
+        }),
+        ShapeKind::Cylinder { radius, half_length } => {
+            if k >= 10 {
+                return None;
+            }
+            let (cap, j) = (k / 5, k % 5);
+            let axis = r.column(2).into_owned();
+            let centre = t + axis * (if cap == 0 { -half_length } else { *half_length });
+            let dir = match j {
+                0 => r.column(0).into_owned(),
+                1 => r.column(1).into_owned(),
+                2 => -r.column(0),
+                3 => -r.column(1),
+                _ => {
+                    // The lowest point of the rim: −n projected on the cap's plane.
+                    let u = -n + axis * n.dot(&axis);
+                    let len = u.norm();
+                    if len < 1e-9 {
+                        return None;
+                    }
+                    u / len
+                }
+            };
+            Some((centre + dir * *radius, k as u32))
+        }
+        ShapeKind::ConvexHull { .. } | ShapeKind::TriMesh { .. } | ShapeKind::HalfSpace => None,
+    }
+}
+
+fn candidate_count(kind: &ShapeKind) -> usize {
+    match kind {
+        ShapeKind::Sphere { .. } => 1,
+        ShapeKind::Capsule { .. } => 2,
+        ShapeKind::Box { .. } => 8,
+        ShapeKind::Cylinder { .. } => 10,
+        ShapeKind::ConvexHull { .. } | ShapeKind::TriMesh { .. } | ShapeKind::HalfSpace => 0,
+    }
+}
+
+/// The support face of a hull (see the module documentation) into
+/// `scratch.candidates`, in plane coordinates; `hint` is the previous deepest vertex and
+/// becomes the new one.
+#[allow(clippy::too_many_arguments)]
+fn hull_candidates(
+    vertices: &[Vec3],
+    adjacency: &Adjacency,
+    faces: &HullFaces,
+    pose: &SE3,
+    n: &Vec3,
+    h: f64,
+    margin: f64,
+    scratch: &mut PlaneScratch,
+    hint: &mut u32,
+) {
+    if vertices.is_empty() {
+        return;
+    }
+    // The plane in the hull's frame: height(v) = n_l·v − h_l; tangents t1, t2.
+    let nl = pose.rotation.tr_mul(n);
+    let hl = h - n.dot(&pose.translation);
+    let height = |v: u32| nl.dot(&vertices[v as usize]) - hl;
+    let mut v = (*hint).min(vertices.len() as u32 - 1);
+    let mut hv = height(v);
+    loop {
+        let mut moved = false;
+        for &w in adjacency.of(v) {
+            let hw = height(w);
+            if hw < hv {
+                (v, hv, moved) = (w, hw, true);
+            }
+        }
+        if !moved {
+            break;
+        }
+    }
+    *hint = v;
+    if hv >= margin {
+        return;
+    }
+    let mut support = None;
+    let mut alignment = f64::INFINITY;
+    for &f in faces.vertex_faces.of(v) {
+        let a = faces.normals[f as usize].dot(&nl);
+        if a < alignment {
+            (alignment, support) = (a, Some(f));
+        }
+    }
+    let frame = super::contact::contact_frame(&nl);
+    let (t1, t2) = (frame.column(0).into_owned(), frame.column(1).into_owned());
+    let mut push = |u: u32, d: f64| {
+        let p = &vertices[u as usize];
+        scratch.candidates.push(Candidate { u: t1.dot(p), v: t2.dot(p), distance: d, feature: u });
+    };
+    match support {
+        Some(f) => {
+            for &u in faces.face_vertices.of(f) {
+                let d = height(u);
+                if d < margin {
+                    push(u, d);
+                }
+            }
+        }
+        None => push(v, hv),
+    }
+}
+
+/// Up to 4 contact points of the shape at `pose` against the plane (n, h), closer than
+/// `margin`, into `out`; returns how many. `hint` carries a hull's deepest vertex from
+/// one step to the next. No allocation (`scratch` is sized for the shape).
+#[allow(clippy::too_many_arguments)]
+pub fn contacts(
+    kind: &ShapeKind,
+    pose: &SE3,
+    n: &Vec3,
+    h: f64,
+    margin: f64,
+    scratch: &mut PlaneScratch,
+    hint: &mut u32,
+    out: &mut [PlanePoint; 4],
+) -> usize {
+    scratch.candidates.clear();
+    let mut chosen = [Candidate::default(); 4];
+    if let ShapeKind::ConvexHull { vertices, adjacency, faces } = kind {
+        hull_candidates(vertices, adjacency, faces, pose, n, h, margin, scratch, hint);
+        let count = reduce(&scratch.candidates, &mut chosen);
+        for (o, c) in out.iter_mut().zip(&chosen[..count]) {
+            let point = pose.act_point(&vertices[c.feature as usize]);
+            *o = PlanePoint { point, distance: c.distance, feature: c.feature };
+        }
+        return count;
+    }
+    let frame = super::contact::contact_frame(n);
+    let (t1, t2) = (frame.column(0).into_owned(), frame.column(1).into_owned());
+    let mut points = [Vec3::zeros(); 16];
+    for k in 0..candidate_count(kind) {
+        if let Some((point, feature)) = candidate(kind, pose, n, k) {
+            let distance = n.dot(&point) - h;
+            if distance < margin {
+                points[feature as usize] = point;
+                scratch.candidates.push(Candidate { u: t1.dot(&point), v: t2.dot(&point), distance, feature });
+            }
+        }
+    }
+    let count = reduce(&scratch.candidates, &mut chosen);
+    for (o, c) in out.iter_mut().zip(&chosen[..count]) {
+        *o = PlanePoint { point: points[c.feature as usize], distance: c.distance, feature: c.feature };
+    }
+    count
+}
+
+/// Index of the candidate maximizing `score` (the first of equals), with its score.
+#[inline]
+fn best(candidates: &[Candidate], score: impl Fn(&Candidate) -> f64) -> (usize, f64) {
+    let mut best = (0, f64::NEG_INFINITY);
+    for (k, c) in candidates.iter().enumerate() {
+        let s = score(c);
+        if s > best.1 {
+            best = (k, s);
+        }
+    }
+    best
+}
+
+/// At most 4 of the candidates, spanning the largest area in the plane.
+fn reduce(candidates: &[Candidate], out: &mut [Candidate; 4]) -> usize {
+    if candidates.is_empty() {
+        return 0;
+    }
+    // 1: the deepest.
+    let a = candidates[best(candidates, |c| -c.distance).0];
+    out[0] = a;
+    // 2: the farthest from it.
+    let (k, d2) = best(candidates, |c| (c.u - a.u) * (c.u - a.u) + (c.v - a.v) * (c.v - a.v));
+    if d2 < MERGE * MERGE {
+        return 1;
+    }
+    let b = candidates[k];
+    out[1] = b;
+    // 3: the farthest from the line through them (twice the triangle's area).
+    let cross = |p: &Candidate, q: &Candidate, r: &Candidate| (q.u - p.u) * (r.v - p.v) - (q.v - p.v) * (r.u - p.u);
+    let (k, area3) = best(candidates, |c| cross(&a, &b, c).abs());
+    if area3 < MERGE * d2.sqrt() {
+        return 2;
+    }
+    let c = candidates[k];
+    out[2] = c;
+    // 4: the one adding the largest area to the triangle (outside one of its edges).
+    let o = cross(&a, &b, &c).signum();
+    let (k, area) = best(candidates, |q| (-o * cross(&a, &b, q)).max(-o * cross(&b, &c, q)).max(-o * cross(&c, &a, q)));
+    if area > MERGE * MERGE {
+        out[3] = candidates[k];
+        4
+    } else {
+        3
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spatial::{Mat3, rotation_from_rpy};
+
+    fn run(kind: &ShapeKind, pose: &SE3) -> Vec<PlanePoint> {
+        let mut out = [PlanePoint::default(); 4];
+        let mut scratch = PlaneScratch::with_capacity(16);
+        let n = contacts(kind, pose, &Vec3::z(), 0.0, 0.005, &mut scratch, &mut 0, &mut out);
+        out[..n].to_vec()
+    }
+
+    #[test]
+    fn a_hull_gives_its_support_face() {
+        use crate::collision::shape::CollisionShape;
+        // A box-shaped hull with extra points on its faces: the bottom face is one polygon.
+        let mut points = Vec::new();
+        for x in [-0.2, -0.1, 0.0, 0.1, 0.2] {
+            for y in [-0.1, 0.0, 0.1] {
+                for z in [-0.05, 0.05] {
+                    points.push(Vec3::new(x, y, z));
+                }
+            }
+        }
+        let hull = CollisionShape::convex_hull(&points, "box").unwrap();
+        let ShapeKind::ConvexHull { faces, .. } = &hull.kind else { panic!() };
+        assert_eq!(faces.normals.len(), 6, "coplanar triangles merged into 6 faces");
+        let box_ = ShapeKind::Box { half_extents: Vec3::new(0.2, 0.1, 0.05) };
+        let mut scratch = PlaneScratch::with_capacity(64);
+        for (k, pose) in [
+            SE3::from_translation(Vec3::new(0.3, 0.1, 0.049)),
+            SE3::new(rotation_from_rpy(0.0, 0.0, 0.7), Vec3::new(0.0, 0.0, 0.05)),
+            SE3::new(rotation_from_rpy(std::f64::consts::FRAC_PI_6, 0.0, 0.0), Vec3::new(0.0, 0.0, 0.0936)),
+            SE3::new(rotation_from_rpy(0.3, 0.2, 0.1), Vec3::new(0.0, 0.0, 0.1)),
+        ]
+        .iter()
+        .enumerate()
+        {
+            let (mut a, mut b) = ([PlanePoint::default(); 4], [PlanePoint::default(); 4]);
+            let na = contacts(&hull.kind, pose, &Vec3::z(), 0.0, 0.005, &mut scratch, &mut 0, &mut a);
+            let nb = contacts(&box_, pose, &Vec3::z(), 0.0, 0.005, &mut scratch, &mut 0, &mut b);
+            let key = |p: &PlanePoint| [0, 1, 2].map(|i| (p.point[i] * 1e6).round() as i64);
+            let mut ka: Vec<_> = a[..na].iter().map(key).collect();
+            let mut kb: Vec<_> = b[..nb].iter().map(key).collect();
+            ka.sort();
+            kb.sort();
+            assert_eq!(ka, kb, "pose {k}");
+        }
+    }
+
+    #[test]
+    fn a_sphere_touches_at_its_lowest_point() {
+        let s = ShapeKind::Sphere { radius: 0.1 };
+        let c = run(&s, &SE3::from_translation(Vec3::new(0.3, 0.2, 0.098)));
+        assert_eq!(c.len(), 1);
+        assert!((c[0].distance + 0.002).abs() < 1e-15);
+        assert!((c[0].point - Vec3::new(0.3, 0.2, -0.002)).norm() < 1e-15);
+        assert!(run(&s, &SE3::from_translation(Vec3::new(0.0, 0.0, 0.2))).is_empty());
+    }
+
+    #[test]
+    fn a_box_resting_on_its_face_gives_its_four_bottom_corners() {
+        let b = ShapeKind::Box { half_extents: Vec3::new(0.2, 0.1, 0.05) };
+        let c = run(&b, &SE3::from_translation(Vec3::new(1.0, 0.0, 0.05)));
+        assert_eq!(c.len(), 4);
+        let mut corners: Vec<(i64, i64)> =
+            c.iter().map(|p| ((p.point.x * 100.0).round() as i64, (p.point.y * 100.0).round() as i64)).collect();
+        corners.sort();
+        assert_eq!(corners, vec![(80, -10), (80, 10), (120, -10), (120, 10)]);
+        assert!(c.iter().all(|p| p.distance.abs() < 1e-15));
+        // Rotated 45° about z: still 4 corners, now on a diamond.
+        let pose = SE3::new(rotation_from_rpy(0.0, 0.0, std::f64::consts::FRAC_PI_4), Vec3::new(0.0, 0.0, 0.05));
+        assert_eq!(run(&b, &pose).len(), 4);
+        // Tilted about x by 30°: one edge down, 2 corners touch.
+        let pose = SE3::new(rotation_from_rpy(std::f64::consts::FRAC_PI_6, 0.0, 0.0), Vec3::new(0.0, 0.0, 0.0936));
+        let c = run(&b, &pose);
+        assert_eq!(c.len(), 2, "{c:?}");
+    }
+
+    #[test]
+    fn a_cylinder_standing_gives_four_rim_points_and_lying_two() {
+        let cyl = ShapeKind::Cylinder { radius: 0.05, half_length: 0.1 };
+        let standing = run(&cyl, &SE3::from_translation(Vec3::new(0.0, 0.0, 0.1)));
+        assert_eq!(standing.len(), 4);
+        assert!(standing.iter().all(|p| (p.point.z).abs() < 1e-15 && (p.point.xy().norm() - 0.05).abs() < 1e-15));
+        let lying = SE3::new(rotation_from_rpy(std::f64::consts::FRAC_PI_2, 0.0, 0.0), Vec3::new(0.0, 0.0, 0.05));
+        let c = run(&cyl, &lying);
+        assert_eq!(c.len(), 2, "{c:?}");
+        let mut ys: Vec<f64> = c.iter().map(|p| p.point.y).collect();
+        ys.sort_by(f64::total_cmp);
+        assert!((ys[0] + 0.1).abs() < 1e-12 && (ys[1] - 0.1).abs() < 1e-12);
+        assert!(c.iter().all(|p| p.point.z.abs() < 1e-12));
+    }
+
+    #[test]
+    fn a_capsule_lying_touches_at_both_ends() {
+        let cap = ShapeKind::Capsule { radius: 0.02, half_length: 0.1 };
+        let pose = SE3::new(rotation_from_rpy(0.0, std::f64::consts::FRAC_PI_2, 0.0), Vec3::new(0.0, 0.0, 0.02));
+        let c = run(&cap, &pose);
+        assert_eq!(c.len(), 2);
+        let _ = Mat3::identity();
+    }
+}

@@ -1,0 +1,543 @@
+//! The collision world: every shape of the robot, of the free bodies and of the static
+//! environment, and contact detection between them into a preallocated buffer.
+//!
+//! Pairs tested: robot–environment always; robot–free body, free–free, free–environment
+//! always; robot–robot only with self-collision on, never for shapes moved by the same
+//! joint or by a joint and its parent, nor for disabled link pairs. Broad phase: a static
+//! AABB tree for the environment, sweep-and-prune (insertion-sorted along x, nearly
+//! linear with temporal coherence) among moving shapes, and a direct box–plane test for
+//! half-spaces. Narrow phase: [`super::half_space`] for half-spaces, parry's contact
+//! manifolds for the other convex pairs and triangle meshes.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use std::sync::Arc;
+
+use super::bvh::Bvh;
+use super::contact::{Contact, ContactBuffer, ContactId, Owner, combine_friction, contact_frame};
+use super::half_space::{self, PlanePoint, PlaneScratch};
+use super::parry_adapter::PairWorkspace;
+use super::shape::{CollisionShape, MeshError, ShapeKind, load_mesh};
+use crate::config::{CollisionConfig, EnvironmentConfig};
+use crate::model::{Data, Model, Shape, Srdf};
+use crate::spatial::{Mat3, SE3, Vec3, rotation_from_rpy};
+
+/// One shape in the world.
+#[derive(Clone, Debug)]
+pub struct CollisionObject {
+    /// Name: the robot link's geometry name (`link_k`), a free body's or an environment
+    /// object's name.
+    pub name: String,
+    /// The URDF link (robot shapes) or the name again.
+    pub link: String,
+    /// Who moves it.
+    pub owner: Owner,
+    /// Placement of the shape in its owner's frame (joint frame, body frame or world).
+    pub placement: SE3,
+    /// The shape (meshes shared between objects that use the same file and scale).
+    pub shape: Arc<CollisionShape>,
+    /// Coulomb friction coefficient (∞: unspecified, defer to the other body).
+    pub friction: f64,
+    /// Restitution coefficient.
+    pub restitution: f64,
+    /// Current world pose.
+    pub pose: SE3,
+    aabb: (Vec3, Vec3),
+}
+
+/// Why a collision world cannot be built.
+#[derive(Debug, thiserror::Error)]
+pub enum CollisionError {
+    /// A mesh.
+    #[error("link `{link}`: {source}")]
+    Mesh {
+        /// The link.
+        link: String,
+        /// What is wrong with its mesh.
+        source: MeshError,
+    },
+    /// The SRDF.
+    #[error("{file}: {reason}")]
+    Srdf {
+        /// The file.
+        file: String,
+        /// What is wrong.
+        reason: String,
+    },
+    /// A key of the configuration.
+    #[error("key `{key}`: {message}")]
+    Config {
+        /// The key.
+        key: String,
+        /// Expected and found.
+        message: String,
+    },
+}
+
+/// A free rigid body's shape (the simulator owns its dynamics).
+#[derive(Clone, Debug)]
+pub struct FreeBodyShape {
+    /// Name.
+    pub name: String,
+    /// The shape.
+    pub shape: Arc<CollisionShape>,
+    /// Placement in the body frame.
+    pub placement: SE3,
+    /// Friction coefficient.
+    pub friction: f64,
+    /// Restitution.
+    pub restitution: f64,
+}
+
+/// Every shape and the state detection keeps between steps.
+pub struct CollisionWorld {
+    objects: Vec<CollisionObject>,
+    /// Static half-spaces: (object, world normal, offset h of n·x = h).
+    planes: Vec<(usize, Vec3, f64)>,
+    /// Static non-plane objects and their tree (indices into `statics`).
+    statics: Vec<usize>,
+    static_tree: Bvh,
+    /// Robot and free-body objects, kept sorted by their box's lower x (sweep and prune).
+    moving: Vec<usize>,
+    /// Robot objects, and for each pair of them whether they may collide.
+    robot_objects: Vec<usize>,
+    self_pairs: Vec<bool>,
+    margin: f64,
+    self_collision: bool,
+    self_friction: f64,
+    workspace: PairWorkspace,
+    plane_points: [PlanePoint; 4],
+    plane_scratch: PlaneScratch,
+    /// Per object and plane, the hull vertex that was deepest last step.
+    plane_hints: Vec<u32>,
+}
+
+/// The order of a pair in a contact: the robot first, then free bodies, then the
+/// environment; by index among equals.
+fn rank(o: &Owner) -> u8 {
+    match o {
+        Owner::Robot { .. } => 0,
+        Owner::Free { .. } => 1,
+        Owner::Static => 2,
+    }
+}
+
+/// Shapes of the same mesh file and scale are loaded once.
+type MeshCache = HashMap<(PathBuf, [u64; 3]), Arc<CollisionShape>>;
+
+fn robot_shape(shape: &Shape, link: &str, cache: &mut MeshCache) -> Result<Arc<CollisionShape>, CollisionError> {
+    Ok(match shape {
+        Shape::Box { size } => Arc::new(CollisionShape::cuboid(size * 0.5)),
+        Shape::Sphere { radius } => Arc::new(CollisionShape::sphere(*radius)),
+        Shape::Cylinder { radius, length } => Arc::new(CollisionShape::cylinder(*radius, length * 0.5)),
+        Shape::Capsule { radius, length } => Arc::new(CollisionShape::capsule(*radius, length * 0.5)),
+        Shape::Mesh { file, scale } => {
+            let key = (file.clone(), [scale.x.to_bits(), scale.y.to_bits(), scale.z.to_bits()]);
+            if let Some(s) = cache.get(&key) {
+                return Ok(s.clone());
+            }
+            let err = |source| CollisionError::Mesh { link: link.to_owned(), source };
+            let (vertices, _) = load_mesh(file, scale).map_err(err)?;
+            let hull = Arc::new(CollisionShape::convex_hull(&vertices, &file.display().to_string()).map_err(err)?);
+            cache.insert(key, hull.clone());
+            hull
+        }
+    })
+}
+
+impl CollisionWorld {
+    /// The robot's collision shapes (meshes as convex hulls), the environment of
+    /// `environment`, and the settings of `collision`.
+    pub fn new(
+        model: &Model,
+        environment: &EnvironmentConfig,
+        collision: &CollisionConfig,
+    ) -> Result<Self, CollisionError> {
+        let mut cache = MeshCache::new();
+        let robot_friction = collision.robot_friction.map_or(f64::INFINITY, |f| f.get());
+        let mut objects = Vec::new();
+        for g in &model.collision_geometries {
+            objects.push(CollisionObject {
+                name: g.name.clone(),
+                link: g.link.clone(),
+                owner: Owner::Robot { joint: g.parent_joint },
+                placement: g.placement,
+                shape: robot_shape(&g.shape, &g.link, &mut cache)?,
+                friction: robot_friction,
+                restitution: 0.0,
+                pose: g.placement,
+                aabb: (Vec3::zeros(), Vec3::zeros()),
+            });
+        }
+        let mut add_static = |name: &str, shape: CollisionShape, pose: SE3, friction: f64, restitution: f64| {
+            objects.push(CollisionObject {
+                name: name.to_owned(),
+                link: name.to_owned(),
+                owner: Owner::Static,
+                placement: pose,
+                shape: Arc::new(shape),
+                friction,
+                restitution,
+                pose,
+                aabb: (Vec3::zeros(), Vec3::zeros()),
+            });
+        };
+        if let Some(g) = &environment.ground {
+            let n = Vec3::from(g.normal.map(|x| x.get()));
+            let norm = n.norm();
+            if norm.is_nan() || norm <= 1e-9 {
+                return Err(CollisionError::Config {
+                    key: "environment.ground.normal".into(),
+                    message: format!("expected a nonzero vector, got {:?}", [n.x, n.y, n.z]),
+                });
+            }
+            let n = n / norm;
+            add_static(
+                "ground",
+                CollisionShape::half_space(),
+                plane_pose(&n, g.height.get()),
+                g.friction.get(),
+                g.restitution.get(),
+            );
+        }
+        for b in &environment.boxes {
+            let half = Vec3::from(b.size.map(|x| x.get() * 0.5));
+            let [r, p, y] = b.rpy.map(|x| x.get());
+            let pose = SE3::new(rotation_from_rpy(r, p, y), Vec3::from(b.position.map(|x| x.get())));
+            add_static(&b.name, CollisionShape::cuboid(half), pose, b.friction.get(), b.restitution.get());
+        }
+        for s in &environment.slopes {
+            let [length, width, thickness] = s.size.map(|x| x.get());
+            // Rising along +x after the yaw: the top face's normal tilts towards −x.
+            let rotation = rotation_from_rpy(0.0, -s.angle.get(), s.yaw.get());
+            let top = Vec3::from(s.position.map(|x| x.get()));
+            let pose = SE3::new(rotation, top - rotation.column(2) * (thickness * 0.5));
+            let half = Vec3::new(length * 0.5, width * 0.5, thickness * 0.5);
+            add_static(&s.name, CollisionShape::cuboid(half), pose, s.friction.get(), s.restitution.get());
+        }
+
+        let mut disabled = collision.disable_pairs.clone();
+        if let Some(srdf) = &collision.srdf {
+            let srdf = Srdf::from_file(srdf).map_err(|e| CollisionError::Srdf { file: e.file, reason: e.reason })?;
+            disabled.extend(srdf.disabled_collisions);
+        }
+        let robot_objects: Vec<usize> =
+            (0..objects.len()).filter(|&i| matches!(objects[i].owner, Owner::Robot { .. })).collect();
+        let links: std::collections::HashSet<&str> = robot_objects.iter().map(|&i| objects[i].link.as_str()).collect();
+        for (k, pair) in collision.disable_pairs.iter().enumerate() {
+            for (side, link) in pair.iter().enumerate() {
+                if !links.contains(link.as_str()) && model.frame_id(link, None).is_none() {
+                    return Err(CollisionError::Config {
+                        key: format!("collision.disable_pairs[{k}][{side}]"),
+                        message: format!("expected a link of the robot, got `{link}`"),
+                    });
+                }
+            }
+        }
+        let nr = robot_objects.len();
+        let mut self_pairs = vec![false; nr * nr];
+        if collision.self_collision {
+            for a in 0..nr {
+                for b in 0..nr {
+                    let (oa, ob) = (&objects[robot_objects[a]], &objects[robot_objects[b]]);
+                    let (Owner::Robot { joint: ja }, Owner::Robot { joint: jb }) = (oa.owner, ob.owner) else {
+                        continue;
+                    };
+                    let adjacent = ja == jb || model.parents[ja] == jb || model.parents[jb] == ja;
+                    let off = disabled
+                        .iter()
+                        .any(|[x, y]| (x == &oa.link && y == &ob.link) || (x == &ob.link && y == &oa.link));
+                    self_pairs[a * nr + b] = !adjacent && !off;
+                }
+            }
+        }
+
+        let mut world = CollisionWorld {
+            planes: Vec::new(),
+            statics: Vec::new(),
+            static_tree: Bvh::default(),
+            moving: robot_objects.clone(),
+            robot_objects,
+            self_pairs,
+            margin: collision.margin.get(),
+            self_collision: collision.self_collision,
+            self_friction: collision.self_friction.get(),
+            workspace: PairWorkspace::default(),
+            plane_points: [PlanePoint::default(); 4],
+            plane_scratch: PlaneScratch::default(),
+            plane_hints: Vec::new(),
+            objects,
+        };
+        world.index_statics();
+        Ok(world)
+    }
+
+    fn index_statics(&mut self) {
+        self.planes.clear();
+        self.statics.clear();
+        for (i, o) in self.objects.iter_mut().enumerate() {
+            if o.owner != Owner::Static {
+                continue;
+            }
+            if matches!(o.shape.kind, ShapeKind::HalfSpace) {
+                let n = o.pose.rotation.column(2).into_owned();
+                self.planes.push((i, n, n.dot(&o.pose.translation)));
+            } else {
+                o.aabb = o.shape.world_aabb(&o.pose, 0.0);
+                self.statics.push(i);
+            }
+        }
+        let boxes: Vec<(Vec3, Vec3)> = self.statics.iter().map(|&i| self.objects[i].aabb).collect();
+        self.static_tree = Bvh::build(&boxes);
+        self.size_scratch();
+    }
+
+    /// Sizes the plane queries' scratch memory for the current objects (start-up only).
+    fn size_scratch(&mut self) {
+        let largest = self.objects.iter().map(|o| o.shape.vertex_count()).max().unwrap_or(16);
+        self.plane_scratch = PlaneScratch::with_capacity(largest);
+        self.plane_hints = vec![0; self.objects.len() * self.planes.len().max(1)];
+    }
+
+    /// Adds a free rigid body's shapes (at start-up); returns the body's index.
+    pub fn add_free_body(&mut self, shapes: &[FreeBodyShape]) -> usize {
+        let body = self
+            .objects
+            .iter()
+            .filter_map(|o| if let Owner::Free { body } = o.owner { Some(body + 1) } else { None })
+            .max()
+            .unwrap_or(0);
+        for s in shapes {
+            self.moving.push(self.objects.len());
+            self.objects.push(CollisionObject {
+                name: s.name.clone(),
+                link: s.name.clone(),
+                owner: Owner::Free { body },
+                placement: s.placement,
+                shape: s.shape.clone(),
+                friction: s.friction,
+                restitution: s.restitution,
+                pose: s.placement,
+                aabb: (Vec3::zeros(), Vec3::zeros()),
+            });
+        }
+        self.size_scratch();
+        body
+    }
+
+    /// Adds a static triangle mesh (kept as triangles, not a hull).
+    pub fn add_static_mesh(
+        &mut self,
+        name: &str,
+        file: &Path,
+        scale: &Vec3,
+        pose: SE3,
+        friction: f64,
+    ) -> Result<(), CollisionError> {
+        let err = |source| CollisionError::Mesh { link: name.to_owned(), source };
+        let (vertices, triangles) = load_mesh(file, scale).map_err(err)?;
+        let shape = CollisionShape::trimesh(vertices, triangles, &file.display().to_string()).map_err(err)?;
+        self.objects.push(CollisionObject {
+            name: name.to_owned(),
+            link: name.to_owned(),
+            owner: Owner::Static,
+            placement: pose,
+            shape: Arc::new(shape),
+            friction,
+            restitution: 0.0,
+            pose,
+            aabb: (Vec3::zeros(), Vec3::zeros()),
+        });
+        self.index_statics();
+        Ok(())
+    }
+
+    /// Every object.
+    pub fn objects(&self) -> &[CollisionObject] {
+        &self.objects
+    }
+
+    /// Moves the robot's shapes to the joint placements of `data` (after forward
+    /// kinematics).
+    pub fn update_robot(&mut self, data: &Data) {
+        for &i in &self.robot_objects {
+            let o = &mut self.objects[i];
+            if let Owner::Robot { joint } = o.owner {
+                o.pose = if joint > 0 { data.o_m_i[joint].compose(&o.placement) } else { o.placement };
+            }
+        }
+    }
+
+    /// Moves free body `body` to `world_m_body`.
+    pub fn set_free_body_pose(&mut self, body: usize, world_m_body: &SE3) {
+        for &i in &self.moving {
+            let o = &mut self.objects[i];
+            if o.owner == (Owner::Free { body }) {
+                o.pose = world_m_body.compose(&o.placement);
+            }
+        }
+    }
+
+    /// Detects every contact closer than the margin into `out` (cleared first). Allocates
+    /// nothing once the buffers have grown to the scene's size.
+    pub fn detect(&mut self, out: &mut ContactBuffer) {
+        out.clear();
+        let margin = self.margin;
+        for &i in &self.moving {
+            let o = &mut self.objects[i];
+            o.aabb = o.shape.world_aabb(&o.pose, margin);
+        }
+        // Moving shapes against half-spaces.
+        for k in 0..self.moving.len() {
+            let i = self.moving[k];
+            for p in 0..self.planes.len() {
+                let (_, n, h) = self.planes[p];
+                let (lo, hi) = self.objects[i].aabb;
+                let (centre, half) = ((lo + hi) * 0.5, (hi - lo) * 0.5);
+                let lowest = n.dot(&centre) - n.abs().dot(&half);
+                if lowest - h < margin {
+                    self.plane_pair(i, p, &n, h, out);
+                }
+            }
+        }
+        // Moving shapes against the static tree.
+        // (The tree and its index are moved out for the query: no copy, no allocation.)
+        let tree = std::mem::take(&mut self.static_tree);
+        let statics = std::mem::take(&mut self.statics);
+        for k in 0..self.moving.len() {
+            let i = self.moving[k];
+            let (lo, hi) = self.objects[i].aabb;
+            tree.query(&lo, &hi, |s| self.convex_pair(i, statics[s], out));
+        }
+        self.static_tree = tree;
+        self.statics = statics;
+        // Moving shapes among themselves: sweep and prune along x (nothing to do for a lone
+        // robot without self-collision).
+        if !self.self_collision && self.moving.len() == self.robot_objects.len() {
+            return;
+        }
+        let objects = &self.objects;
+        insertion_sort_by_key(&mut self.moving, |&i| objects[i].aabb.0.x);
+        for a in 0..self.moving.len() {
+            let i = self.moving[a];
+            let i_robot = matches!(self.objects[i].owner, Owner::Robot { .. });
+            for b in a + 1..self.moving.len() {
+                let j = self.moving[b];
+                let (ai, aj) = (&self.objects[i].aabb, &self.objects[j].aabb);
+                if aj.0.x > ai.1.x {
+                    break;
+                }
+                if i_robot && !self.self_collision && matches!(self.objects[j].owner, Owner::Robot { .. }) {
+                    continue;
+                }
+                if ai.0.y > aj.1.y || aj.0.y > ai.1.y || ai.0.z > aj.1.z || aj.0.z > ai.1.z {
+                    continue;
+                }
+                if self.may_collide(i, j) {
+                    self.convex_pair(i, j, out);
+                }
+            }
+        }
+    }
+
+    fn may_collide(&self, i: usize, j: usize) -> bool {
+        match (self.objects[i].owner, self.objects[j].owner) {
+            (Owner::Robot { .. }, Owner::Robot { .. }) => {
+                let nr = self.robot_objects.len();
+                let a = self.robot_objects.binary_search(&i);
+                let b = self.robot_objects.binary_search(&j);
+                matches!((a, b), (Ok(a), Ok(b)) if self.self_pairs[a * nr + b])
+            }
+            (Owner::Free { body: a }, Owner::Free { body: b }) => a != b,
+            _ => true,
+        }
+    }
+
+    fn materials(&self, i: usize, j: usize) -> (f64, f64) {
+        let (a, b) = (&self.objects[i], &self.objects[j]);
+        (combine_friction(a.friction, b.friction, self.self_friction), a.restitution.max(b.restitution))
+    }
+
+    /// Object `i` (moving) against plane number `p`.
+    fn plane_pair(&mut self, i: usize, p: usize, n: &Vec3, h: f64, out: &mut ContactBuffer) {
+        let plane = self.planes[p].0;
+        let o = &self.objects[i];
+        let hint = &mut self.plane_hints[i * self.planes.len() + p];
+        let count = match o.shape.kind {
+            ShapeKind::TriMesh { .. } | ShapeKind::HalfSpace => 0,
+            ref kind => half_space::contacts(
+                kind,
+                &o.pose,
+                n,
+                h,
+                self.margin,
+                &mut self.plane_scratch,
+                hint,
+                &mut self.plane_points,
+            ),
+        };
+        let (friction, restitution) = self.materials(i, plane);
+        let frame = contact_frame(n);
+        for p in &self.plane_points[..count] {
+            out.push(Contact {
+                object1: i,
+                object2: plane,
+                body1: o.owner,
+                body2: Owner::Static,
+                point: p.point - n * (0.5 * p.distance),
+                frame,
+                distance: p.distance,
+                friction,
+                restitution,
+                id: ContactId::new(i, plane, p.feature, 0),
+            });
+        }
+    }
+
+    /// A pair of non-plane objects, through parry.
+    fn convex_pair(&mut self, i: usize, j: usize, out: &mut ContactBuffer) {
+        // Object 1 is on the robot side.
+        let (i, j) = {
+            let (ri, rj) = (rank(&self.objects[i].owner), rank(&self.objects[j].owner));
+            if (ri, i) <= (rj, j) { (i, j) } else { (j, i) }
+        };
+        let (friction, restitution) = self.materials(i, j);
+        let (a, b) = (&self.objects[i], &self.objects[j]);
+        let (Some(sa), Some(sb)) = (a.shape.parry.as_ref(), b.shape.parry.as_ref()) else { return };
+        let (owner1, owner2) = (a.owner, b.owner);
+        // Parry's normal points out of object 1; ours into it.
+        let _ = self.workspace.contacts(sa, &a.pose, sb, &b.pose, self.margin, |p| {
+            let n = -p.normal1;
+            out.push(Contact {
+                object1: i,
+                object2: j,
+                body1: owner1,
+                body2: owner2,
+                point: (p.point1 + p.point2) * 0.5,
+                frame: contact_frame(&n),
+                distance: p.distance,
+                friction,
+                restitution,
+                id: ContactId::new(i, j, p.feature1, p.feature2),
+            });
+        });
+    }
+}
+
+/// The pose of the half-space whose surface is n·x = h (z axis along n).
+fn plane_pose(n: &Vec3, h: f64) -> SE3 {
+    let frame = contact_frame(n);
+    SE3::new(Mat3::from_columns(&[frame.column(0).into_owned(), frame.column(1).into_owned(), *n]), n * h)
+}
+
+/// Stable insertion sort: O(n) on nearly sorted input (boxes move little between steps).
+fn insertion_sort_by_key(v: &mut [usize], key: impl Fn(&usize) -> f64) {
+    for i in 1..v.len() {
+        let mut j = i;
+        while j > 0 && key(&v[j - 1]) > key(&v[j]) {
+            v.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+}

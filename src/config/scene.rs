@@ -1,0 +1,183 @@
+//! `environment:` and `collision:`: the static world around the robot and how contacts
+//! are detected.
+
+use serde::{Deserialize, Serialize};
+
+use super::values::{FiniteF64, PositiveF64};
+
+/// A non-negative finite number (friction, restitution, margins).
+#[derive(Copy, Clone, Debug, PartialEq, PartialOrd, Serialize)]
+#[serde(transparent)]
+pub struct NonNegativeF64(f64);
+
+impl NonNegativeF64 {
+    /// `Some` if `x` is finite and ≥ 0.
+    pub fn new(x: f64) -> Option<Self> {
+        (x.is_finite() && x >= 0.0).then_some(Self(x))
+    }
+    /// The value.
+    pub fn get(self) -> f64 {
+        self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for NonNegativeF64 {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let x = FiniteF64::deserialize(d)?.get();
+        Self::new(x)
+            .ok_or_else(|| serde::de::Error::invalid_value(serde::de::Unexpected::Float(x), &"a finite number ≥ 0"))
+    }
+}
+
+fn nn(x: f64) -> NonNegativeF64 {
+    NonNegativeF64::new(x).expect("a non-negative default")
+}
+
+fn finite3(x: [f64; 3]) -> [FiniteF64; 3] {
+    x.map(|v| FiniteF64::new(v).expect("finite default"))
+}
+
+/// `environment:` — static objects. Default: a flat ground at z = 0, friction 1.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default, expecting = "a mapping of environment objects (ground, boxes, slopes)")]
+pub struct EnvironmentConfig {
+    /// The ground half-space; `null` for none.
+    pub ground: Option<GroundConfig>,
+    /// Static boxes.
+    pub boxes: Vec<BoxConfig>,
+    /// Static inclined plates (ramps).
+    pub slopes: Vec<SlopeConfig>,
+}
+
+impl Default for EnvironmentConfig {
+    fn default() -> Self {
+        Self { ground: Some(GroundConfig::default()), boxes: Vec::new(), slopes: Vec::new() }
+    }
+}
+
+/// The ground: the half-space below the plane through `height·normal` with that normal.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(
+    deny_unknown_fields,
+    default,
+    expecting = "a mapping of ground settings (height, normal, friction, restitution)"
+)]
+pub struct GroundConfig {
+    /// Offset of the plane along its normal (m).
+    pub height: FiniteF64,
+    /// Upward normal (normalized on load; need not be vertical: an infinite incline).
+    pub normal: [FiniteF64; 3],
+    /// Coulomb friction coefficient.
+    pub friction: NonNegativeF64,
+    /// Restitution coefficient (0 inelastic … 1 elastic).
+    pub restitution: NonNegativeF64,
+}
+
+impl Default for GroundConfig {
+    fn default() -> Self {
+        Self {
+            height: FiniteF64::new(0.0).expect("finite"),
+            normal: finite3([0.0, 0.0, 1.0]),
+            friction: nn(1.0),
+            restitution: nn(0.0),
+        }
+    }
+}
+
+/// A static box.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a mapping of box settings (name, size, position, rpy, friction, restitution)"
+)]
+pub struct BoxConfig {
+    /// Name (reported in contacts).
+    pub name: String,
+    /// Full side lengths (m).
+    pub size: [PositiveF64; 3],
+    /// Centre (m).
+    pub position: [FiniteF64; 3],
+    /// Orientation, roll-pitch-yaw (rad). Default 0.
+    #[serde(default = "zero3")]
+    pub rpy: [FiniteF64; 3],
+    /// Coulomb friction coefficient. Default 1.
+    #[serde(default = "one")]
+    pub friction: NonNegativeF64,
+    /// Restitution. Default 0.
+    #[serde(default = "zero")]
+    pub restitution: NonNegativeF64,
+}
+
+/// A ramp: a plate whose top face rises `angle` towards `yaw`.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, expecting = "a mapping of slope settings (name, position, angle, yaw, size, friction)")]
+pub struct SlopeConfig {
+    /// Name (reported in contacts).
+    pub name: String,
+    /// Centre of the top face (m).
+    pub position: [FiniteF64; 3],
+    /// Inclination (rad): rotation about the horizontal axis across the ramp.
+    pub angle: FiniteF64,
+    /// Heading of the uphill direction about z (rad). Default 0: rising along +x.
+    #[serde(default = "zero_finite")]
+    pub yaw: FiniteF64,
+    /// Length (along the incline), width, thickness (m).
+    pub size: [PositiveF64; 3],
+    /// Coulomb friction coefficient. Default 1.
+    #[serde(default = "one")]
+    pub friction: NonNegativeF64,
+    /// Restitution. Default 0.
+    #[serde(default = "zero")]
+    pub restitution: NonNegativeF64,
+}
+
+fn zero() -> NonNegativeF64 {
+    nn(0.0)
+}
+fn one() -> NonNegativeF64 {
+    nn(1.0)
+}
+fn zero_finite() -> FiniteF64 {
+    FiniteF64::new(0.0).expect("finite")
+}
+fn zero3() -> [FiniteF64; 3] {
+    finite3([0.0; 3])
+}
+
+/// `collision:` — how contacts are found.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default, expecting = "a mapping of collision settings")]
+pub struct CollisionConfig {
+    /// Pairs closer than this (m) are reported too (distance > 0), so the solver sees
+    /// contacts about to happen. Default 0.005.
+    pub margin: NonNegativeF64,
+    /// Robot self-collision. Default false. Links moved by the same joint or by a joint
+    /// and its parent never collide.
+    pub self_collision: bool,
+    /// Link pairs never tested against each other (self-collision).
+    pub disable_pairs: Vec<[String; 2]>,
+    /// An SRDF whose `<disable_collisions>` are added to `disable_pairs` (relative to
+    /// the configuration file).
+    pub srdf: Option<std::path::PathBuf>,
+    /// Friction of the robot's links, combined with the other body's by the minimum.
+    /// Default: none, so the other body's friction applies.
+    pub robot_friction: Option<NonNegativeF64>,
+    /// Friction between two robot links (self-collision). Default 0.5.
+    pub self_friction: NonNegativeF64,
+    /// Most contacts reported per step; more are dropped and counted. Default 256.
+    pub max_contacts: std::num::NonZeroUsize,
+}
+
+impl Default for CollisionConfig {
+    fn default() -> Self {
+        Self {
+            margin: nn(0.005),
+            self_collision: false,
+            disable_pairs: Vec::new(),
+            srdf: None,
+            robot_friction: None,
+            self_friction: nn(0.5),
+            max_contacts: std::num::NonZeroUsize::new(256).expect("nonzero"),
+        }
+    }
+}

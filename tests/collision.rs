@@ -1,0 +1,315 @@
+//! Contact detection against exact expected values: spheres, boxes, cylinders and STL
+//! meshes on planes, the quadruped standing, persistent ids, mesh errors, and the
+//! collision models of example-robot-data robots counted against Pinocchio/coal.
+
+mod common;
+
+use std::sync::Arc;
+
+use signorini::collision::{CollisionShape, CollisionWorld, ContactBuffer, FreeBodyShape, Owner};
+use signorini::config::{CollisionConfig, EnvironmentConfig};
+use signorini::dynamics;
+use signorini::model::{Data, MimicPolicy, Model, ModelOptions};
+use signorini::spatial::{SE3, Vec3, rotation_from_rpy};
+
+use common::{erd_share, repo, temp_file};
+
+fn env(yaml: &str) -> EnvironmentConfig {
+    serde_yaml_ng::from_str(yaml).unwrap()
+}
+
+/// A world with no robot (an empty URDF) and one free body of `shape`.
+fn free_body_world(shape: CollisionShape, environment: &str) -> CollisionWorld {
+    let model =
+        Model::from_urdf_xml("<robot name='none'><link name='l'/></robot>", "none", &ModelOptions::default()).unwrap();
+    let mut w = CollisionWorld::new(&model, &env(environment), &CollisionConfig::default()).unwrap();
+    let body = w.add_free_body(&[FreeBodyShape {
+        name: "body".into(),
+        shape: Arc::new(shape),
+        placement: SE3::IDENTITY,
+        friction: f64::INFINITY,
+        restitution: 0.0,
+    }]);
+    assert_eq!(body, 0);
+    w
+}
+
+fn detect_at(w: &mut CollisionWorld, pose: SE3) -> ContactBuffer {
+    let mut out = ContactBuffer::with_capacity(64);
+    w.set_free_body_pose(0, &pose);
+    w.detect(&mut out);
+    out
+}
+
+const GROUND: &str = "ground: {height: 0.0, normal: [0, 0, 1], friction: 0.7, restitution: 0.2}";
+
+#[test]
+fn a_sphere_above_and_into_a_plane() {
+    let mut w = free_body_world(CollisionShape::sphere(0.1), GROUND);
+    // 3 mm above: inside the 5 mm margin, positive distance.
+    let c = detect_at(&mut w, SE3::from_translation(Vec3::new(0.2, -0.1, 0.103)));
+    assert_eq!(c.len(), 1);
+    let k = c.contacts()[0];
+    assert!((k.distance - 0.003).abs() < 1e-15);
+    assert!((k.normal() - Vec3::z()).norm() < 1e-15);
+    assert!((k.point - Vec3::new(0.2, -0.1, 0.0015)).norm() < 1e-15, "midway between the surfaces");
+    assert_eq!((k.friction, k.restitution), (0.7, 0.2));
+    assert_eq!((k.body1, k.body2), (Owner::Free { body: 0 }, Owner::Static));
+    // 2 cm into the plane.
+    let k = detect_at(&mut w, SE3::from_translation(Vec3::new(0.0, 0.0, 0.08))).contacts()[0];
+    assert!((k.distance + 0.02).abs() < 1e-15);
+    assert!((k.point - Vec3::new(0.0, 0.0, -0.01)).norm() < 1e-15);
+    // 6 mm above: beyond the margin, no contact.
+    assert!(detect_at(&mut w, SE3::from_translation(Vec3::new(0.0, 0.0, 0.106))).is_empty());
+    // An inclined ground: the normal follows it.
+    let mut w = free_body_world(CollisionShape::sphere(0.1), "ground: {normal: [0, -1, 1]}");
+    let n = Vec3::new(0.0, -1.0, 1.0).normalize();
+    let k = detect_at(&mut w, SE3::from_translation(n * 0.1)).contacts()[0];
+    assert!(k.distance.abs() < 1e-15 && (k.normal() - n).norm() < 1e-15);
+}
+
+fn corners(c: &ContactBuffer) -> Vec<[i64; 3]> {
+    let mut v: Vec<[i64; 3]> =
+        c.contacts().iter().map(|k| [0, 1, 2].map(|i| (k.point[i] * 1e4).round() as i64)).collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn a_box_resting_on_a_plane_touches_at_its_four_corners() {
+    let mut w = free_body_world(CollisionShape::cuboid(Vec3::new(0.2, 0.1, 0.05)), GROUND);
+    let c = detect_at(&mut w, SE3::from_translation(Vec3::new(1.0, 2.0, 0.05)));
+    assert_eq!(corners(&c), vec![[8000, 19000, 0], [8000, 21000, 0], [12000, 19000, 0], [12000, 21000, 0]]);
+    assert!(c.contacts().iter().all(|k| k.distance.abs() < 1e-15 && (k.normal() - Vec3::z()).norm() < 1e-15));
+    // Rotated 90° about z: the corners swap axes.
+    let pose = SE3::new(rotation_from_rpy(0.0, 0.0, std::f64::consts::FRAC_PI_2), Vec3::new(0.0, 0.0, 0.05));
+    assert_eq!(
+        corners(&detect_at(&mut w, pose)),
+        vec![[-1000, -2000, 0], [-1000, 2000, 0], [1000, -2000, 0], [1000, 2000, 0]]
+    );
+    // Standing on its 0.2 x 0.1 side (rotated 90° about x): the 4 corners of that face.
+    let pose = SE3::new(rotation_from_rpy(std::f64::consts::FRAC_PI_2, 0.0, 0.0), Vec3::new(0.0, 0.0, 0.1));
+    assert_eq!(
+        corners(&detect_at(&mut w, pose)),
+        vec![[-2000, -500, 0], [-2000, 500, 0], [2000, -500, 0], [2000, 500, 0]]
+    );
+}
+
+#[test]
+fn a_cylinder_standing_and_lying() {
+    let mut w = free_body_world(CollisionShape::cylinder(0.05, 0.1), GROUND);
+    let standing = detect_at(&mut w, SE3::from_translation(Vec3::new(0.0, 0.0, 0.099)));
+    assert_eq!(standing.len(), 4);
+    assert!(
+        standing
+            .contacts()
+            .iter()
+            .all(|k| (k.distance + 0.001).abs() < 1e-15 && (k.point.xy().norm() - 0.05).abs() < 1e-12)
+    );
+    let lying = SE3::new(rotation_from_rpy(0.0, std::f64::consts::FRAC_PI_2, 0.0), Vec3::new(0.0, 0.0, 0.05));
+    let c = detect_at(&mut w, lying);
+    assert_eq!(corners(&c), vec![[-1000, 0, 0], [1000, 0, 0]], "the two ends of the lowest line");
+}
+
+/// A cube of side 2·h as STL: binary and ASCII.
+fn stl_cube(h: f64, ascii: bool) -> Vec<u8> {
+    let v = |x: f64, y: f64, z: f64| [x * h, y * h, z * h];
+    let quads = [
+        ([-1.0, -1.0, -1.0], [1.0, -1.0, -1.0], [1.0, 1.0, -1.0], [-1.0, 1.0, -1.0]),
+        ([-1.0, -1.0, 1.0], [-1.0, 1.0, 1.0], [1.0, 1.0, 1.0], [1.0, -1.0, 1.0]),
+        ([-1.0, -1.0, -1.0], [-1.0, -1.0, 1.0], [1.0, -1.0, 1.0], [1.0, -1.0, -1.0]),
+        ([-1.0, 1.0, -1.0], [1.0, 1.0, -1.0], [1.0, 1.0, 1.0], [-1.0, 1.0, 1.0]),
+        ([-1.0, -1.0, -1.0], [-1.0, 1.0, -1.0], [-1.0, 1.0, 1.0], [-1.0, -1.0, 1.0]),
+        ([1.0, -1.0, -1.0], [1.0, -1.0, 1.0], [1.0, 1.0, 1.0], [1.0, 1.0, -1.0]),
+    ];
+    let mut tris = Vec::new();
+    for (a, b, c, d) in quads {
+        let p = |q: [f64; 3]| v(q[0], q[1], q[2]);
+        tris.push([p(a), p(b), p(c)]);
+        tris.push([p(a), p(c), p(d)]);
+    }
+    if ascii {
+        let mut s = String::from("solid cube\n");
+        for t in &tris {
+            s += "facet normal 0 0 0\nouter loop\n";
+            for p in t {
+                s += &format!("vertex {} {} {}\n", p[0], p[1], p[2]);
+            }
+            s += "endloop\nendfacet\n";
+        }
+        s += "endsolid cube\n";
+        return s.into_bytes();
+    }
+    let mut b = vec![0u8; 80];
+    b.extend((tris.len() as u32).to_le_bytes());
+    for t in &tris {
+        b.extend([0f32; 3].iter().flat_map(|x| x.to_le_bytes()));
+        for p in t {
+            b.extend(p.iter().flat_map(|x| (*x as f32).to_le_bytes()));
+        }
+        b.extend([0u8; 2]);
+    }
+    b
+}
+
+fn write_bytes(name: &str, bytes: &[u8]) -> std::path::PathBuf {
+    let path = temp_file(name, "");
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+#[test]
+fn an_stl_cube_equals_the_box_primitive() {
+    let primitive = CollisionShape::cuboid(Vec3::repeat(0.05));
+    for (name, ascii) in [("cube_binary.stl", false), ("cube_ascii.stl", true)] {
+        let path = write_bytes(name, &stl_cube(0.05, ascii));
+        let (vertices, triangles) = signorini::collision::load_mesh(&path, &Vec3::new(1.0, 1.0, 1.0)).unwrap();
+        assert_eq!(triangles.len(), 12, "{name}");
+        let hull = CollisionShape::convex_hull(&vertices, name).unwrap();
+        for pose in [
+            SE3::from_translation(Vec3::new(0.3, 0.1, 0.049)),
+            SE3::new(rotation_from_rpy(0.0, 0.0, 0.4), Vec3::new(0.0, 0.0, 0.05)),
+            SE3::new(rotation_from_rpy(0.3, 0.2, 0.0), Vec3::new(0.0, 0.0, 0.06)),
+        ] {
+            let a = detect_at(&mut free_body_world(CollisionShape::cuboid(Vec3::repeat(0.05)), GROUND), pose);
+            let b =
+                detect_at(&mut free_body_world(CollisionShape::convex_hull(&vertices, name).unwrap(), GROUND), pose);
+            assert_eq!(corners(&a), corners(&b), "{name} at {pose:?}");
+            let depth = |c: &ContactBuffer| c.contacts().iter().map(|k| k.distance).fold(f64::INFINITY, f64::min);
+            assert!((depth(&a) - depth(&b)).abs() < 1e-7, "f32 vertices: 1e-7 m");
+        }
+        let (a, b) = (hull.local_aabb, primitive.local_aabb);
+        assert!((a.0 - b.0).norm() < 1e-7 && (a.1 - b.1).norm() < 1e-7, "{a:?} vs {b:?}");
+    }
+}
+
+#[test]
+fn box_on_box_through_the_general_path() {
+    let mut w = free_body_world(
+        CollisionShape::cuboid(Vec3::repeat(0.05)),
+        "ground: null\nboxes: [{name: table, size: [1.0, 1.0, 0.1], position: [0, 0, 0.5], friction: 0.4}]",
+    );
+    let c = detect_at(&mut w, SE3::from_translation(Vec3::new(0.1, 0.2, 0.6)));
+    assert_eq!(c.len(), 4, "{:?}", c.contacts());
+    for k in c.contacts() {
+        assert!(k.distance.abs() < 1e-9 && (k.normal() - Vec3::z()).norm() < 1e-9);
+        assert!((k.point.z - 0.55).abs() < 1e-9 && k.friction == 0.4);
+        assert_eq!(w.objects()[k.object2].name, "table");
+    }
+    assert_eq!(corners(&c), vec![[500, 1500, 5500], [500, 2500, 5500], [1500, 1500, 5500], [1500, 2500, 5500]]);
+}
+
+#[test]
+fn ids_persist_while_sliding_and_change_when_contact_breaks() {
+    let mut w = free_body_world(CollisionShape::cuboid(Vec3::new(0.2, 0.1, 0.05)), GROUND);
+    let ids = |c: &ContactBuffer| {
+        let mut v: Vec<u64> = c.contacts().iter().map(|k| k.id.0).collect();
+        v.sort();
+        v
+    };
+    let first = ids(&detect_at(&mut w, SE3::from_translation(Vec3::new(0.0, 0.0, 0.05))));
+    assert_eq!(first.len(), 4);
+    for step in 1..=100 {
+        let x = 1e-3 * step as f64;
+        let yaw = 1e-3 * step as f64;
+        let pose = SE3::new(rotation_from_rpy(0.0, 0.0, yaw), Vec3::new(x, 0.5 * x, 0.0499));
+        assert_eq!(ids(&detect_at(&mut w, pose)), first, "step {step}");
+    }
+    // Lifted: no contact.
+    assert!(detect_at(&mut w, SE3::from_translation(Vec3::new(0.0, 0.0, 0.2))).is_empty());
+    // Put back upside down: the other four corners touch, with other ids.
+    let flipped = SE3::new(rotation_from_rpy(std::f64::consts::PI, 0.0, 0.0), Vec3::new(0.0, 0.0, 0.05));
+    let second = ids(&detect_at(&mut w, flipped));
+    assert_eq!(second.len(), 4);
+    assert!(second.iter().all(|id| !first.contains(id)));
+    // Tipped on an edge: two of the four remain, with their ids.
+    let tipped =
+        SE3::new(rotation_from_rpy(0.3, 0.0, 0.0), Vec3::new(0.0, 0.0, 0.1 * 0.3f64.sin() + 0.05 * 0.3f64.cos()));
+    let edge = ids(&detect_at(&mut w, tipped));
+    assert_eq!(edge.len(), 2);
+    assert!(edge.iter().all(|id| first.contains(id)));
+}
+
+fn standing_quadruped() -> (Model, Data, CollisionWorld) {
+    let options = ModelOptions { floating_base: true, ..Default::default() };
+    let model = Model::from_urdf_file(&repo("urdf/quadruped.urdf"), &options).unwrap();
+    let mut data = Data::new(&model);
+    let mut q = model.neutral_configuration();
+    for leg in ["lf", "lh", "rf", "rh"] {
+        q[model.idx_q[model.joint_id(&format!("{leg}_hfe")).unwrap()]] = 0.6;
+        q[model.idx_q[model.joint_id(&format!("{leg}_kfe")).unwrap()]] = -1.2;
+    }
+    // Feet at 0.22·cos(0.6)·2 below the hips, plus the foot radius: 2 mm into the ground.
+    q[2] = 0.44 * 0.6f64.cos() + 0.025 - 0.002;
+    dynamics::forward_kinematics(&model, &mut data, q.as_slice());
+    let mut world = CollisionWorld::new(&model, &EnvironmentConfig::default(), &CollisionConfig::default()).unwrap();
+    world.update_robot(&data);
+    (model, data, world)
+}
+
+#[test]
+fn the_quadruped_standing_touches_with_its_four_feet() {
+    let (model, _data, mut world) = standing_quadruped();
+    let mut out = ContactBuffer::with_capacity(64);
+    world.detect(&mut out);
+    assert_eq!(out.len(), 4, "{:?}", out.contacts());
+    let mut feet: Vec<&str> = out.contacts().iter().map(|k| world.objects()[k.object1].link.as_str()).collect();
+    feet.sort();
+    assert_eq!(feet, ["lf_foot", "lh_foot", "rf_foot", "rh_foot"]);
+    for k in out.contacts() {
+        assert!((k.distance + 0.002).abs() < 1e-12, "{}", k.distance);
+        let Owner::Robot { joint } = k.body1 else { panic!("the robot is body 1") };
+        assert!(model.joint_names[joint].ends_with("_kfe"), "feet are merged into the shanks");
+        assert!((k.point.z + 0.001).abs() < 1e-12);
+    }
+}
+
+#[test]
+fn missing_and_corrupt_meshes_name_the_file() {
+    let garbage = write_bytes("corrupt.stl", b"solid nothing here\nthis is not an stl\n");
+    let xml = format!(
+        "<robot name='r'><link name='a'><collision><geometry><mesh filename='{}'/></geometry></collision></link></robot>",
+        garbage.display()
+    );
+    let model = Model::from_urdf_xml(&xml, "r.urdf", &ModelOptions::default()).unwrap();
+    let e = CollisionWorld::new(&model, &EnvironmentConfig::default(), &CollisionConfig::default())
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.starts_with(&format!("link `a`: {}", garbage.display())), "{e}");
+    let xml = xml.replace(&garbage.display().to_string(), "/nonexistent/foot.stl");
+    let e = Model::from_urdf_xml(&xml, "r.urdf", &ModelOptions::default()).unwrap_err().to_string();
+    assert!(e.contains("collision mesh `/nonexistent/foot.stl` not found"), "{e}");
+}
+
+#[test]
+fn example_robot_data_collision_models_count_like_pinocchio() {
+    let inventory: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(repo("tests/fixtures/erd_inventory.json")).unwrap()).unwrap();
+    let share = erd_share();
+    let options =
+        ModelOptions { mimic: MimicPolicy::Independent, package_dirs: vec![share.clone()], ..Default::default() };
+    let wanted = [
+        "solo_description/robots/solo12.urdf",
+        "talos_data/robots/talos_reduced.urdf",
+        "ur_description/urdf/ur5_robot.urdf",
+        "anymal_b_simple_description/robots/anymal.urdf",
+        "anymal_c_simple_description/urdf/anymal.urdf",
+    ];
+    for entry in inventory["urdfs"].as_array().unwrap() {
+        let rel = entry["urdf"].as_str().unwrap();
+        if !wanted.iter().any(|w| rel.ends_with(w)) {
+            continue;
+        }
+        let model = Model::from_urdf_file(&share.join(rel), &options).unwrap();
+        let world = CollisionWorld::new(
+            &model,
+            &EnvironmentConfig { ground: None, ..Default::default() },
+            &CollisionConfig::default(),
+        )
+        .unwrap_or_else(|e| panic!("{rel}: {e}"));
+        let robot_shapes = world.objects().iter().filter(|o| matches!(o.owner, Owner::Robot { .. })).count();
+        assert_eq!(Some(robot_shapes as u64), entry["ngeoms"].as_u64(), "{rel}");
+        println!("{rel}: {robot_shapes} shapes, like Pinocchio/coal");
+    }
+}
