@@ -50,7 +50,7 @@ fn main() -> std::io::Result<()> {
             31,
         );
         let target = match s.name {
-            n if n.starts_with("solo12") => "≤ 3 µs",
+            "solo12 standing (convex hulls)" => "≤ 3 µs",
             n if n.starts_with("talos") => "≤ 30 µs",
             _ => "",
         };

@@ -12,7 +12,7 @@ use signorini::dynamics;
 use signorini::model::{Data, MimicPolicy, Model, ModelOptions};
 use signorini::spatial::{SE3, Vec3, rotation_from_rpy};
 
-use common::{erd_share, repo, temp_file};
+use common::{erd_share, repo, stl_file, temp_file};
 
 fn env(yaml: &str) -> EnvironmentConfig {
     serde_yaml_ng::from_str(yaml).unwrap()
@@ -112,8 +112,7 @@ fn a_cylinder_standing_and_lying() {
 }
 
 /// A cube of side 2·h as STL: binary and ASCII.
-fn stl_cube(h: f64, ascii: bool) -> Vec<u8> {
-    let v = |x: f64, y: f64, z: f64| [x * h, y * h, z * h];
+fn cube_triangles(h: f64) -> Vec<[[f64; 3]; 3]> {
     let quads = [
         ([-1.0, -1.0, -1.0], [1.0, -1.0, -1.0], [1.0, 1.0, -1.0], [-1.0, 1.0, -1.0]),
         ([-1.0, -1.0, 1.0], [-1.0, 1.0, 1.0], [1.0, 1.0, 1.0], [1.0, -1.0, 1.0]),
@@ -122,47 +121,29 @@ fn stl_cube(h: f64, ascii: bool) -> Vec<u8> {
         ([-1.0, -1.0, -1.0], [-1.0, 1.0, -1.0], [-1.0, 1.0, 1.0], [-1.0, -1.0, 1.0]),
         ([1.0, -1.0, -1.0], [1.0, -1.0, 1.0], [1.0, 1.0, 1.0], [1.0, 1.0, -1.0]),
     ];
-    let mut tris = Vec::new();
-    for (a, b, c, d) in quads {
-        let p = |q: [f64; 3]| v(q[0], q[1], q[2]);
-        tris.push([p(a), p(b), p(c)]);
-        tris.push([p(a), p(c), p(d)]);
-    }
-    if ascii {
-        let mut s = String::from("solid cube\n");
-        for t in &tris {
-            s += "facet normal 0 0 0\nouter loop\n";
-            for p in t {
-                s += &format!("vertex {} {} {}\n", p[0], p[1], p[2]);
-            }
-            s += "endloop\nendfacet\n";
-        }
-        s += "endsolid cube\n";
-        return s.into_bytes();
-    }
-    let mut b = vec![0u8; 80];
-    b.extend((tris.len() as u32).to_le_bytes());
-    for t in &tris {
-        b.extend([0f32; 3].iter().flat_map(|x| x.to_le_bytes()));
-        for p in t {
-            b.extend(p.iter().flat_map(|x| (*x as f32).to_le_bytes()));
-        }
-        b.extend([0u8; 2]);
-    }
-    b
+    let p = |q: [f64; 3]| q.map(|x| x * h);
+    quads.iter().flat_map(|&(a, b, c, d)| [[p(a), p(b), p(c)], [p(a), p(c), p(d)]]).collect()
 }
 
-fn write_bytes(name: &str, bytes: &[u8]) -> std::path::PathBuf {
-    let path = temp_file(name, "");
-    std::fs::write(&path, bytes).unwrap();
-    path
+fn ascii_stl_file(name: &str, triangles: &[[[f64; 3]; 3]]) -> std::path::PathBuf {
+    let mut s = String::from("solid cube\n");
+    for t in triangles {
+        s += "facet normal 0 0 0\nouter loop\n";
+        for p in t {
+            s += &format!("vertex {} {} {}\n", p[0], p[1], p[2]);
+        }
+        s += "endloop\nendfacet\n";
+    }
+    s += "endsolid cube\n";
+    temp_file(name, &s)
 }
 
 #[test]
 fn an_stl_cube_equals_the_box_primitive() {
     let primitive = CollisionShape::cuboid(Vec3::repeat(0.05));
     for (name, ascii) in [("cube_binary.stl", false), ("cube_ascii.stl", true)] {
-        let path = write_bytes(name, &stl_cube(0.05, ascii));
+        let cube = cube_triangles(0.05);
+        let path = if ascii { ascii_stl_file(name, &cube) } else { stl_file(name, &cube) };
         let (vertices, triangles) = signorini::collision::load_mesh(&path, &Vec3::new(1.0, 1.0, 1.0)).unwrap();
         assert_eq!(triangles.len(), 12, "{name}");
         let hull = CollisionShape::convex_hull(&vertices, name).unwrap();
@@ -266,7 +247,7 @@ fn the_quadruped_standing_touches_with_its_four_feet() {
 
 #[test]
 fn missing_and_corrupt_meshes_name_the_file() {
-    let garbage = write_bytes("corrupt.stl", b"solid nothing here\nthis is not an stl\n");
+    let garbage = temp_file("corrupt.stl", "solid nothing here\nthis is not an stl\n");
     let xml = format!(
         "<robot name='r'><link name='a'><collision><geometry><mesh filename='{}'/></geometry></collision></link></robot>",
         garbage.display()
@@ -280,6 +261,12 @@ fn missing_and_corrupt_meshes_name_the_file() {
     let xml = xml.replace(&garbage.display().to_string(), "/nonexistent/foot.stl");
     let e = Model::from_urdf_xml(&xml, "r.urdf", &ModelOptions::default()).unwrap_err().to_string();
     assert!(e.contains("collision mesh `/nonexistent/foot.stl` not found"), "{e}");
+    // An environment mesh names its key.
+    let environment = format!("meshes: [{{name: rock, file: {}}}]", garbage.display());
+    let empty =
+        Model::from_urdf_xml("<robot name='none'><link name='l'/></robot>", "none", &ModelOptions::default()).unwrap();
+    let e = CollisionWorld::new(&empty, &env(&environment), &CollisionConfig::default()).err().unwrap().to_string();
+    assert!(e.starts_with(&format!("key `environment.meshes[0]` (rock): {}", garbage.display())), "{e}");
 }
 
 #[test]
@@ -311,5 +298,131 @@ fn example_robot_data_collision_models_count_like_pinocchio() {
         let robot_shapes = world.objects().iter().filter(|o| matches!(o.owner, Owner::Robot { .. })).count();
         assert_eq!(Some(robot_shapes as u64), entry["ngeoms"].as_u64(), "{rel}");
         println!("{rel}: {robot_shapes} shapes, like Pinocchio/coal");
+    }
+}
+
+#[test]
+fn a_box_on_a_triangle_mesh_floor_touches_once_per_corner() {
+    // A 2 m x 2 m floor of 8 triangles (a flat slab: its top face is 2 x 4 triangles).
+    let floor = stl_file("floor.stl", &cube_triangles(1.0));
+    let environment = format!(
+        "ground: null\nmeshes: [{{name: floor, file: {}, scale: [1.0, 1.0, 0.05], position: [0, 0, -0.05]}}]",
+        floor.display()
+    );
+    let mut w = free_body_world(CollisionShape::cuboid(Vec3::new(0.2, 0.1, 0.05)), &environment);
+    let floor_object = w.objects().iter().position(|o| o.name == "floor").unwrap();
+    assert!(matches!(w.objects()[floor_object].shape.kind, signorini::collision::ShapeKind::TriMesh { .. }));
+    // Resting across the diagonal seam of the top face's triangles.
+    let c = detect_at(&mut w, SE3::new(rotation_from_rpy(0.0, 0.0, 0.3), Vec3::new(0.0, 0.0, 0.0499)));
+    assert!(c.len() >= 4, "{:?}", c.contacts());
+    let mut seen: Vec<[i64; 3]> = corners(&c);
+    seen.dedup();
+    assert_eq!(seen.len(), c.len(), "no point reported twice");
+    for k in c.contacts() {
+        assert!((k.normal() - Vec3::z()).norm() < 1e-6 && (k.distance + 1e-4).abs() < 1e-6, "{k:?}");
+    }
+}
+
+/// Two 1 m x 2 m planks meeting along the y axis, each tilted by 30°: rising away from
+/// the seam (`valley`) or falling (`ridge`). Each plank is two triangles.
+fn folded_planks(name: &str, valley: bool) -> std::path::PathBuf {
+    let s = if valley { 1.0 } else { -1.0 } * 30f64.to_radians().tan();
+    let mut triangles = Vec::new();
+    for side in [-1.0, 1.0] {
+        let p = |x: f64, y: f64| [side * x, y, s * x];
+        let quad = [p(0.0, -1.0), p(1.0, -1.0), p(1.0, 1.0), p(0.0, 1.0)];
+        // Counter-clockwise seen from above on both planks.
+        let [a, b, c, d] = if side > 0.0 { quad } else { [quad[0], quad[3], quad[2], quad[1]] };
+        triangles.extend([[a, b, c], [a, c, d]]);
+    }
+    stl_file(name, &triangles)
+}
+
+#[test]
+fn a_ball_in_a_mesh_valley_touches_both_faces_and_on_a_ridge_the_ridge() {
+    let (r, theta) = (0.1, 30f64.to_radians());
+    let environment =
+        |file: &std::path::Path| format!("ground: null\nmeshes: [{{name: planks, file: {}}}]", file.display());
+    // In the valley, 1 mm into both faces: one contact per face, along its normal; the
+    // concave seam contributes nothing.
+    let mut w = free_body_world(CollisionShape::sphere(r), &environment(&folded_planks("valley.stl", true)));
+    let c = detect_at(&mut w, SE3::from_translation(Vec3::new(0.0, 0.0, (r - 1e-3) / theta.cos())));
+    assert_eq!(c.len(), 2, "{:?}", c.contacts());
+    for k in c.contacts() {
+        let n = k.normal();
+        // The STL holds single-precision vertices: 1e-7.
+        assert!((n.z - theta.cos()).abs() < 1e-7 && (n.x.abs() - theta.sin()).abs() < 1e-7, "{n}");
+        assert!((k.distance + 1e-3).abs() < 1e-6, "{}", k.distance);
+    }
+    assert!(c.contacts()[0].normal().x * c.contacts()[1].normal().x < 0.0, "one per face");
+    // On the ridge, 1 mm in: the ridge line pushes straight up (inside the cone between the
+    // two face normals), once although four triangles meet there.
+    let mut w = free_body_world(CollisionShape::sphere(r), &environment(&folded_planks("ridge.stl", false)));
+    let c = detect_at(&mut w, SE3::from_translation(Vec3::new(0.0, 0.3, r - 1e-3)));
+    assert_eq!(c.len(), 1, "{:?}", c.contacts());
+    assert!((c.contacts()[0].normal() - Vec3::z()).norm() < 1e-7, "{:?}", c.contacts());
+    assert!((c.contacts()[0].distance + 1e-3).abs() < 1e-6);
+}
+
+#[test]
+fn solo12_on_a_triangle_mesh_floor_touches_as_on_the_ground_plane() {
+    let share = erd_share();
+    let robots = share.join("example-robot-data/robots/solo_description");
+    let options = ModelOptions { floating_base: true, package_dirs: vec![share.clone()], ..Default::default() };
+    let model = Model::from_urdf_file(&robots.join("robots/solo12.urdf"), &options).unwrap();
+    let standing = signorini::model::Srdf::from_file(&robots.join("srdf/solo.srdf"))
+        .unwrap()
+        .configuration(&model, "standing")
+        .unwrap();
+    // A 4 m x 4 m floor of 3200 triangles at z = 0.
+    let (n, h) = (40, 0.1);
+    let mut triangles = Vec::new();
+    for i in 0..n {
+        for j in 0..n {
+            let (x, y) = (i as f64 * h - 2.0, j as f64 * h - 2.0);
+            triangles.push([[x, y, 0.0], [x + h, y, 0.0], [x + h, y + h, 0.0]]);
+            triangles.push([[x, y, 0.0], [x + h, y + h, 0.0], [x, y + h, 0.0]]);
+        }
+    }
+    let floor = stl_file("solo_floor.stl", &triangles);
+    let mesh_env = env(&format!("ground: null\nmeshes: [{{name: floor, file: {}}}]", floor.display()));
+    let mut plane = CollisionWorld::new(&model, &EnvironmentConfig::default(), &CollisionConfig::default()).unwrap();
+    let mut mesh = CollisionWorld::new(&model, &mesh_env, &CollisionConfig::default()).unwrap();
+    let mut data = Data::new(&model);
+    let key = |w: &CollisionWorld, c: &ContactBuffer| {
+        let mut k: Vec<_> = c
+            .contacts()
+            .iter()
+            .map(|c| {
+                let p = c.point.map(|x| (x * 1e6).round() as i64);
+                (w.objects()[c.object1].name.clone(), [p.x, p.y, p.z], (c.distance * 1e8).round() as i64)
+            })
+            .collect();
+        k.sort();
+        k
+    };
+    // Standing 1 mm deep, then slid and turned so that feet cross the triangles' seams.
+    for (k, (dx, dy, yaw)) in
+        [(0.0, 0.0, 0.0), (0.013, -0.021, 0.2), (0.05, 0.05, 0.785), (-0.31, 0.17, -1.0)].iter().enumerate()
+    {
+        let mut q = standing.clone();
+        let quat = signorini::model::joint::rotation_to_quaternion(&rotation_from_rpy(0.0, 0.0, *yaw));
+        q.rows_mut(3, 4).copy_from_slice(&quat);
+        (q[0], q[1], q[2]) = (*dx, *dy, 0.0);
+        dynamics::forward_kinematics(&model, &mut data, q.as_slice());
+        let mut out = ContactBuffer::with_capacity(64);
+        plane.update_robot(&data);
+        plane.detect(&mut out);
+        let lowest = out.contacts().iter().map(|c| c.distance).fold(f64::INFINITY, f64::min);
+        q[2] -= lowest + 0.001;
+        dynamics::forward_kinematics(&model, &mut data, q.as_slice());
+        let (mut a, mut b) = (ContactBuffer::with_capacity(64), ContactBuffer::with_capacity(64));
+        plane.update_robot(&data);
+        plane.detect(&mut a);
+        mesh.update_robot(&data);
+        mesh.detect(&mut b);
+        assert!(a.len() >= 4, "pose {k}: {} contacts", a.len());
+        assert_eq!(key(&plane, &a), key(&mesh, &b), "pose {k}");
+        assert!(b.contacts().iter().all(|c| (c.normal() - Vec3::z()).norm() < 1e-12));
     }
 }

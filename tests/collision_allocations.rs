@@ -126,3 +126,40 @@ fn every_primitive_against_a_static_box_allocates_nothing() {
         assert!(touched > 20, "{name} reached the box");
     }
 }
+
+#[test]
+fn a_box_sliding_over_a_triangle_mesh_allocates_nothing() {
+    // A 2 m x 2 m floor of 800 triangles at z = 0.
+    let mut triangles = Vec::new();
+    for i in 0..20 {
+        for j in 0..20 {
+            let (x, y) = (i as f64 * 0.1 - 1.0, j as f64 * 0.1 - 1.0);
+            triangles.push([[x, y, 0.0], [x + 0.1, y, 0.0], [x + 0.1, y + 0.1, 0.0]]);
+            triangles.push([[x, y, 0.0], [x + 0.1, y + 0.1, 0.0], [x, y + 0.1, 0.0]]);
+        }
+    }
+    let floor = common::stl_file("floor_grid.stl", &triangles);
+    let env: EnvironmentConfig =
+        serde_yaml_ng::from_str(&format!("ground: null\nmeshes: [{{name: floor, file: {}}}]", floor.display()))
+            .unwrap();
+    let model =
+        Model::from_urdf_xml("<robot name='none'><link name='l'/></robot>", "none", &ModelOptions::default()).unwrap();
+    let mut world = CollisionWorld::new(&model, &env, &CollisionConfig::default()).unwrap();
+    world.add_free_body(&[FreeBodyShape {
+        name: "box".into(),
+        shape: Arc::new(CollisionShape::cuboid(Vec3::repeat(0.05))),
+        placement: SE3::IDENTITY,
+        friction: 1.0,
+        restitution: 0.0,
+    }]);
+    let mut out = ContactBuffer::with_capacity(64);
+    for k in 0..200 {
+        world.set_free_body_pose(0, &SE3::from_translation(Vec3::new(-0.5 + 0.005 * k as f64, 0.01, 0.0499)));
+        let n = allocations_during(|| world.detect(&mut out));
+        assert_eq!(n, 0, "step {k}");
+        assert!(out.len() >= 4 && out.len() <= 16, "{} contacts at step {k}", out.len());
+        for c in out.contacts() {
+            assert!((c.distance + 1e-4).abs() < 1e-9 && (c.normal() - Vec3::z()).norm() < 1e-9, "step {k}: {c:?}");
+        }
+    }
+}

@@ -50,7 +50,7 @@ fn the_readme_documents_exactly_the_configuration_keys() {
         "robot: {urdf: r.urdf, joints: [a], initial_posture: {a: 1.0}}\ntopics: {commands: /c}\n\
          qos: {commands: {reliability: reliable, durability: volatile, depth: 1}}\nrealtime: {priority: 1, cpu: 0}\n\
          environment: {boxes: [{name: b, size: [1, 1, 1], position: [0, 0, 0]}], \
-         slopes: [{name: s, position: [0, 0, 0], angle: 0.1, size: [1, 1, 0.1]}]}\n\
+         slopes: [{name: s, position: [0, 0, 0], angle: 0.1, size: [1, 1, 0.1]}], meshes: [{name: m, file: m.stl}]}\n\
          collision: {srdf: r.srdf, robot_friction: 0.5, disable_pairs: [[a, b]]}\n",
         "x.yaml",
     )

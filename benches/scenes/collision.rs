@@ -43,12 +43,17 @@ pub fn erd_share() -> std::path::PathBuf {
 
 /// A floating-base robot at `q` on flat ground, lowered so its lowest contact is 1 mm
 /// deep.
-fn robot_scene(name: &'static str, model: Model, mut q: nalgebra::DVector<f64>) -> Scene {
+fn robot_scene(name: &'static str, model: Model, q: nalgebra::DVector<f64>) -> Scene {
+    robot_scene_on(name, model, q, &EnvironmentConfig::default())
+}
+
+/// A floating-base robot at `q` on the ground of `env` (at z = 0), lowered so its lowest
+/// contact is 1 mm deep.
+fn robot_scene_on(name: &'static str, model: Model, mut q: nalgebra::DVector<f64>, env: &EnvironmentConfig) -> Scene {
     let mut data = Data::new(&model);
-    let env = EnvironmentConfig::default();
     // Find the lowest point with a generous margin, then lower the robot onto the ground.
     let probe = CollisionConfig { margin: NonNegativeF64::new(2.0).unwrap(), ..Default::default() };
-    let mut world = CollisionWorld::new(&model, &env, &probe).unwrap();
+    let mut world = CollisionWorld::new(&model, env, &probe).unwrap();
     let mut out = ContactBuffer::with_capacity(512);
     dynamics::forward_kinematics(&model, &mut data, q.as_slice());
     world.update_robot(&data);
@@ -56,7 +61,7 @@ fn robot_scene(name: &'static str, model: Model, mut q: nalgebra::DVector<f64>) 
     let lowest = out.contacts().iter().map(|c| c.distance).fold(f64::INFINITY, f64::min);
     q[2] -= lowest + 0.001;
     dynamics::forward_kinematics(&model, &mut data, q.as_slice());
-    let world = CollisionWorld::new(&model, &env, &CollisionConfig::default()).unwrap();
+    let world = CollisionWorld::new(&model, env, &CollisionConfig::default()).unwrap();
     Scene { name, world, data: Some(data), out: ContactBuffer::with_capacity(256) }
 }
 
@@ -76,13 +81,47 @@ pub fn quadruped() -> Scene {
     robot_scene("quadruped standing", model, q)
 }
 
-pub fn solo12() -> Scene {
+fn solo12_standing() -> (Model, nalgebra::DVector<f64>) {
     let share = erd_share();
     let robots = share.join("example-robot-data/robots/solo_description");
     let options = ModelOptions { floating_base: true, package_dirs: vec![share.clone()], ..Default::default() };
     let model = Model::from_urdf_file(&robots.join("robots/solo12.urdf"), &options).unwrap();
     let q = Srdf::from_file(&robots.join("srdf/solo.srdf")).unwrap().configuration(&model, "standing").unwrap();
+    (model, q)
+}
+
+pub fn solo12() -> Scene {
+    let (model, q) = solo12_standing();
     robot_scene("solo12 standing (convex hulls)", model, q)
+}
+
+/// A 4 m x 4 m floor of 2 x 40 x 40 triangles at z = 0 (a binary STL in the temporary
+/// directory).
+fn mesh_floor() -> EnvironmentConfig {
+    let (n, size) = (40u32, 4.0);
+    let h = size / n as f64;
+    let mut stl = vec![0u8; 80];
+    stl.extend((2 * n * n).to_le_bytes());
+    for i in 0..n {
+        for j in 0..n {
+            let (x, y) = (i as f64 * h - size / 2.0, j as f64 * h - size / 2.0);
+            for t in [[[x, y], [x + h, y], [x + h, y + h]], [[x, y], [x + h, y + h], [x, y + h]]] {
+                stl.extend([0f32; 3].iter().flat_map(|c| c.to_le_bytes()));
+                for [px, py] in t {
+                    stl.extend([px as f32, py as f32, 0.0].iter().flat_map(|c| c.to_le_bytes()));
+                }
+                stl.extend([0u8; 2]);
+            }
+        }
+    }
+    let path = std::env::temp_dir().join(format!("signorini-bench-floor-{}.stl", std::process::id()));
+    std::fs::write(&path, stl).unwrap();
+    serde_yaml_ng::from_str(&format!("ground: null\nmeshes: [{{name: floor, file: {}}}]", path.display())).unwrap()
+}
+
+pub fn solo12_on_mesh() -> Scene {
+    let (model, q) = solo12_standing();
+    robot_scene_on("solo12 standing on a 3200-triangle mesh floor", model, q, &mesh_floor())
 }
 
 pub fn talos_lying() -> Scene {
@@ -124,5 +163,5 @@ pub fn boxes_on_a_plane() -> Scene {
 }
 
 pub fn all() -> Vec<Scene> {
-    vec![quadruped(), solo12(), talos_lying(), boxes_on_a_plane()]
+    vec![quadruped(), solo12(), solo12_on_mesh(), talos_lying(), boxes_on_a_plane()]
 }

@@ -115,6 +115,11 @@ impl ContactBuffer {
         }
     }
 
+    /// Drops the contacts from index `len` on.
+    pub fn truncate(&mut self, len: usize) {
+        self.contacts.truncate(len);
+    }
+
     /// The contacts.
     pub fn contacts(&self) -> &[Contact] {
         &self.contacts

@@ -49,15 +49,19 @@ pub struct PlanePoint {
 /// Candidates shorter than this (m) apart are one point.
 const MERGE: f64 = 1e-6;
 
-/// A candidate in the plane's coordinates, for the reduction.
+/// A candidate point of the shape, with its coordinates in the plane for the reduction.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
-struct Candidate {
+pub struct Candidate {
     /// Coordinates along the plane's two tangents.
-    u: f64,
-    v: f64,
-    distance: f64,
+    pub u: f64,
+    /// Second coordinate.
+    pub v: f64,
+    /// Signed distance to the plane.
+    pub distance: f64,
     /// Vertex or feature number.
-    feature: u32,
+    pub feature: u32,
+    /// The point (world).
+    pub point: Vec3,
 }
 
 /// Candidate `k` of the shape at `pose`, if it exists.
@@ -165,7 +169,8 @@ fn hull_candidates(
     let (t1, t2) = (frame.column(0).into_owned(), frame.column(1).into_owned());
     let mut push = |u: u32, d: f64| {
         let p = &vertices[u as usize];
-        scratch.candidates.push(Candidate { u: t1.dot(p), v: t2.dot(p), distance: d, feature: u });
+        let point = pose.act_point(p);
+        scratch.candidates.push(Candidate { u: t1.dot(p), v: t2.dot(p), distance: d, feature: u, point });
     };
     match support {
         Some(f) => {
@@ -180,9 +185,40 @@ fn hull_candidates(
     }
 }
 
+/// The candidate points of the shape at `pose` closer than `margin` to the plane (n, h),
+/// before reduction. `hint` carries a hull's deepest vertex from one call to the next. No
+/// allocation (`scratch` is sized for the shape).
+#[allow(clippy::too_many_arguments)]
+pub fn candidates<'a>(
+    kind: &ShapeKind,
+    pose: &SE3,
+    n: &Vec3,
+    h: f64,
+    margin: f64,
+    scratch: &'a mut PlaneScratch,
+    hint: &mut u32,
+) -> &'a [Candidate] {
+    scratch.candidates.clear();
+    if let ShapeKind::ConvexHull { vertices, adjacency, faces } = kind {
+        hull_candidates(vertices, adjacency, faces, pose, n, h, margin, scratch, hint);
+        return &scratch.candidates;
+    }
+    let frame = super::contact::contact_frame(n);
+    let (t1, t2) = (frame.column(0).into_owned(), frame.column(1).into_owned());
+    for k in 0..candidate_count(kind) {
+        if let Some((point, feature)) = candidate(kind, pose, n, k) {
+            let distance = n.dot(&point) - h;
+            if distance < margin {
+                scratch.candidates.push(Candidate { u: t1.dot(&point), v: t2.dot(&point), distance, feature, point });
+            }
+        }
+    }
+    &scratch.candidates
+}
+
 /// Up to 4 contact points of the shape at `pose` against the plane (n, h), closer than
-/// `margin`, into `out`; returns how many. `hint` carries a hull's deepest vertex from
-/// one step to the next. No allocation (`scratch` is sized for the shape).
+/// `margin`, into `out`; returns how many: the [`candidates`] reduced to the 4 spanning
+/// the largest area.
 #[allow(clippy::too_many_arguments)]
 pub fn contacts(
     kind: &ShapeKind,
@@ -194,32 +230,10 @@ pub fn contacts(
     hint: &mut u32,
     out: &mut [PlanePoint; 4],
 ) -> usize {
-    scratch.candidates.clear();
     let mut chosen = [Candidate::default(); 4];
-    if let ShapeKind::ConvexHull { vertices, adjacency, faces } = kind {
-        hull_candidates(vertices, adjacency, faces, pose, n, h, margin, scratch, hint);
-        let count = reduce(&scratch.candidates, &mut chosen);
-        for (o, c) in out.iter_mut().zip(&chosen[..count]) {
-            let point = pose.act_point(&vertices[c.feature as usize]);
-            *o = PlanePoint { point, distance: c.distance, feature: c.feature };
-        }
-        return count;
-    }
-    let frame = super::contact::contact_frame(n);
-    let (t1, t2) = (frame.column(0).into_owned(), frame.column(1).into_owned());
-    let mut points = [Vec3::zeros(); 16];
-    for k in 0..candidate_count(kind) {
-        if let Some((point, feature)) = candidate(kind, pose, n, k) {
-            let distance = n.dot(&point) - h;
-            if distance < margin {
-                points[feature as usize] = point;
-                scratch.candidates.push(Candidate { u: t1.dot(&point), v: t2.dot(&point), distance, feature });
-            }
-        }
-    }
-    let count = reduce(&scratch.candidates, &mut chosen);
+    let count = reduce(candidates(kind, pose, n, h, margin, scratch, hint), &mut chosen);
     for (o, c) in out.iter_mut().zip(&chosen[..count]) {
-        *o = PlanePoint { point: points[c.feature as usize], distance: c.distance, feature: c.feature };
+        *o = PlanePoint { point: c.point, distance: c.distance, feature: c.feature };
     }
     count
 }
@@ -238,7 +252,7 @@ fn best(candidates: &[Candidate], score: impl Fn(&Candidate) -> f64) -> (usize, 
 }
 
 /// At most 4 of the candidates, spanning the largest area in the plane.
-fn reduce(candidates: &[Candidate], out: &mut [Candidate; 4]) -> usize {
+pub fn reduce(candidates: &[Candidate], out: &mut [Candidate; 4]) -> usize {
     if candidates.is_empty() {
         return 0;
     }

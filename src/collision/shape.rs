@@ -50,9 +50,115 @@ pub enum ShapeKind {
         vertices: Vec<Vec3>,
         /// Triangles.
         triangles: Vec<[u32; 3]>,
+        /// AABB tree over the triangles, local frame.
+        tree: super::bvh::Bvh,
+        /// What lies across each triangle edge (edge k runs from corner k to k + 1).
+        edges: Vec<[TriangleEdge; 3]>,
     },
     /// The half-space below the local xy plane.
     HalfSpace,
+}
+
+/// What lies across one edge of a mesh triangle: decides which contact normals the edge
+/// may produce (its Voronoi cone), so that a surface tiled by triangles pushes along its
+/// face normals and not along the seams between tiles.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum TriangleEdge {
+    /// A boundary edge (or one shared by more than two triangles): any normal.
+    Open,
+    /// Shared with one neighbour, which turns away from the front side (the side the
+    /// triangle's normal points to) by an angle θ: `lean` = sin θ, negative when it turns
+    /// towards the front (a valley). `folded`: θ beyond 90°.
+    Shared {
+        /// sin θ.
+        lean: f64,
+        /// θ > 90°.
+        folded: bool,
+    },
+}
+
+impl TriangleEdge {
+    /// The largest component a contact normal on `side` (+1 front, −1 back) may have along
+    /// the edge's outward in-plane direction.
+    pub fn max_lean(&self, side: f64) -> f64 {
+        match *self {
+            Self::Open => f64::INFINITY,
+            Self::Shared { lean, folded } => {
+                let lean = side * lean;
+                if lean <= 0.0 {
+                    0.0
+                } else if folded {
+                    f64::INFINITY
+                } else {
+                    lean
+                }
+            }
+        }
+    }
+}
+
+/// Neighbouring mesh triangles whose normals differ by less than this (rad) are coplanar.
+const FLAT: f64 = 1e-5;
+
+/// Vertices closer than a millionth of the mesh size welded (STL repeats them per
+/// triangle, in single precision), zero-area triangles dropped, and what lies across every
+/// triangle edge.
+fn weld(vertices: Vec<Vec3>, triangles: Vec<[u32; 3]>) -> (Vec<Vec3>, Vec<[u32; 3]>, Vec<[TriangleEdge; 3]>) {
+    use std::collections::HashMap;
+    let (lo, hi) = aabb_of(&vertices);
+    let tolerance = 1e-6 * (hi - lo).amax().max(f64::MIN_POSITIVE);
+    let cell = |v: &Vec3| [v.x, v.y, v.z].map(|c| (c / tolerance).floor() as i64);
+    let mut grid: HashMap<[i64; 3], Vec<u32>> = HashMap::new();
+    let mut welded: Vec<Vec3> = Vec::new();
+    let remap: Vec<u32> = vertices
+        .iter()
+        .map(|v| {
+            let c = cell(v);
+            let near = (0..27).find_map(|n: i64| {
+                let key = [c[0] + n % 3 - 1, c[1] + n / 3 % 3 - 1, c[2] + n / 9 - 1];
+                grid.get(&key)?.iter().copied().find(|&k| (welded[k as usize] - v).amax() <= tolerance)
+            });
+            near.unwrap_or_else(|| {
+                welded.push(*v);
+                let k = welded.len() as u32 - 1;
+                grid.entry(c).or_default().push(k);
+                k
+            })
+        })
+        .collect();
+    let normal = |t: &[u32; 3]| {
+        let [a, b, c] = t.map(|k| welded[k as usize]);
+        (b - a).cross(&(c - a))
+    };
+    let triangles: Vec<[u32; 3]> =
+        triangles.iter().map(|t| t.map(|k| remap[k as usize])).filter(|t| normal(t).norm_squared() > 0.0).collect();
+    let mut by_edge: HashMap<(u32, u32), Vec<(usize, usize)>> = HashMap::new();
+    for (t, tri) in triangles.iter().enumerate() {
+        for k in 0..3 {
+            let (a, b) = (tri[k], tri[(k + 1) % 3]);
+            by_edge.entry((a.min(b), a.max(b))).or_default().push((t, k));
+        }
+    }
+    let mut edges = vec![[TriangleEdge::Open; 3]; triangles.len()];
+    for sharing in by_edge.values() {
+        let &[(t, k), (u, l)] = sharing.as_slice() else { continue };
+        for ((t, k), u) in [((t, k), u), ((u, l), t)] {
+            let tri = triangles[t];
+            let (a, b) = (welded[tri[k] as usize], welded[tri[(k + 1) % 3] as usize]);
+            let n = normal(&tri).normalize();
+            let axis = (b - a).normalize();
+            let outward = axis.cross(&n);
+            // The neighbour's third corner, seen from the edge, perpendicular to it.
+            let Some(&q) = triangles[u].iter().find(|&&v| v != tri[k] && v != tri[(k + 1) % 3]) else { continue };
+            let d = welded[q as usize] - a;
+            let Some(into) = (d - axis * d.dot(&axis)).try_normalize(0.0) else { continue };
+            // Single-precision vertices tilt coplanar neighbours by ~1e-7: flat below FLAT.
+            let lean = -into.dot(&n);
+            let lean = if lean.abs() < FLAT { 0.0 } else { lean };
+            edges[t][k] = TriangleEdge::Shared { lean, folded: into.dot(&outward) < 0.0 };
+        }
+    }
+    (welded, triangles, edges)
 }
 
 /// Neighbours of each vertex, compressed: those of vertex v are
@@ -363,10 +469,20 @@ impl CollisionShape {
 
     /// A triangle mesh (static objects).
     pub fn trimesh(vertices: Vec<Vec3>, triangles: Vec<[u32; 3]>, origin: &str) -> Result<Self, MeshError> {
-        let parry = ParryShape::trimesh(&vertices, &triangles)
-            .map_err(|reason| MeshError::Load { file: origin.to_owned(), reason })?;
+        if let Some(t) = triangles.iter().find(|t| t.iter().any(|&i| i as usize >= vertices.len())) {
+            return Err(MeshError::Load {
+                file: origin.to_owned(),
+                reason: format!("triangle {t:?} refers to a missing vertex"),
+            });
+        }
+        let (vertices, triangles, edges) = weld(vertices, triangles);
+        if triangles.is_empty() {
+            return Err(MeshError::Load { file: origin.to_owned(), reason: "no triangle with an area".into() });
+        }
+        let boxes: Vec<(Vec3, Vec3)> = triangles.iter().map(|t| aabb_of(&t.map(|i| vertices[i as usize]))).collect();
+        let tree = super::bvh::Bvh::build(&boxes);
         let local_aabb = aabb_of(&vertices);
-        Ok(Self { kind: ShapeKind::TriMesh { vertices, triangles }, local_aabb, parry: Some(parry) })
+        Ok(Self { kind: ShapeKind::TriMesh { vertices, triangles, tree, edges }, local_aabb, parry: None })
     }
 
     /// The half-space z ≤ 0.
@@ -377,6 +493,12 @@ impl CollisionShape {
             local_aabb: (Vec3::new(-inf, -inf, -inf), Vec3::new(inf, inf, 0.0)),
             parry: None,
         }
+    }
+
+    /// True if the shape has candidate points against a plane (module `half_space`):
+    /// every convex shape.
+    pub fn has_plane_candidates(&self) -> bool {
+        !matches!(self.kind, ShapeKind::TriMesh { .. } | ShapeKind::HalfSpace)
     }
 
     /// Number of candidate points this shape proposes against a plane, at most (sizes the

@@ -10,7 +10,7 @@
 //! manifolds for the other convex pairs and triangle meshes.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use std::sync::Arc;
 
@@ -50,10 +50,10 @@ pub struct CollisionObject {
 #[derive(Debug, thiserror::Error)]
 pub enum CollisionError {
     /// A mesh.
-    #[error("link `{link}`: {source}")]
+    #[error("{owner}: {source}")]
     Mesh {
-        /// The link.
-        link: String,
+        /// Whose: "link `name`" or the configuration key.
+        owner: String,
         /// What is wrong with its mesh.
         source: MeshError,
     },
@@ -111,6 +111,8 @@ pub struct CollisionWorld {
     plane_scratch: PlaneScratch,
     /// Per object and plane, the hull vertex that was deepest last step.
     plane_hints: Vec<u32>,
+    /// Per object, the hull vertex that was deepest under the last mesh face it met.
+    mesh_hints: Vec<u32>,
 }
 
 /// The order of a pair in a contact: the robot first, then free bodies, then the
@@ -137,7 +139,7 @@ fn robot_shape(shape: &Shape, link: &str, cache: &mut MeshCache) -> Result<Arc<C
             if let Some(s) = cache.get(&key) {
                 return Ok(s.clone());
             }
-            let err = |source| CollisionError::Mesh { link: link.to_owned(), source };
+            let err = |source| CollisionError::Mesh { owner: format!("link `{link}`"), source };
             let (vertices, _) = load_mesh(file, scale).map_err(err)?;
             let hull = Arc::new(CollisionShape::convex_hull(&vertices, &file.display().to_string()).map_err(err)?);
             cache.insert(key, hull.clone());
@@ -217,6 +219,22 @@ impl CollisionWorld {
             add_static(&s.name, CollisionShape::cuboid(half), pose, s.friction.get(), s.restitution.get());
         }
 
+        for (k, m) in environment.meshes.iter().enumerate() {
+            let scale = Vec3::from(m.scale.map(|x| x.get()));
+            let [r, p, y] = m.rpy.map(|x| x.get());
+            let pose = SE3::new(rotation_from_rpy(r, p, y), Vec3::from(m.position.map(|x| x.get())));
+            let origin = m.file.display().to_string();
+            let err =
+                |source| CollisionError::Mesh { owner: format!("key `environment.meshes[{k}]` ({})", m.name), source };
+            let (vertices, triangles) = load_mesh(&m.file, &scale).map_err(err)?;
+            let shape = if m.convex {
+                CollisionShape::convex_hull(&vertices, &origin).map_err(err)?
+            } else {
+                CollisionShape::trimesh(vertices, triangles, &origin).map_err(err)?
+            };
+            add_static(&m.name, shape, pose, m.friction.get(), 0.0);
+        }
+
         let mut disabled = collision.disable_pairs.clone();
         if let Some(srdf) = &collision.srdf {
             let srdf = Srdf::from_file(srdf).map_err(|e| CollisionError::Srdf { file: e.file, reason: e.reason })?;
@@ -267,6 +285,7 @@ impl CollisionWorld {
             plane_points: [PlanePoint::default(); 4],
             plane_scratch: PlaneScratch::default(),
             plane_hints: Vec::new(),
+            mesh_hints: Vec::new(),
             objects,
         };
         world.index_statics();
@@ -298,6 +317,7 @@ impl CollisionWorld {
         let largest = self.objects.iter().map(|o| o.shape.vertex_count()).max().unwrap_or(16);
         self.plane_scratch = PlaneScratch::with_capacity(largest);
         self.plane_hints = vec![0; self.objects.len() * self.planes.len().max(1)];
+        self.mesh_hints = vec![0; self.objects.len()];
     }
 
     /// Adds a free rigid body's shapes (at start-up); returns the body's index.
@@ -324,33 +344,6 @@ impl CollisionWorld {
         }
         self.size_scratch();
         body
-    }
-
-    /// Adds a static triangle mesh (kept as triangles, not a hull).
-    pub fn add_static_mesh(
-        &mut self,
-        name: &str,
-        file: &Path,
-        scale: &Vec3,
-        pose: SE3,
-        friction: f64,
-    ) -> Result<(), CollisionError> {
-        let err = |source| CollisionError::Mesh { link: name.to_owned(), source };
-        let (vertices, triangles) = load_mesh(file, scale).map_err(err)?;
-        let shape = CollisionShape::trimesh(vertices, triangles, &file.display().to_string()).map_err(err)?;
-        self.objects.push(CollisionObject {
-            name: name.to_owned(),
-            link: name.to_owned(),
-            owner: Owner::Static,
-            placement: pose,
-            shape: Arc::new(shape),
-            friction,
-            restitution: 0.0,
-            pose,
-            aabb: (Vec3::zeros(), Vec3::zeros()),
-        });
-        self.index_statics();
-        Ok(())
     }
 
     /// Every object.
@@ -495,6 +488,82 @@ impl CollisionWorld {
         }
     }
 
+    /// A convex moving object `i` against the static triangle mesh `j`: the triangles its
+    /// box overlaps (the mesh's tree), each by the cheapest exact path; a point shared by
+    /// neighbouring triangles is kept once; then the points are reduced per normal.
+    ///
+    /// A triangle whose edges all border coplanar or concave neighbours (the inside of a
+    /// floor, a valley) has only its face normal in its Voronoi cone: its contacts are the
+    /// half-space ones (module `half_space`) whose points lie over the triangle. Other
+    /// triangles go through GJK/EPA (parry); a normal there outside the cone of the
+    /// triangle's feature (across an edge to a coplanar or concave neighbour) is a seam
+    /// artefact: separated, the point is left to the neighbour the object is over;
+    /// penetrating, it is replaced by the face normal and the object's depth below the
+    /// triangle's plane.
+    fn mesh_pair(&mut self, i: usize, j: usize, out: &mut ContactBuffer) {
+        let (friction, restitution) = self.materials(i, j);
+        let (a, b) = (&self.objects[i], &self.objects[j]);
+        let ShapeKind::TriMesh { vertices, triangles, tree, edges } = &b.shape.kind else { return };
+        // The moving object's box in the mesh's frame (the box of the transformed box).
+        let mesh_m_object = b.pose.inv_compose(&a.pose);
+        let (lo, hi) = a.shape.world_aabb(&mesh_m_object, self.margin);
+        let first = out.len();
+        let margin = self.margin;
+        let (workspace, scratch, hint) = (&mut self.workspace, &mut self.plane_scratch, &mut self.mesh_hints[i]);
+        let emit = |out: &mut ContactBuffer, point: Vec3, normal: &Vec3, distance: f64, id: ContactId| {
+            if out.contacts()[first..].iter().any(|c| c.id == id || (c.point - point).norm_squared() < 1e-12) {
+                return;
+            }
+            out.push(Contact {
+                object1: i,
+                object2: j,
+                body1: a.owner,
+                body2: b.owner,
+                point,
+                frame: contact_frame(normal),
+                distance,
+                friction,
+                restitution,
+                id,
+            });
+        };
+        tree.query(&lo, &hi, |t| {
+            let corners = triangles[t].map(|k| b.pose.act_point(&vertices[k as usize]));
+            let face = (corners[1] - corners[0]).cross(&(corners[2] - corners[0])).normalize();
+            let outward = |k: usize| (corners[(k + 1) % 3] - corners[k]).normalize().cross(&face);
+            let side = if (a.pose.translation - corners[0]).dot(&face) < 0.0 { -1.0 } else { 1.0 };
+            if a.shape.has_plane_candidates() && edges[t].iter().all(|e| e.max_lean(side) == 0.0) {
+                let n = face * side;
+                for c in half_space::candidates(&a.shape.kind, &a.pose, &n, n.dot(&corners[0]), margin, scratch, hint) {
+                    if (0..3).all(|k| (c.point - corners[k]).dot(&outward(k)) <= ON_EDGE) {
+                        let id = ContactId::new(i, j, c.feature, FACE_FEATURE);
+                        emit(out, c.point - n * (0.5 * c.distance), &n, c.distance, id);
+                    }
+                }
+                return;
+            }
+            let Some(shape) = a.shape.parry.as_ref() else { return };
+            workspace.triangle_contacts(shape, &a.pose, &corners, margin, |p| {
+                // Our normal points from the triangle into the object.
+                let mut normal = -p.normal1;
+                let mut distance = p.distance;
+                let side = if normal.dot(&face) < 0.0 { -1.0 } else { 1.0 };
+                let seam = (0..3).any(|k| normal.dot(&outward(k)) > edges[t][k].max_lean(side) + SEAM_TOLERANCE);
+                if seam {
+                    if distance > 0.0 {
+                        return;
+                    }
+                    normal = face * side;
+                    let Some(deepest) = shape.support_point(&a.pose, &-normal) else { return };
+                    distance = (deepest - p.point2).dot(&normal).min(0.0);
+                }
+                let id = ContactId::new(i, j, p.feature1, (t as u32) << 3 ^ p.feature2);
+                emit(out, p.point2 + normal * (0.5 * distance), &normal, distance, id);
+            });
+        });
+        reduce_by_normal(out, first);
+    }
+
     /// A pair of non-plane objects, through parry.
     fn convex_pair(&mut self, i: usize, j: usize, out: &mut ContactBuffer) {
         // Object 1 is on the robot side.
@@ -502,19 +571,28 @@ impl CollisionWorld {
             let (ri, rj) = (rank(&self.objects[i].owner), rank(&self.objects[j].owner));
             if (ri, i) <= (rj, j) { (i, j) } else { (j, i) }
         };
+        if matches!(self.objects[j].shape.kind, ShapeKind::TriMesh { .. }) {
+            return self.mesh_pair(i, j, out);
+        }
         let (friction, restitution) = self.materials(i, j);
         let (a, b) = (&self.objects[i], &self.objects[j]);
         let (Some(sa), Some(sb)) = (a.shape.parry.as_ref(), b.shape.parry.as_ref()) else { return };
         let (owner1, owner2) = (a.owner, b.owner);
-        // Parry's normal points out of object 1; ours into it.
+        // Parry's normal points out of object 1; ours into it. Neighbouring triangles of a
+        // mesh report the same point: keep it once.
+        let first = out.len();
         let _ = self.workspace.contacts(sa, &a.pose, sb, &b.pose, self.margin, |p| {
             let n = -p.normal1;
+            let point = (p.point1 + p.point2) * 0.5;
+            if out.contacts()[first..].iter().any(|c| (c.point - point).norm_squared() < 1e-12) {
+                return;
+            }
             out.push(Contact {
                 object1: i,
                 object2: j,
                 body1: owner1,
                 body2: owner2,
-                point: (p.point1 + p.point2) * 0.5,
+                point,
                 frame: contact_frame(&n),
                 distance: p.distance,
                 friction,
@@ -522,6 +600,63 @@ impl CollisionWorld {
                 id: ContactId::new(i, j, p.feature1, p.feature2),
             });
         });
+    }
+}
+
+/// How far (sine) a mesh contact normal may lean past its edge's cone before it counts
+/// as a seam artefact.
+const SEAM_TOLERANCE: f64 = 1e-6;
+
+/// How far (m) outside a triangle a point may project and still count as over it (points
+/// on a seam belong to both triangles, and are kept once).
+const ON_EDGE: f64 = 1e-9;
+
+/// Feature number of the mesh side of a contact found by the face path: the id then
+/// follows the object's point across the seams of a flat mesh.
+const FACE_FEATURE: u32 = u32::MAX - 1;
+
+/// Most contacts one mesh pair keeps before reduction (the rest are dropped).
+const MESH_PAIR_POINTS: usize = 64;
+
+/// The contacts from `first` on (one object pair) grouped by normal (within 5°), each
+/// group reduced to at most 4 points spanning the largest area, like a plane contact.
+fn reduce_by_normal(out: &mut ContactBuffer, first: usize) {
+    let count = out.len() - first;
+    if count <= 4 {
+        return;
+    }
+    let mut tail = [out.contacts()[first]; MESH_PAIR_POINTS];
+    let count = count.min(MESH_PAIR_POINTS);
+    tail[..count].copy_from_slice(&out.contacts()[first..first + count]);
+    out.truncate(first);
+    let mut done = [false; MESH_PAIR_POINTS];
+    let mut candidates = [half_space::Candidate::default(); MESH_PAIR_POINTS];
+    // The deepest contact not yet grouped sets the group's normal and tangents.
+    while let Some(seed) =
+        (0..count).filter(|&k| !done[k]).min_by(|&a, &b| tail[a].distance.total_cmp(&tail[b].distance))
+    {
+        let frame = tail[seed].frame;
+        let (t1, t2, n) = (frame.column(0), frame.column(1), frame.column(2));
+        let mut size = 0;
+        for k in 0..count {
+            if !done[k] && tail[k].frame.column(2).dot(&n) > 0.996 {
+                done[k] = true;
+                let p = tail[k].point;
+                candidates[size] = half_space::Candidate {
+                    u: t1.dot(&p),
+                    v: t2.dot(&p),
+                    distance: tail[k].distance,
+                    feature: k as u32,
+                    point: p,
+                };
+                size += 1;
+            }
+        }
+        let mut chosen = [half_space::Candidate::default(); 4];
+        let kept = half_space::reduce(&candidates[..size], &mut chosen);
+        for c in &chosen[..kept] {
+            out.push(tail[c.feature as usize]);
+        }
     }
 }
 

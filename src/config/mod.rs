@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-pub use scene::{BoxConfig, CollisionConfig, EnvironmentConfig, GroundConfig, NonNegativeF64, SlopeConfig};
+pub use scene::{BoxConfig, CollisionConfig, EnvironmentConfig, GroundConfig, MeshConfig, NonNegativeF64, SlopeConfig};
 pub use values::{FiniteF64, NameToken, PositiveF64, RtPriority, TopicName};
 
 /// What the node does.
@@ -342,6 +342,11 @@ impl Config {
             && srdf.is_relative()
         {
             *srdf = lexically_normal(&dir.join(&*srdf));
+        }
+        for m in &mut config.environment.meshes {
+            if m.file.is_relative() {
+                m.file = lexically_normal(&dir.join(&m.file));
+            }
         }
         for p in &mut config.robot.package_dirs {
             if p.is_relative() {

@@ -39,7 +39,7 @@ fn finite3(x: [f64; 3]) -> [FiniteF64; 3] {
 
 /// `environment:` — static objects. Default: a flat ground at z = 0, friction 1.
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
-#[serde(deny_unknown_fields, default, expecting = "a mapping of environment objects (ground, boxes, slopes)")]
+#[serde(deny_unknown_fields, default, expecting = "a mapping of environment objects (ground, boxes, slopes, meshes)")]
 pub struct EnvironmentConfig {
     /// The ground half-space; `null` for none.
     pub ground: Option<GroundConfig>,
@@ -47,12 +47,47 @@ pub struct EnvironmentConfig {
     pub boxes: Vec<BoxConfig>,
     /// Static inclined plates (ramps).
     pub slopes: Vec<SlopeConfig>,
+    /// Static meshes (terrain, furniture), kept as triangles or as their convex hull.
+    pub meshes: Vec<MeshConfig>,
 }
 
 impl Default for EnvironmentConfig {
     fn default() -> Self {
-        Self { ground: Some(GroundConfig::default()), boxes: Vec::new(), slopes: Vec::new() }
+        Self { ground: Some(GroundConfig::default()), boxes: Vec::new(), slopes: Vec::new(), meshes: Vec::new() }
     }
+}
+
+/// A static mesh.
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(
+    deny_unknown_fields,
+    expecting = "a mapping of mesh settings (name, file, scale, position, rpy, convex, friction)"
+)]
+pub struct MeshConfig {
+    /// Name (reported in contacts).
+    pub name: String,
+    /// STL, OBJ or COLLADA file (relative to the configuration file).
+    pub file: std::path::PathBuf,
+    /// Scale per axis. Default 1.
+    #[serde(default = "ones")]
+    pub scale: [PositiveF64; 3],
+    /// Position (m). Default 0.
+    #[serde(default = "zero3")]
+    pub position: [FiniteF64; 3],
+    /// Orientation, roll-pitch-yaw (rad). Default 0.
+    #[serde(default = "zero3")]
+    pub rpy: [FiniteF64; 3],
+    /// Use the convex hull instead of the triangles. Default false (terrain is rarely
+    /// convex).
+    #[serde(default)]
+    pub convex: bool,
+    /// Coulomb friction coefficient. Default 1.
+    #[serde(default = "one")]
+    pub friction: NonNegativeF64,
+}
+
+fn ones() -> [PositiveF64; 3] {
+    [1.0; 3].map(|x| PositiveF64::new(x).expect("positive"))
 }
 
 /// The ground: the half-space below the plane through `height·normal` with that normal.

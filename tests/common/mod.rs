@@ -46,3 +46,19 @@ pub fn temp_file(name: &str, content: &str) -> PathBuf {
     std::fs::write(&path, content).unwrap();
     path
 }
+
+/// A binary STL file `name` (temporary) holding `triangles`; returns its path.
+pub fn stl_file(name: &str, triangles: &[[[f64; 3]; 3]]) -> PathBuf {
+    let mut b = vec![0u8; 80];
+    b.extend((triangles.len() as u32).to_le_bytes());
+    for t in triangles {
+        b.extend([0f32; 3].iter().flat_map(|x| x.to_le_bytes()));
+        for p in t {
+            b.extend(p.iter().flat_map(|x| (*x as f32).to_le_bytes()));
+        }
+        b.extend([0u8; 2]);
+    }
+    let path = temp_file(name, "");
+    std::fs::write(&path, b).unwrap();
+    path
+}
