@@ -93,6 +93,18 @@ fn a_box_resting_on_a_plane_touches_at_its_four_corners() {
         corners(&detect_at(&mut w, pose)),
         vec![[-2000, -500, 0], [-2000, 500, 0], [2000, -500, 0], [2000, 500, 0]]
     );
+    // Tilted by 30° about x, 1 mm into the ground on its lowest edge (y = −0.1, z = −0.05
+    // in the box): the edge's two ends, nothing else within the margin.
+    let (s, c) = 30f64.to_radians().sin_cos();
+    let (edge_y, edge_z) = (-0.1 * c + 0.05 * s, -0.1 * s - 0.05 * c);
+    let pose = SE3::new(rotation_from_rpy(30f64.to_radians(), 0.0, 0.0), Vec3::new(0.0, 0.0, -edge_z - 0.001));
+    let tilted = detect_at(&mut w, pose);
+    assert_eq!(tilted.len(), 2, "{:?}", tilted.contacts());
+    for k in tilted.contacts() {
+        assert!((k.distance + 0.001).abs() < 1e-15 && (k.normal() - Vec3::z()).norm() < 1e-15);
+        assert!((k.point.x.abs() - 0.2).abs() < 1e-15 && (k.point.y - edge_y).abs() < 1e-15);
+        assert!((k.point.z + 0.0005).abs() < 1e-15, "halfway between the surfaces");
+    }
 }
 
 #[test]
