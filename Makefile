@@ -12,7 +12,7 @@ CARGO ?= cargo
 
 help:
 	@echo "make run     build (release) and start the node on $(CONFIG) (Ctrl-C stops it)"
-	@echo "make test    fmt check, clippy -D warnings, cargo tests (with and without ROS), rclpy interop tests"
+	@echo "make test    fmt check, clippy -D warnings (with and without ROS), cargo tests, rclpy interop tests"
 	@echo "make bench   criterion benches, then signorini/Pinocchio ratios written to docs/BENCHMARKS.md"
 	@echo "make env     only set up the ROS 2 environment (.ros/)"
 	@echo "Variables: CONFIG=path/to/config.yaml"
@@ -35,9 +35,8 @@ lint: fmt
 	$(WITH_ROS) $(CARGO) clippy --release --all-targets --no-default-features -- -D warnings
 	$(WITH_ROS) $(CARGO) clippy --release --all-targets --all-features -- -D warnings
 
-# Without ROS first, so that target/release/signorini ends up built with it.
+# The library without ROS is compiled (and linted) by `lint`; the tests run once, with it.
 unit:
-	$(WITH_ROS) $(CARGO) test --release --no-default-features
 	$(WITH_ROS) $(CARGO) test --release --all-features
 
 interop: build
