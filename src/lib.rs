@@ -7,6 +7,8 @@
 //! - [`spatial`]: 6-D spatial algebra (SE3, motions, forces, inertias).
 //! - [`model`]: the robot read from URDF: Model (immutable) and Data (buffers).
 //! - [`dynamics`]: kinematics, RNEA, CRBA, ABA, Jacobians, LTDL, integration.
+//! - [`collision`]: collision shapes, the environment, contact detection.
+//! - [`contact`]: the frictional contact problem and its solvers.
 //! - [`runtime`]: the fixed-rate real-time loop, its statistics, watchdog and the
 //!   wait-free exchanges with the I/O side. Nothing below [`ros`] knows ROS exists.
 //! - [`sim`]: what the loop runs.
@@ -18,6 +20,7 @@
 pub mod cli;
 pub mod collision;
 pub mod config;
+pub mod contact;
 pub mod dynamics;
 pub mod model;
 #[cfg(feature = "ros")]

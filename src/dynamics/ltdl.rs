@@ -22,7 +22,7 @@ use crate::model::{Data, Model, NO_PARENT};
 /// Dot product with four independent accumulators (a serial sum cannot pipeline or
 /// vectorize: floating-point addition is not reassociated by the compiler).
 #[inline]
-fn dot(a: &[f64], b: &[f64]) -> f64 {
+pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
     let n = a.len().min(b.len());
     let (a4, a_rest) = a[..n].as_chunks::<4>();
     let (b4, b_rest) = b[..n].as_chunks::<4>();

@@ -21,5 +21,6 @@ pub use kinematics::{
     forward_kinematics, forward_kinematics_acceleration, forward_kinematics_velocity, frame_velocity_local,
     update_frame_placement, update_frame_placements,
 };
+pub(crate) use ltdl::dot;
 pub use ltdl::{ltdl_decompose, ltdl_solve, ltdl_solve_columns, mass_matrix_inverse};
 pub use rnea::{gravity_torque, nonlinear_effects, rnea, rnea_with_external_forces};

@@ -5,6 +5,7 @@
 mod build;
 mod data;
 pub mod frame;
+pub mod free_body;
 pub mod geometry;
 pub mod joint;
 mod multibody;
@@ -14,6 +15,7 @@ pub mod urdf;
 pub use build::{ModelError, ModelOptions};
 pub use data::Data;
 pub use frame::{Frame, FrameKind};
+pub use free_body::{FreeBody, FreeBodyError, FreeBodyState};
 pub use geometry::{CollisionGeometry, PackageDirs, Shape};
 pub use joint::{Axis, JointType};
 pub use multibody::{Model, NO_PARENT};

@@ -1,0 +1,343 @@
+//! The proximal ADMM for the frictional contact NCP, seed 000 Algorithm 1 (§III).
+//!
+//! With h₁(f) = ½fᵀ(G+R)f + fᵀ(g + s) and h₂ the indicator of K_μ, split f = y:
+//!
+//! ```text
+//! s_k = Γ(z_{k−1})                                              De Saxcé estimate (§III-A)
+//! f_k = −(G + R + (η+ρ)I)⁻¹ (g + s_k − η f_{k−1} − ρ y_{k−1} − z_{k−1})           (eq. 37)
+//! y_k = P_K(f_k − z_{k−1}/ρ)                                                     (eq. 39)
+//! z_k = z_{k−1} − ρ (f_k − y_k)                                                 (eq. 36c)
+//! ```
+//!
+//! y_k ∈ K, z_k ∈ K* and y_k ⊥ z_k per contact after every iteration (Moreau). Stop when
+//! the primal ‖f − y‖∞, dual ‖η(f_k − f_{k−1}) + ρ(y_k − y_{k−1})‖∞ and complementarity
+//! max|f_i·z_i| residuals are all below ε_abs (eqs. 40–43). The penalty follows the
+//! spectral rule ρ = √(mL)·κ^p, κ = L/m, p ± 0.05 when one residual exceeds α = 10 times
+//! the other (eqs. 45–46), with L the largest eigenvalue of G + R + ηI (power iteration)
+//! and m = η + min R; the Cholesky factor of the augmented Delassus is recomputed only
+//! when ρ changes. Output λ = y, σ = z − Γ(z).
+//!
+//! Defaults (η = 1e-6, p₀ = 0.2, Δp = 0.05, α = 10, 20 power iterations) are Pinocchio's,
+//! where the paper is silent. Unlike Pinocchio, ρ is not scaled by an extra factor τ: the
+//! iteration is the paper's.
+
+use super::cone::{self, Vec3c};
+use super::dense::{Cholesky, largest_eigenvalue};
+use super::problem::ContactProblem;
+use super::solver::{ContactModel, Residuals, SolveResult, Solver, StoppingRule, WarmStart, norm_inf};
+
+/// How ρ adapts.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum RhoRule {
+    /// ρ = √(mL)·κ^p, p ± `step` (seed 000 eqs. 45–46).
+    Spectral {
+        /// Δp (0.05).
+        step: f64,
+    },
+    /// ρ × `factor` or ρ / `factor` (seed 000 eq. 44), the OSQP-style baseline.
+    Linear {
+        /// τ_inc = τ_dec.
+        factor: f64,
+    },
+}
+
+/// ADMM settings.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct AdmmSettings {
+    /// Model solved (NCP by default; CCP drops Γ).
+    pub model: ContactModel,
+    /// Stopping rules.
+    pub stop: StoppingRule,
+    /// Proximal weight η (seed 000 eq. 35).
+    pub eta: f64,
+    /// Initial exponent p₀ of the spectral rule (also the linear rule's starting ρ).
+    pub rho_power: f64,
+    /// How ρ adapts.
+    pub rule: RhoRule,
+    /// α: ρ changes when one residual exceeds α times the other.
+    pub ratio: f64,
+    /// Power iterations for L.
+    pub power_iterations: usize,
+    /// Record the residuals of every iteration in the result's history.
+    pub record_history: bool,
+}
+
+impl Default for AdmmSettings {
+    fn default() -> Self {
+        Self {
+            model: ContactModel::Ncp,
+            stop: StoppingRule::default(),
+            eta: 1e-6,
+            rho_power: 0.2,
+            rule: RhoRule::Spectral { step: 0.05 },
+            ratio: 10.0,
+            power_iterations: 20,
+            record_history: false,
+        }
+    }
+}
+
+/// The ADMM solver: settings and a workspace sized for a number of contacts.
+#[derive(Debug)]
+pub struct AdmmSolver {
+    /// Settings (may be changed between solves).
+    pub settings: AdmmSettings,
+    capacity: usize,
+    cholesky: Cholesky,
+    /// Diagonal added to G: R + (η + ρ).
+    shift: Vec<f64>,
+    f: Vec<f64>,
+    f_prev: Vec<f64>,
+    y_prev: Vec<f64>,
+    z_prev: Vec<f64>,
+    rhs: Vec<f64>,
+    /// Power-iteration vectors; `eigen` keeps the last eigenvector estimate.
+    eigen: Vec<f64>,
+    scratch: Vec<f64>,
+}
+
+impl AdmmSolver {
+    /// A solver for up to `capacity` contacts.
+    pub fn with_capacity(capacity: usize, settings: AdmmSettings) -> Self {
+        let m = 3 * capacity;
+        let v = || Vec::with_capacity(m);
+        Self {
+            settings,
+            capacity,
+            cholesky: Cholesky::with_capacity(m),
+            shift: v(),
+            f: v(),
+            f_prev: v(),
+            y_prev: v(),
+            z_prev: v(),
+            rhs: v(),
+            eigen: v(),
+            scratch: v(),
+        }
+    }
+
+    /// Contacts the workspace holds.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    fn factor(&mut self, problem: &ContactProblem, rho: f64) -> bool {
+        let m = 3 * problem.contacts();
+        for k in 0..m {
+            self.shift[k] = problem.compliance[k] + self.settings.eta + rho;
+        }
+        self.cholesky.factor(&problem.delassus, &self.shift, m).is_ok()
+    }
+}
+
+/// Γ(z) per contact, or 0 for the CCP.
+#[inline]
+fn correction(model: ContactModel, mu: f64, z: &Vec3c) -> Vec3c {
+    match model {
+        ContactModel::Ncp => cone::de_saxce(mu, z),
+        ContactModel::Ccp => [0.0; 3],
+    }
+}
+
+impl Solver for AdmmSolver {
+    fn name(&self) -> &'static str {
+        "admm"
+    }
+
+    fn model(&self) -> ContactModel {
+        self.settings.model
+    }
+
+    fn solve(&mut self, problem: &ContactProblem, warm: Option<&WarmStart>, result: &mut SolveResult) {
+        let n = problem.contacts();
+        let m = 3 * n;
+        assert!(n <= self.capacity, "ADMM workspace holds {} contacts, the problem has {n}", self.capacity);
+        let s = self.settings;
+        result.reset(m);
+        for v in [
+            &mut self.shift,
+            &mut self.f,
+            &mut self.f_prev,
+            &mut self.y_prev,
+            &mut self.z_prev,
+            &mut self.rhs,
+            &mut self.scratch,
+        ] {
+            v.clear();
+            v.resize(m, 0.0);
+        }
+        if n == 0 {
+            result.converged = true;
+            return;
+        }
+        let mu = &problem.mu;
+        let known = |i: usize| warm.is_some_and(|w| w.known.get(i).copied().unwrap_or(false));
+
+        // Start: y = P_K(λ guess), f = y; z from the guess, else the dual-cone projection of
+        // the De Saxcé-shifted contact velocity of y (what Pinocchio does).
+        let y = &mut result.lambda;
+        for i in 0..n {
+            if let (true, Some(w)) = (known(i), warm) {
+                cone::set_block(y, i, &cone::project_cone(mu[i], &cone::block(&w.lambda, i)));
+            }
+        }
+        self.f.copy_from_slice(y);
+        let sigma = &mut result.sigma;
+        problem.contact_velocity(y, sigma);
+        let z = &mut result.dual;
+        let mut start_error = 0.0f64;
+        for i in 0..n {
+            let si = cone::block(sigma, i);
+            let shifted = cone::add(&si, &correction(s.model, mu[i], &si));
+            // The NCP criterion of a cold start (λ = 0): separating contacts need no
+            // iteration. A warm start always iterates at least once: accepting last step's
+            // λ as is would let the tolerance's error accumulate from step to step.
+            let yi = cone::block(y, i);
+            start_error =
+                start_error.max(cone::distance_to_dual_cone(mu[i], &shifted)).max(cone::dot(&yi, &shifted).abs());
+            let zi = match (known(i), warm) {
+                (true, Some(w)) => cone::project_dual_cone(mu[i], &cone::block(&w.dual, i)),
+                _ => cone::project_dual_cone(mu[i], &shifted),
+            };
+            cone::set_block(z, i, &zi);
+        }
+        if start_error <= s.stop.absolute && !(0..n).any(known) {
+            // σ is exact here; z = σ + Γ(σ) is the consistent dual.
+            for i in 0..n {
+                let si = cone::block(sigma, i);
+                cone::set_block(z, i, &cone::add(&si, &correction(s.model, mu[i], &si)));
+            }
+            result.converged = true;
+            result.rho_power = warm.and_then(|w| w.rho_power).unwrap_or(s.rho_power);
+            result.residuals = Residuals { primal: 0.0, dual: 0.0, complementarity: start_error };
+            return;
+        }
+
+        // Penalty: L by power iteration on G + R + ηI (warm-started from the last
+        // eigenvector when the size is unchanged), m = η + min R.
+        if self.eigen.len() != m {
+            self.eigen.clear();
+            self.eigen.resize(m, 1.0);
+        }
+        for k in 0..m {
+            self.shift[k] = problem.compliance[k] + s.eta;
+        }
+        let lipschitz = largest_eigenvalue(
+            &problem.delassus,
+            &self.shift,
+            m,
+            s.power_iterations,
+            &mut self.eigen,
+            &mut self.scratch,
+        )
+        .max(s.eta);
+        let strong = s.eta + problem.compliance.iter().copied().fold(f64::INFINITY, f64::min);
+        let kappa = (lipschitz / strong).max(1.0 + 1e-12);
+        let base = (strong * lipschitz).sqrt();
+        let mut power = warm.and_then(|w| w.rho_power).filter(|p| p.is_finite()).unwrap_or(s.rho_power);
+        let mut rho = base * kappa.powf(power);
+        if !self.factor(problem, rho) {
+            result.rho = rho;
+            result.rho_power = power;
+            return;
+        }
+        result.factorizations = 1;
+
+        let y = &mut result.lambda;
+        let z = &mut result.dual;
+        for k in 1..=s.stop.max_iterations {
+            self.f_prev.copy_from_slice(&self.f);
+            self.y_prev.copy_from_slice(y);
+            self.z_prev.copy_from_slice(z);
+            // f-step (eq. 37) with s = Γ(z_{k−1}).
+            for i in 0..n {
+                let gi = correction(s.model, mu[i], &cone::block(z, i));
+                for a in 0..3 {
+                    let j = 3 * i + a;
+                    self.rhs[j] = -(problem.g[j] + gi[a] - s.eta * self.f[j] - rho * y[j] - z[j]);
+                }
+            }
+            self.f.copy_from_slice(&self.rhs);
+            self.cholesky.solve(&mut self.f);
+            // y-step (eq. 39) and dual step (eq. 36c), per contact.
+            let inv_rho = 1.0 / rho;
+            let mut primal = 0.0f64;
+            let mut dual = 0.0f64;
+            let mut complementarity = 0.0f64;
+            for i in 0..n {
+                let fi = cone::block(&self.f, i);
+                let zi = cone::block(z, i);
+                let yi = cone::project_cone(
+                    mu[i],
+                    &[fi[0] - zi[0] * inv_rho, fi[1] - zi[1] * inv_rho, fi[2] - zi[2] * inv_rho],
+                );
+                let r = cone::sub(&fi, &yi);
+                let zi = [zi[0] - rho * r[0], zi[1] - rho * r[1], zi[2] - rho * r[2]];
+                cone::set_block(y, i, &yi);
+                cone::set_block(z, i, &zi);
+                for a in 0..3 {
+                    let j = 3 * i + a;
+                    primal = primal.max(r[a].abs());
+                    dual = dual.max((s.eta * (self.f[j] - self.f_prev[j]) + rho * (yi[a] - self.y_prev[j])).abs());
+                }
+                complementarity = complementarity.max(cone::dot(&fi, &zi).abs());
+            }
+            let residuals = Residuals { primal, dual, complementarity };
+            if s.record_history && result.history.len() < result.history.capacity() {
+                result.history.push(residuals);
+            }
+            result.iterations = k;
+            result.residuals = residuals;
+            if residuals.max() <= s.stop.absolute {
+                result.converged = true;
+                break;
+            }
+            if s.stop.relative > 0.0 && k > 1 {
+                let still = |now: &[f64], before: &[f64]| {
+                    let mut change = 0.0f64;
+                    for (a, b) in now.iter().zip(before) {
+                        change = change.max((a - b).abs());
+                    }
+                    change <= s.stop.relative * norm_inf(now).max(norm_inf(before))
+                };
+                if still(y, &self.y_prev) && still(z, &self.z_prev) {
+                    result.stalled = true;
+                    break;
+                }
+            }
+            // Penalty update (eq. 44 or 46); refactor only when ρ changes.
+            let grow = primal >= s.ratio * dual;
+            let shrink = dual >= s.ratio * primal;
+            if grow != shrink {
+                let sign = if grow { 1.0 } else { -1.0 };
+                let new_rho = match s.rule {
+                    RhoRule::Spectral { step } => {
+                        power += sign * step;
+                        base * kappa.powf(power)
+                    }
+                    RhoRule::Linear { factor } => {
+                        let r = if grow { rho * factor } else { rho / factor };
+                        power = (r / base).ln() / kappa.ln();
+                        r
+                    }
+                };
+                if new_rho != rho && new_rho.is_finite() && new_rho > 0.0 {
+                    rho = new_rho;
+                    // A failure here cannot happen (G + R ⪰ 0, η + ρ > 0) unless G holds
+                    // garbage: stop with what there is.
+                    if !self.factor(problem, rho) {
+                        break;
+                    }
+                    result.factorizations += 1;
+                }
+            }
+        }
+        // σ = z − Γ(z).
+        for i in 0..n {
+            let zi = cone::block(z, i);
+            cone::set_block(&mut result.sigma, i, &cone::sub(&zi, &correction(s.model, mu[i], &zi)));
+        }
+        result.rho = rho;
+        result.rho_power = power;
+    }
+}

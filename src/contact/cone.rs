@@ -1,0 +1,224 @@
+//! The friction cone of one contact and the operators the solvers need, on 3-vectors
+//! ordered (Tx, Ty, N) (seed 000–002 digest §0).
+//!
+//! - K_μ = { λ : ‖λ_T‖ ≤ μ λ_N } (Coulomb), its dual K*_μ = K_{1/μ}, the polar K° = −K*.
+//! - Γ(σ) = (0, 0, μ‖σ_T‖), the De Saxcé correction (seed 000 eq. 27): with it the NCP
+//!   K ∋ λ ⊥ σ + Γ(σ) ∈ K* holds Signorini, Coulomb and maximum dissipation at once.
+//!
+//! Moreau: x = P_K(x) + P_{K°}(x) with the two parts orthogonal; the ADMM's iterates stay
+//! in K and K* exactly because of it (seed 000 §III-C).
+
+/// A contact's 3-vector, (Tx, Ty, N).
+pub type Vec3c = [f64; 3];
+
+#[inline]
+fn tangent_norm(x: &Vec3c) -> f64 {
+    x[0].hypot(x[1])
+}
+
+/// Projection onto K_μ (Euclidean).
+#[inline]
+pub fn project_cone(mu: f64, x: &Vec3c) -> Vec3c {
+    let r = tangent_norm(x);
+    let n = x[2];
+    if r <= mu * n {
+        return *x;
+    }
+    if mu * r <= -n {
+        return [0.0; 3];
+    }
+    // Onto the boundary ray through (μ x_T / r, 1): r > 0 here (r = 0 is inside or polar).
+    let s = (mu * r + n) / (1.0 + mu * mu);
+    [s * mu * x[0] / r, s * mu * x[1] / r, s]
+}
+
+/// Projection onto the dual cone K*_μ = K_{1/μ}.
+#[inline]
+pub fn project_dual_cone(mu: f64, x: &Vec3c) -> Vec3c {
+    let r = tangent_norm(x);
+    let n = x[2];
+    if mu * r <= n {
+        return *x;
+    }
+    if r <= -mu * n {
+        return [0.0; 3];
+    }
+    let s = (r + mu * n) / (1.0 + mu * mu);
+    [s * x[0] / r, s * x[1] / r, s * mu]
+}
+
+/// Γ(σ) = (0, 0, μ‖σ_T‖), the De Saxcé correction.
+#[inline]
+pub fn de_saxce(mu: f64, sigma: &Vec3c) -> Vec3c {
+    [0.0, 0.0, mu * tangent_norm(sigma)]
+}
+
+/// Distance from x to K_μ.
+#[inline]
+pub fn distance_to_cone(mu: f64, x: &Vec3c) -> f64 {
+    let p = project_cone(mu, x);
+    norm(&sub(x, &p))
+}
+
+/// Distance from x to K*_μ.
+#[inline]
+pub fn distance_to_dual_cone(mu: f64, x: &Vec3c) -> f64 {
+    let p = project_dual_cone(mu, x);
+    norm(&sub(x, &p))
+}
+
+/// Projection onto K_μ in the metric ‖·‖_D, D = diag(d_t, d_t, d_n) > 0:
+/// argmin_{y ∈ K} (y − x)ᵀ D (y − x) = D^{-1/2} P_{K_μ̃}(D^{1/2} x) with
+/// μ̃ = μ √(d_t / d_n) (digest §0).
+#[inline]
+pub fn project_cone_weighted(mu: f64, d_t: f64, d_n: f64, x: &Vec3c) -> Vec3c {
+    let (st, sn) = (d_t.sqrt(), d_n.sqrt());
+    let scaled = [x[0] * st, x[1] * st, x[2] * sn];
+    let p = project_cone(mu * st / sn, &scaled);
+    [p[0] / st, p[1] / st, p[2] / sn]
+}
+
+/// a − b.
+#[inline]
+pub fn sub(a: &Vec3c, b: &Vec3c) -> Vec3c {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+/// a + b.
+#[inline]
+pub fn add(a: &Vec3c, b: &Vec3c) -> Vec3c {
+    [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
+}
+
+/// a·b.
+#[inline]
+pub fn dot(a: &Vec3c, b: &Vec3c) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+/// ‖a‖.
+#[inline]
+pub fn norm(a: &Vec3c) -> f64 {
+    dot(a, a).sqrt()
+}
+
+/// The 3-vector of contact `i` in a stacked vector.
+#[inline]
+pub fn block(x: &[f64], i: usize) -> Vec3c {
+    [x[3 * i], x[3 * i + 1], x[3 * i + 2]]
+}
+
+/// Writes the 3-vector of contact `i`.
+#[inline]
+pub fn set_block(x: &mut [f64], i: usize, v: &Vec3c) {
+    x[3 * i..3 * i + 3].copy_from_slice(v);
+}
+
+#[cfg(test)]
+mod tests {
+    //! AT-01 (seed 000–002 digest §4): idempotence, membership, Moreau, the worked
+    //! example, and the weighted projection against brute force.
+    use super::*;
+
+    fn samples() -> Vec<(f64, Vec3c)> {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 11) as f64 / (1u64 << 53) as f64 * 4.0 - 2.0
+        };
+        let mut out = Vec::new();
+        for _ in 0..2000 {
+            let mu = (next() + 2.0) * 0.5; // [0, 2)
+            out.push((mu, [next(), next(), next()]));
+        }
+        // Edge cases: on the axis, on the boundary, zero friction.
+        out.extend([
+            (0.5, [0.0, 0.0, 1.0]),
+            (0.5, [0.0, 0.0, -1.0]),
+            (0.5, [0.5, 0.0, 1.0]),
+            (0.0, [1.0, 2.0, 3.0]),
+            (0.0, [1.0, 2.0, -3.0]),
+            (0.7, [0.0; 3]),
+        ]);
+        out
+    }
+
+    fn in_cone(mu: f64, x: &Vec3c) -> bool {
+        tangent_norm(x) <= mu * x[2] + 1e-12 * (1.0 + norm(x))
+    }
+
+    #[test]
+    fn the_worked_example_of_the_digest() {
+        let p = project_cone(0.5, &[2.0, 0.0, 1.0]);
+        let want = [0.8, 0.0, 1.6];
+        assert!(norm(&sub(&p, &want)) < 1e-15, "{p:?}");
+    }
+
+    #[test]
+    fn projections_land_in_their_cones_and_are_idempotent() {
+        for (mu, x) in samples() {
+            let p = project_cone(mu, &x);
+            assert!(in_cone(mu, &p), "{mu} {x:?} -> {p:?}");
+            assert!(norm(&sub(&project_cone(mu, &p), &p)) <= 1e-15 * (1.0 + norm(&p)));
+            let d = project_dual_cone(mu, &x);
+            assert!(mu * tangent_norm(&d) <= d[2] + 1e-12 * (1.0 + norm(&d)), "{mu} {x:?} -> {d:?}");
+            assert!(norm(&sub(&project_dual_cone(mu, &d), &d)) <= 1e-15 * (1.0 + norm(&d)));
+        }
+    }
+
+    #[test]
+    fn moreau_splits_every_vector_into_orthogonal_cone_and_polar_parts() {
+        for (mu, x) in samples() {
+            let p = project_cone(mu, &x);
+            // K° = −K*: P_{K°}(x) = −P_{K*}(−x).
+            let minus_x = [-x[0], -x[1], -x[2]];
+            let q = project_dual_cone(mu, &minus_x);
+            let polar = [-q[0], -q[1], -q[2]];
+            let scale = 1.0 + norm(&x);
+            assert!(norm(&sub(&add(&p, &polar), &x)) < 1e-14 * scale, "{mu} {x:?}");
+            assert!(dot(&p, &polar).abs() < 1e-14 * scale * scale, "{mu} {x:?}");
+        }
+    }
+
+    #[test]
+    fn the_weighted_projection_minimizes_the_weighted_distance() {
+        // Brute force over the cone boundary and the inside: no point of K is closer in
+        // the D-metric than the closed form.
+        let cases =
+            [(0.5, 4.0, 1.0, [2.0, -1.0, 0.5]), (0.8, 0.1, 3.0, [-1.0, 0.3, 0.2]), (1.2, 2.0, 2.0, [0.3, 0.1, -1.0])];
+        for (mu, dt, dn, x) in cases {
+            let p = project_cone_weighted(mu, dt, dn, &x);
+            assert!(in_cone(mu, &p));
+            let dist = |y: &Vec3c| {
+                let e = sub(y, &x);
+                dt * (e[0] * e[0] + e[1] * e[1]) + dn * e[2] * e[2]
+            };
+            let best = dist(&p);
+            for i in 0..400 {
+                for j in 0..100 {
+                    let n = j as f64 * 0.03;
+                    let a = std::f64::consts::TAU * i as f64 / 400.0;
+                    for s in [1.0, 0.5, 0.0] {
+                        let y = [s * mu * n * a.cos(), s * mu * n * a.sin(), n];
+                        assert!(dist(&y) >= best - 1e-12, "{y:?} beats {p:?}");
+                    }
+                }
+            }
+            // Equal weights: the Euclidean projection.
+            let e = project_cone_weighted(mu, 3.0, 3.0, &x);
+            assert!(norm(&sub(&e, &project_cone(mu, &x))) < 1e-15);
+        }
+    }
+
+    #[test]
+    fn de_saxce_shifts_a_sliding_velocity_onto_the_dual_cone_boundary() {
+        // A pure slip (c_N = 0) is outside K* but c + Γ(c) lies on its boundary.
+        let c = [0.3, -0.4, 0.0];
+        let z = add(&c, &de_saxce(0.5, &c));
+        assert!(distance_to_dual_cone(0.5, &c) > 0.1);
+        assert!(distance_to_dual_cone(0.5, &z) < 1e-15);
+        assert!((z[2] - 0.25).abs() < 1e-15);
+    }
+}

@@ -1,0 +1,255 @@
+//! Dense symmetric kernels for the contact solvers: the Cholesky factorization of
+//! G + diag(d) (the augmented Delassus of seed 000 §III-E), solves with it, products with
+//! G, and the power iteration for its largest eigenvalue.
+//!
+//! Matrices are n × n, symmetric, stored contiguously (row-major and column-major are the
+//! same storage), in buffers sized once for the largest problem: nothing allocates after
+//! construction. Up to [`SMALL`] rows a row-oriented Cholesky (contiguous dot products)
+//! is fastest; above, faer's blocked factorization and triangular solves.
+
+use faer::dyn_stack::{MemBuffer, MemStack};
+use faer::linalg::cholesky::llt::factor::{LltParams, LltRegularization, cholesky_in_place, cholesky_in_place_scratch};
+use faer::linalg::triangular_solve::{solve_lower_triangular_in_place, solve_upper_triangular_in_place};
+use faer::{Par, Spec};
+
+pub(crate) use crate::dynamics::dot;
+
+/// Largest dimension factored by the row-oriented kernel.
+pub const SMALL: usize = 96;
+
+/// The factorization failed: pivot `index` was not positive (the matrix is not positive
+/// definite, or holds a NaN).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("matrix not positive definite (pivot {index})")]
+pub struct NotPositiveDefinite {
+    /// The failing pivot.
+    pub index: usize,
+}
+
+/// y = A·x for the n × n matrix `a` (rows contiguous).
+#[inline]
+pub fn mat_vec(a: &[f64], n: usize, x: &[f64], y: &mut [f64]) {
+    for (i, yi) in y[..n].iter_mut().enumerate() {
+        *yi = dot(&a[i * n..i * n + n], &x[..n]);
+    }
+}
+
+/// Largest eigenvalue of the symmetric positive semi-definite n × n matrix `a` + diag(d)
+/// by power iteration from `x` (overwritten with the eigenvector estimate): at most
+/// `iterations` products, stopping when the estimate changes by less than 1e-6
+/// relatively. `y` is scratch of length n.
+pub fn largest_eigenvalue(a: &[f64], d: &[f64], n: usize, iterations: usize, x: &mut [f64], y: &mut [f64]) -> f64 {
+    if n == 0 {
+        return 0.0;
+    }
+    let norm = |v: &[f64]| dot(v, v).sqrt();
+    let start = norm(&x[..n]);
+    if !(start > 0.0 && start.is_finite()) {
+        x[..n].fill(1.0);
+    }
+    let s = 1.0 / norm(&x[..n]);
+    x[..n].iter_mut().for_each(|v| *v *= s);
+    let mut estimate = 0.0;
+    for _ in 0..iterations.max(1) {
+        mat_vec(a, n, x, y);
+        for i in 0..n {
+            y[i] += d[i] * x[i];
+        }
+        let l = norm(&y[..n]);
+        if !(l > 0.0 && l.is_finite()) {
+            return 0.0;
+        }
+        x[..n].iter_mut().zip(&y[..n]).for_each(|(xi, yi)| *xi = yi / l);
+        let done = (l - estimate).abs() <= 1e-6 * l;
+        estimate = l;
+        if done {
+            break;
+        }
+    }
+    estimate
+}
+
+/// Cholesky factor L (A = L·Lᵀ) of an n × n symmetric positive definite matrix, in a
+/// buffer sized for `capacity` rows.
+pub struct Cholesky {
+    n: usize,
+    /// Small path: L row-major, lower triangle (row i at i·n). Large path: faer's factor,
+    /// column-major lower triangle.
+    l: Vec<f64>,
+    /// Small path: 1 / L[i][i].
+    inv_diag: Vec<f64>,
+    stack: MemBuffer,
+}
+
+impl std::fmt::Debug for Cholesky {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cholesky").field("n", &self.n).finish_non_exhaustive()
+    }
+}
+
+impl Cholesky {
+    /// Buffers for matrices of up to `capacity` rows.
+    pub fn with_capacity(capacity: usize) -> Self {
+        let req = cholesky_in_place_scratch::<f64>(capacity.max(1), Par::Seq, Spec::<LltParams, f64>::default());
+        Self {
+            n: 0,
+            l: Vec::with_capacity(capacity * capacity),
+            inv_diag: Vec::with_capacity(capacity),
+            stack: MemBuffer::new(req),
+        }
+    }
+
+    /// Rows of the factored matrix.
+    pub fn dim(&self) -> usize {
+        self.n
+    }
+
+    /// Factors A = G + diag(d) for the n × n symmetric `g` (rows contiguous). Errors if A
+    /// is not positive definite; the factor is then unusable.
+    pub fn factor(&mut self, g: &[f64], d: &[f64], n: usize) -> Result<(), NotPositiveDefinite> {
+        assert!(n * n <= self.l.capacity(), "Cholesky capacity exceeded ({n} rows)");
+        self.n = n;
+        self.l.clear();
+        self.l.extend_from_slice(&g[..n * n]);
+        for i in 0..n {
+            self.l[i * n + i] += d[i];
+        }
+        if n <= SMALL {
+            self.factor_small()
+        } else {
+            let a = faer::MatMut::from_column_major_slice_mut(&mut self.l[..], n, n);
+            let stack = MemStack::new(&mut self.stack);
+            cholesky_in_place(a, LltRegularization::default(), Par::Seq, stack, Spec::default()).map(|_| ()).map_err(
+                |e| match e {
+                    faer::linalg::cholesky::llt::factor::LltError::NonPositivePivot { index } => {
+                        NotPositiveDefinite { index }
+                    }
+                },
+            )
+        }
+    }
+
+    /// Cholesky–Banachiewicz, row by row: L[i][j] = (A[i][j] − L[i][..j]·L[j][..j]) / L[j][j].
+    fn factor_small(&mut self) -> Result<(), NotPositiveDefinite> {
+        let n = self.n;
+        let l = &mut self.l;
+        self.inv_diag.clear();
+        self.inv_diag.resize(n, 0.0);
+        for i in 0..n {
+            for j in 0..=i {
+                let (done, row_i) = l.split_at_mut(i * n);
+                let row_j = if j < i { &done[j * n..j * n + j] } else { &row_i[..j] };
+                let s = row_i[j] - dot(&row_i[..j], row_j);
+                if j < i {
+                    row_i[j] = s * self.inv_diag[j];
+                } else {
+                    if s.is_nan() || s <= 0.0 {
+                        return Err(NotPositiveDefinite { index: i });
+                    }
+                    let d = s.sqrt();
+                    row_i[i] = d;
+                    self.inv_diag[i] = 1.0 / d;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Solves A·x = b in place (`x` holds b).
+    pub fn solve(&self, x: &mut [f64]) {
+        let n = self.n;
+        if n <= SMALL {
+            let l = &self.l;
+            // L·y = b, row by row.
+            for i in 0..n {
+                let s = dot(&l[i * n..i * n + i], &x[..i]);
+                x[i] = (x[i] - s) * self.inv_diag[i];
+            }
+            // Lᵀ·x = y, from the last row: each solved x[i] leaves row i of L.
+            for i in (0..n).rev() {
+                x[i] *= self.inv_diag[i];
+                let xi = x[i];
+                for (xk, lk) in x[..i].iter_mut().zip(&l[i * n..i * n + i]) {
+                    *xk -= lk * xi;
+                }
+            }
+        } else {
+            let l = faer::MatRef::from_column_major_slice(&self.l[..], n, n);
+            let rhs = faer::MatMut::from_column_major_slice_mut(&mut x[..n], n, 1);
+            solve_lower_triangular_in_place(l, rhs, Par::Seq);
+            let rhs = faer::MatMut::from_column_major_slice_mut(&mut x[..n], n, 1);
+            solve_upper_triangular_in_place(l.transpose(), rhs, Par::Seq);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A random SPD matrix B·Bᵀ + n·I/10 (deterministic).
+    fn spd(n: usize, seed: u64) -> Vec<f64> {
+        let mut x = seed.max(1);
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+        };
+        let b: Vec<f64> = (0..n * n).map(|_| next()).collect();
+        let mut a = vec![0.0; n * n];
+        for i in 0..n {
+            for j in 0..n {
+                a[i * n + j] = (0..n).map(|k| b[i * n + k] * b[j * n + k]).sum::<f64>();
+            }
+            a[i * n + i] += 0.1 * n as f64;
+        }
+        a
+    }
+
+    #[test]
+    fn solves_match_the_matrix_on_both_paths() {
+        for n in [1, 3, 12, 48, SMALL, SMALL + 1, 180] {
+            let a = spd(n, n as u64 * 7919);
+            let d: Vec<f64> = (0..n).map(|i| 1e-3 * i as f64).collect();
+            let mut c = Cholesky::with_capacity(200);
+            c.factor(&a, &d, n).unwrap();
+            let x_true: Vec<f64> = (0..n).map(|i| (i as f64 * 0.37).sin()).collect();
+            let mut b = vec![0.0; n];
+            mat_vec(&a, n, &x_true, &mut b);
+            for i in 0..n {
+                b[i] += d[i] * x_true[i];
+            }
+            c.solve(&mut b);
+            let err = b.iter().zip(&x_true).map(|(p, q)| (p - q).abs()).fold(0.0, f64::max);
+            assert!(err < 1e-10, "n = {n}: {err}");
+        }
+    }
+
+    #[test]
+    fn an_indefinite_matrix_is_refused() {
+        let a = [1.0, 2.0, 2.0, 1.0];
+        let mut c = Cholesky::with_capacity(2);
+        assert_eq!(c.factor(&a, &[0.0, 0.0], 2), Err(NotPositiveDefinite { index: 1 }));
+        let big = vec![0.0; 100 * 100];
+        let mut c = Cholesky::with_capacity(100);
+        assert!(c.factor(&big, &[0.0; 100], 100).is_err());
+    }
+
+    #[test]
+    fn power_iteration_finds_the_largest_eigenvalue() {
+        // diag(1, 2, 3) rotated: eigenvalues 1, 2, 3 (+ d = 0.5).
+        let (c, s) = (0.6f64, 0.8f64);
+        let q = [[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]];
+        let e = [1.0, 2.0, 3.0];
+        let mut a = vec![0.0; 9];
+        for i in 0..3 {
+            for j in 0..3 {
+                a[i * 3 + j] = (0..3).map(|k| q[i][k] * e[k] * q[j][k]).sum();
+            }
+        }
+        let (mut x, mut y) = (vec![0.0; 3], vec![0.0; 3]);
+        let l = largest_eigenvalue(&a, &[0.5; 3], 3, 200, &mut x, &mut y);
+        assert!((l - 3.5).abs() < 1e-5, "{l}");
+    }
+}

@@ -1,0 +1,65 @@
+//! Physical-consistency criteria of a contact solution, the same yardstick for every
+//! solver (seed 002 §II, digest §2.3), in force units: with λ_F = λ/Δt and c = σ/Δt,
+//!
+//! ```text
+//! ε_p = max_i dist_K(λ_F,i)                      Coulomb cone violation
+//! ε_d = max_i dist_K*(c_i + Γ(c_i))              dual feasibility: c_N ≥ 0 (Signorini)
+//! ε_c = max_i |⟨λ_F,i, c_i + Γ(c_i)⟩|            complementarity
+//! ε_abs = max(ε_p, ε_d, ε_c)
+//! ```
+//!
+//! and ε_c split into its two non-negative parts (digest §2.3, derived): the Signorini
+//! part λ_N·c_N (a normal force with a separating velocity) and the maximum-dissipation
+//! part μλ_N‖c_T‖ + λ_T·c_T (friction not at the cone's edge opposite the slip).
+//! σ is recomputed from λ here ((G + R)λ + g), whatever the solver reported.
+
+use serde::Serialize;
+
+use super::cone;
+use super::problem::ContactProblem;
+use super::solver::ContactModel;
+
+/// The criteria of one solution.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Metrics {
+    /// Coulomb cone violation.
+    pub eps_p: f64,
+    /// Dual feasibility (with the De Saxcé term for the NCP).
+    pub eps_d: f64,
+    /// Complementarity.
+    pub eps_c: f64,
+    /// max(ε_p, ε_d, ε_c).
+    pub eps_abs: f64,
+    /// Largest Signorini part |λ_N c_N|.
+    pub signorini: f64,
+    /// Largest maximum-dissipation part μλ_N‖c_T‖ + λ_T·c_T (for λ in the cone ≥ 0).
+    pub mdp: f64,
+}
+
+impl Metrics {
+    /// The criteria of `lambda` (impulses) for `problem` against `model` (normally the
+    /// NCP, also for solutions of the CCP: that is how its artefacts show), in force units
+    /// for a step `dt` (1: the problem's own units). `sigma` is scratch of length 3 n_c.
+    pub fn evaluate(problem: &ContactProblem, lambda: &[f64], dt: f64, model: ContactModel, sigma: &mut [f64]) -> Self {
+        let n = problem.contacts();
+        problem.contact_velocity(lambda, sigma);
+        let inv = 1.0 / dt;
+        let mut out = Self::default();
+        for i in 0..n {
+            let mu = problem.mu[i];
+            let l = cone::block(lambda, i).map(|x| x * inv);
+            let c = cone::block(sigma, i).map(|x| x * inv);
+            let z = match model {
+                ContactModel::Ncp => cone::add(&c, &cone::de_saxce(mu, &c)),
+                ContactModel::Ccp => c,
+            };
+            out.eps_p = out.eps_p.max(cone::distance_to_cone(mu, &l));
+            out.eps_d = out.eps_d.max(cone::distance_to_dual_cone(mu, &z));
+            out.eps_c = out.eps_c.max(cone::dot(&l, &z).abs());
+            out.signorini = out.signorini.max((l[2] * c[2]).abs());
+            out.mdp = out.mdp.max((mu * l[2] * c[0].hypot(c[1]) + l[0] * c[0] + l[1] * c[1]).abs());
+        }
+        out.eps_abs = out.eps_p.max(out.eps_d).max(out.eps_c);
+        out
+    }
+}

@@ -1,0 +1,29 @@
+//! The frictional contact problem and its solvers (seed 000 and 002).
+//!
+//! - [`ContactProblem`]: G, g, μ, R of one step ([`problem`]), built from the bodies and
+//!   the detected contacts by [`Assembly`] ([`assembly`]).
+//! - [`cone`]: the friction cone, its dual, the De Saxcé correction, projections.
+//! - Solvers behind one [`Solver`] trait: [`AdmmSolver`] (seed 000 Alg. 1, the default)
+//!   and [`PgsSolver`] (the per-contact baseline), each for the NCP or the CCP.
+//! - [`Metrics`]: the NCP criteria of seed 002, the same yardstick for every solver.
+//! - [`WarmStartCache`]: the previous step's solution by persistent contact id.
+// Index loops over parallel per-contact arrays read like the equations they implement.
+#![allow(clippy::needless_range_loop)]
+
+pub mod admm;
+pub mod assembly;
+pub mod cone;
+pub mod dense;
+pub mod metrics;
+pub mod pgs;
+pub mod problem;
+pub mod solver;
+pub mod warm_start;
+
+pub use admm::{AdmmSettings, AdmmSolver, RhoRule};
+pub use assembly::{Assembly, Bodies, ProblemSettings, prepare_robot};
+pub use metrics::Metrics;
+pub use pgs::{PgsSettings, PgsSolver};
+pub use problem::{ContactProblem, ProblemError};
+pub use solver::{ContactModel, Residuals, SolveResult, Solver, StoppingRule, WarmStart};
+pub use warm_start::WarmStartCache;

@@ -1,0 +1,233 @@
+//! The frictional contact problem of one time step (seed 000 eq. 27):
+//!
+//! ```text
+//! K_μ ∋ λ ⊥ σ + Γ(σ) ∈ K*_μ,    σ = (G + R)·λ + g
+//! ```
+//!
+//! with n_c contacts, λ the contact impulses (N·s) and σ the contact velocities at the end
+//! of the step (m/s), each a 3-vector (Tx, Ty, N) in its contact frame; G = J·M⁻¹·Jᵀ the
+//! Delassus matrix; g = J·v_f + γ the contact velocities without contact impulses plus the
+//! position bias; μ the friction coefficients; R ≥ 0 the diagonal compliance (0: rigid).
+//!
+//! The storage is sized once for the largest problem ([`ContactProblem::with_capacity`])
+//! and refilled every step without allocating (see [`super::assembly`]).
+
+use thiserror::Error;
+
+use crate::collision::ContactId;
+
+/// Why a problem given as plain data is refused.
+#[derive(Clone, Debug, PartialEq, Error)]
+pub enum ProblemError {
+    /// Sizes that do not agree.
+    #[error("`{key}`: expected {expected} values, found {found}")]
+    Size {
+        /// The offending field.
+        key: &'static str,
+        /// What its size should be.
+        expected: usize,
+        /// What it is.
+        found: usize,
+    },
+    /// A value that is NaN, infinite or out of its range.
+    #[error("`{key}`[{index}]: {reason}")]
+    Value {
+        /// The offending field.
+        key: &'static str,
+        /// Index of the value in the field (row-major for G).
+        index: usize,
+        /// What is wrong.
+        reason: &'static str,
+    },
+    /// More contacts than the problem was sized for.
+    #[error("{contacts} contacts exceed the capacity of {capacity}")]
+    Capacity {
+        /// Contacts asked for.
+        contacts: usize,
+        /// Contacts the buffers hold.
+        capacity: usize,
+    },
+}
+
+/// G, g, μ and R of one step, plus the persistent id of each contact (for warm starts).
+#[derive(Clone, Debug)]
+pub struct ContactProblem {
+    capacity: usize,
+    contacts: usize,
+    /// G, (3 n_c)², rows contiguous (symmetric).
+    pub(crate) delassus: Vec<f64>,
+    /// g, 3 n_c.
+    pub(crate) g: Vec<f64>,
+    /// μ, n_c.
+    pub(crate) mu: Vec<f64>,
+    /// Diagonal of R, 3 n_c.
+    pub(crate) compliance: Vec<f64>,
+    /// Id of each contact.
+    pub(crate) ids: Vec<ContactId>,
+}
+
+impl ContactProblem {
+    /// Empty problem with room for `capacity` contacts.
+    pub fn with_capacity(capacity: usize) -> Self {
+        let m = 3 * capacity;
+        Self {
+            capacity,
+            contacts: 0,
+            delassus: Vec::with_capacity(m * m),
+            g: Vec::with_capacity(m),
+            mu: Vec::with_capacity(capacity),
+            compliance: Vec::with_capacity(m),
+            ids: Vec::with_capacity(capacity),
+        }
+    }
+
+    /// A problem from plain data (`signorini solve`, tests): G as rows (3 n_c × 3 n_c), g
+    /// (3 n_c), μ (n_c ≥ 0), R (3 n_c ≥ 0; empty for rigid contacts). G must be symmetric
+    /// (to 1e-9 relative to its largest entry); contact ids are 0, 1, ...
+    pub fn from_dense(g_rows: &[Vec<f64>], g: &[f64], mu: &[f64], r: &[f64]) -> Result<Self, ProblemError> {
+        let n = mu.len();
+        let m = 3 * n;
+        let size = |key, expected, found| {
+            if expected == found { Ok(()) } else { Err(ProblemError::Size { key, expected, found }) }
+        };
+        size("g", m, g.len())?;
+        size("G", m, g_rows.len())?;
+        for row in g_rows {
+            size("G", m, row.len())?;
+        }
+        if !r.is_empty() {
+            size("R", m, r.len())?;
+        }
+        let mut p = Self::with_capacity(n);
+        p.contacts = n;
+        p.delassus.extend(g_rows.iter().flatten());
+        p.g.extend_from_slice(g);
+        p.mu.extend_from_slice(mu);
+        if r.is_empty() {
+            p.compliance.resize(m, 0.0);
+        } else {
+            p.compliance.extend_from_slice(r);
+        }
+        p.ids.extend((0..n).map(|i| ContactId::new(i, 0, 0, 0)));
+        p.validate()?;
+        Ok(p)
+    }
+
+    /// Checks finiteness, signs and the symmetry of G.
+    pub fn validate(&self) -> Result<(), ProblemError> {
+        let finite = |key, v: &[f64]| match v.iter().position(|x| !x.is_finite()) {
+            Some(index) => Err(ProblemError::Value { key, index, reason: "not a finite number" }),
+            None => Ok(()),
+        };
+        finite("G", &self.delassus)?;
+        finite("g", &self.g)?;
+        finite("mu", &self.mu)?;
+        finite("R", &self.compliance)?;
+        if let Some(index) = self.mu.iter().position(|&x| x < 0.0) {
+            return Err(ProblemError::Value { key: "mu", index, reason: "negative friction coefficient" });
+        }
+        if let Some(index) = self.compliance.iter().position(|&x| x < 0.0) {
+            return Err(ProblemError::Value { key: "R", index, reason: "negative compliance" });
+        }
+        let m = 3 * self.contacts;
+        let scale = self.delassus.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+        for i in 0..m {
+            if self.delassus[i * m + i] < 0.0 {
+                return Err(ProblemError::Value { key: "G", index: i * m + i, reason: "negative diagonal entry" });
+            }
+            for j in 0..i {
+                if (self.delassus[i * m + j] - self.delassus[j * m + i]).abs() > 1e-9 * scale {
+                    return Err(ProblemError::Value { key: "G", index: i * m + j, reason: "not symmetric" });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Number of contacts n_c.
+    pub fn contacts(&self) -> usize {
+        self.contacts
+    }
+
+    /// Contacts the buffers hold.
+    pub fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    /// G (3 n_c × 3 n_c, rows contiguous).
+    pub fn delassus(&self) -> &[f64] {
+        &self.delassus
+    }
+
+    /// g = J·v_f + γ (3 n_c).
+    pub fn g(&self) -> &[f64] {
+        &self.g
+    }
+
+    /// μ per contact.
+    pub fn friction(&self) -> &[f64] {
+        &self.mu
+    }
+
+    /// Diagonal of R (3 n_c).
+    pub fn compliance(&self) -> &[f64] {
+        &self.compliance
+    }
+
+    /// Persistent id of each contact.
+    pub fn ids(&self) -> &[ContactId] {
+        &self.ids
+    }
+
+    /// σ = (G + R)·λ + g into `sigma`.
+    pub fn contact_velocity(&self, lambda: &[f64], sigma: &mut [f64]) {
+        let m = 3 * self.contacts;
+        super::dense::mat_vec(&self.delassus, m, lambda, sigma);
+        for k in 0..m {
+            sigma[k] += self.compliance[k] * lambda[k] + self.g[k];
+        }
+    }
+
+    /// Empties the problem and sizes it for `contacts` (within capacity): G, g, R zeroed.
+    pub(crate) fn reset(&mut self, contacts: usize) -> Result<(), ProblemError> {
+        if contacts > self.capacity {
+            return Err(ProblemError::Capacity { contacts, capacity: self.capacity });
+        }
+        let m = 3 * contacts;
+        self.contacts = contacts;
+        self.delassus.clear();
+        self.delassus.resize(m * m, 0.0);
+        self.g.clear();
+        self.g.resize(m, 0.0);
+        self.compliance.clear();
+        self.compliance.resize(m, 0.0);
+        self.mu.clear();
+        self.mu.resize(contacts, 0.0);
+        self.ids.clear();
+        self.ids.resize(contacts, ContactId::new(0, 0, 0, 0));
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_data_is_checked() {
+        let g = vec![vec![1.0, 0.0, 0.0], vec![0.0, 1.0, 0.0], vec![0.0, 0.0, 1.0]];
+        assert!(ContactProblem::from_dense(&g, &[0.0, 0.0, -1.0], &[0.5], &[]).is_ok());
+        let e = ContactProblem::from_dense(&g, &[0.0, -1.0], &[0.5], &[]).unwrap_err();
+        assert_eq!(e.to_string(), "`g`: expected 3 values, found 2");
+        let e = ContactProblem::from_dense(&g, &[0.0, f64::NAN, -1.0], &[0.5], &[]).unwrap_err();
+        assert_eq!(e.to_string(), "`g`[1]: not a finite number");
+        let mut asym = g.clone();
+        asym[0][2] = 0.5;
+        let e = ContactProblem::from_dense(&asym, &[0.0, 0.0, -1.0], &[0.5], &[]).unwrap_err();
+        assert_eq!(e.to_string(), "`G`[6]: not symmetric");
+        let e = ContactProblem::from_dense(&g, &[0.0, 0.0, -1.0], &[-0.5], &[]).unwrap_err();
+        assert_eq!(e.to_string(), "`mu`[0]: negative friction coefficient");
+        let e = ContactProblem::from_dense(&g, &[0.0, 0.0, -1.0], &[0.5], &[0.0, 0.0]).unwrap_err();
+        assert_eq!(e.to_string(), "`R`: expected 3 values, found 2");
+    }
+}

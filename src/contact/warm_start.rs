@@ -1,0 +1,87 @@
+//! The previous step's solution, by persistent contact id: contacts that persist start
+//! from their last impulse and dual, new ones from zero, and the ADMM from its last
+//! penalty exponent (seed 002 §III-E: "not only the primal and dual variables, but also
+//! the proximal parameter").
+
+use super::cone;
+use super::solver::{SolveResult, WarmStart};
+use crate::collision::ContactId;
+
+/// Last step's (λ, z) per contact id, and the penalty exponent. Sized once; storing and
+/// looking up allocate nothing.
+#[derive(Clone, Debug, Default)]
+pub struct WarmStartCache {
+    /// (id, slot) sorted by id.
+    index: Vec<(ContactId, u32)>,
+    lambda: Vec<f64>,
+    dual: Vec<f64>,
+    rho_power: Option<f64>,
+    capacity: usize,
+}
+
+impl WarmStartCache {
+    /// Room for `capacity` contacts.
+    pub fn with_capacity(capacity: usize) -> Self {
+        Self {
+            index: Vec::with_capacity(capacity),
+            lambda: Vec::with_capacity(3 * capacity),
+            dual: Vec::with_capacity(3 * capacity),
+            rho_power: None,
+            capacity,
+        }
+    }
+
+    /// Contacts remembered.
+    pub fn len(&self) -> usize {
+        self.index.len()
+    }
+
+    /// True when nothing is remembered.
+    pub fn is_empty(&self) -> bool {
+        self.index.is_empty()
+    }
+
+    /// Forgets everything.
+    pub fn clear(&mut self) {
+        self.index.clear();
+        self.lambda.clear();
+        self.dual.clear();
+        self.rho_power = None;
+    }
+
+    /// Remembers `result` for the contacts `ids` (in the problem's order). A result that
+    /// did not converge, or holds non-finite values, is forgotten instead: starting from it
+    /// would only spread the failure.
+    pub fn store(&mut self, ids: &[ContactId], result: &SolveResult) {
+        self.clear();
+        let n = ids.len().min(self.capacity);
+        let finite = result.lambda.iter().chain(&result.dual).all(|x| x.is_finite());
+        if !result.converged || !finite || result.lambda.len() < 3 * n {
+            return;
+        }
+        self.lambda.extend_from_slice(&result.lambda[..3 * n]);
+        self.dual.extend_from_slice(&result.dual[..3 * n]);
+        self.index.extend(ids[..n].iter().enumerate().map(|(k, id)| (*id, k as u32)));
+        self.index.sort_unstable();
+        if result.rho_power.is_finite() && result.rho > 0.0 {
+            self.rho_power = Some(result.rho_power);
+        }
+    }
+
+    /// The guess for a problem with contacts `ids`: known ids take their stored values.
+    pub fn guess(&self, ids: &[ContactId], out: &mut WarmStart) {
+        out.clear();
+        out.lambda.resize(3 * ids.len(), 0.0);
+        out.dual.resize(3 * ids.len(), 0.0);
+        out.known.resize(ids.len(), false);
+        out.rho_power = self.rho_power;
+        for (i, id) in ids.iter().enumerate() {
+            if let Ok(k) = self.index.binary_search_by(|(key, _)| key.cmp(id)) {
+                let slot = self.index[k].1 as usize;
+                cone::set_block(&mut out.lambda, i, &cone::block(&self.lambda, slot));
+                cone::set_block(&mut out.dual, i, &cone::block(&self.dual, slot));
+                out.known[i] = true;
+            }
+        }
+    }
+}
