@@ -146,3 +146,62 @@ fn dynamics_input_errors_name_the_key() {
     assert_eq!(code, 2);
     assert!(err.contains("nowhere.urdf: cannot read the file"), "{err}");
 }
+
+#[test]
+fn solve_prints_the_solution_and_its_criteria() {
+    // AT-03 and AT-04 of the digest: a point mass at rest, then sliding at 1 m/s.
+    for (g, want) in [("[0, 0, -0.00981]", [0.0, 0.0, 9.81e-3]), ("[1, 0, -0.00981]", [-4.905e-3, 0.0, 9.81e-3])] {
+        let input = temp_file("problem.json", &format!(r#"{{"G": [[1,0,0],[0,1,0],[0,0,1]], "g": {g}, "mu": [0.5]}}"#));
+        for solver in ["admm", "pgs"] {
+            let (code, out, err) =
+                signorini(&["solve", "--problem", input.to_str().unwrap(), "--solver", solver, "--tol", "1e-12"]);
+            assert_eq!(code, 0, "{err}");
+            let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+            let lambda: Vec<f64> = serde_json::from_value(doc["lambda"].clone()).unwrap();
+            for (l, w) in lambda.iter().zip(want) {
+                assert!((l - w).abs() < 1e-9, "{solver} {g}: {lambda:?}");
+            }
+            assert_eq!(doc["converged"], true);
+            for key in ["eps_p", "eps_d", "eps_c", "signorini", "mdp"] {
+                assert!(doc["metrics"][key].as_f64().unwrap() < 1e-9, "{solver} {key}: {}", doc["metrics"]);
+            }
+            for key in ["primal", "dual", "complementarity"] {
+                assert!(doc["residuals"][key].is_number());
+            }
+            assert!(doc["iterations"].as_u64().unwrap() >= 1 && doc["solve_us"].as_f64().unwrap() > 0.0);
+            assert_eq!(doc["sigma"].as_array().unwrap().len(), 3);
+        }
+    }
+    // The CCP's artefact shows in the NCP criterion (AT-05).
+    let input = temp_file("slide.json", r#"{"G": [[1,0,0],[0,1,0],[0,0,1]], "g": [1, 0, -0.00981], "mu": [0.5]}"#);
+    let (_, out, _) = signorini(&["solve", "--problem", input.to_str().unwrap(), "--mode", "ccp", "--tol", "1e-12"]);
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!((doc["metrics"]["signorini"].as_f64().unwrap() - 0.162).abs() < 1e-3, "{}", doc["metrics"]);
+}
+
+#[test]
+fn solve_input_errors_name_the_key() {
+    let run = |json: &str| {
+        let input = temp_file("bad.json", json);
+        signorini(&["solve", "--problem", input.to_str().unwrap()])
+    };
+    for (json, want) in [
+        (r#"{"G": [[1]], "g": [1], "mu": [0.5]}"#, "bad.json: key `g`: expected 3 values, got 1"),
+        (
+            r#"{"G": [[1,0,0],[0,1,0],[0,0,1]], "g": [1, 0, 0], "mu": [-1]}"#,
+            "key `mu[0]`: negative friction coefficient",
+        ),
+        (r#"{"G": [[1,2,0],[0,1,0],[0,0,1]], "g": [1, 0, 0], "mu": [1]}"#, "key `G[3]`: not symmetric"),
+        (r#"{"G": [[1,0,0],[0,1,0],[0,0,1]], "g": [1, 0], "mu": [1]}"#, "key `g`: expected 3 values, got 2"),
+        (r#"{"G": [[1,0,0],[0,1,0],[0,0,1]], "g": [1, 0, 0], "mu": [1], "h": 1}"#, "key `h`: unknown field `h`"),
+        ("[1, 2", "bad.json"),
+    ] {
+        let (code, _, err) = run(json);
+        assert_eq!(code, 2, "{json}");
+        assert!(err.contains(want), "{json}: {err}");
+        assert_eq!(err.lines().count(), 1, "{err}");
+    }
+    let (code, _, err) = signorini(&["solve", "--problem", "nowhere.json"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("nowhere.json: cannot read"), "{err}");
+}

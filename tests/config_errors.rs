@@ -53,6 +53,18 @@ fn wrong_types_and_values_name_key_expected_and_found() {
             "robot: {urdf: r.urdf}\ncontroller: a/b\n",
             "robot.yaml: key `controller`: invalid value: string \"a/b\", expected a ROS name token",
         ),
+        (
+            "robot: {urdf: r.urdf}\ncontact: {model: lcp}\n",
+            "robot.yaml: key `contact.model`: unknown variant `lcp`, expected `ncp` or `ccp`",
+        ),
+        (
+            "robot: {urdf: r.urdf}\ncontact: {penetration_recovery: 1.5}\n",
+            "robot.yaml: key `contact.penetration_recovery`: invalid value: floating point `1.5`, expected a number in (0, 1]",
+        ),
+        (
+            "robot: {urdf: r.urdf}\ncontact: {solver: lemke}\n",
+            "robot.yaml: key `contact.solver`: unknown variant `lemke`, expected `admm` or `pgs`",
+        ),
     ];
     for (yaml, expected) in cases {
         let got = error(yaml);

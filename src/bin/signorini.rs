@@ -66,6 +66,26 @@ enum Command {
         #[arg(long)]
         output: Option<PathBuf>,
     },
+    /// Solve one contact problem given as JSON (G, g, mu, R); print the solution and its
+    /// NCP criteria as JSON.
+    Solve {
+        /// Input JSON: {"G": [[...]], "g": [...], "mu": [...], "R": [...]} (R optional),
+        /// contact blocks ordered (Tx, Ty, N).
+        #[arg(long)]
+        problem: PathBuf,
+        /// `admm` or `pgs`.
+        #[arg(long, default_value = "admm", value_parser = ["admm", "pgs"])]
+        solver: String,
+        /// `ncp` (Signorini + Coulomb + maximum dissipation) or `ccp` (the convex relaxation).
+        #[arg(long, default_value = "ncp", value_parser = ["ncp", "ccp"])]
+        mode: String,
+        /// Absolute tolerance of the residuals.
+        #[arg(long, default_value_t = 1e-6)]
+        tol: f64,
+        /// Iteration cap.
+        #[arg(long = "max-iter", default_value_t = 1000)]
+        max_iter: usize,
+    },
     /// Run the real-time loop without ROS for a while and print its timing every second.
     Loop {
         /// Configuration file.
@@ -101,6 +121,7 @@ fn main() -> ExitCode {
         Command::Node { config } => node(config),
         Command::Check { config } => check(&config),
         Command::Loop { config, duration } => run_loop(&config, duration),
+        Command::Solve { problem, solver, mode, tol, max_iter } => solve(&problem, &solver, &mode, tol, max_iter),
         Command::Dynamics {
             urdf,
             floating_base,
@@ -209,6 +230,22 @@ fn check(config: &std::path::Path) -> Result<(), Failure> {
         c.collision.margin.get(),
         if c.collision.self_collision { "on" } else { "off" }
     );
+    let k = &c.contact;
+    println!(
+        "  contact: {} for the {}, tolerance {:e}, max {} iterations, compliance {} / {} m/N (normal / tangential)",
+        match k.solver {
+            signorini::config::SolverKind::Admm => "ADMM",
+            signorini::config::SolverKind::Pgs => "PGS",
+        },
+        match k.model {
+            signorini::contact::ContactModel::Ncp => "NCP",
+            signorini::contact::ContactModel::Ccp => "CCP",
+        },
+        k.tolerance.get(),
+        k.max_iterations,
+        k.compliance_normal.get(),
+        k.compliance_tangential.get()
+    );
     println!("  controlled joints (command and /joint_states order):");
     for (name, q0) in s.joint_names.iter().zip(&s.initial_positions) {
         println!("    {name:<24} initial {q0:+.4}");
@@ -244,6 +281,30 @@ fn dynamics(
             Ok(())
         }
     }
+}
+
+fn solve(problem: &std::path::Path, solver: &str, mode: &str, tol: f64, max_iter: usize) -> Result<(), Failure> {
+    use signorini::cli::solve::{SolveOptions, parse_input, solve};
+    use signorini::config::SolverKind;
+    use signorini::contact::ContactModel;
+    if !(tol.is_finite() && tol > 0.0) {
+        return Err(Failure::BadInput(format!("--tol: expected a positive number, got {tol}")));
+    }
+    if max_iter == 0 {
+        return Err(Failure::BadInput("--max-iter: expected at least 1".into()));
+    }
+    let text = std::fs::read_to_string(problem)
+        .map_err(|e| Failure::BadInput(format!("{}: cannot read: {e}", problem.display())))?;
+    let parsed = parse_input(&text, &problem.display().to_string()).map_err(|e| Failure::BadInput(e.to_string()))?;
+    let options = SolveOptions {
+        solver: if solver == "pgs" { SolverKind::Pgs } else { SolverKind::Admm },
+        model: if mode == "ccp" { ContactModel::Ccp } else { ContactModel::Ncp },
+        tolerance: tol,
+        max_iterations: max_iter,
+    };
+    let json = serde_json::to_string_pretty(&solve(&parsed, &options)).map_err(|e| Failure::Other(e.to_string()))?;
+    println!("{json}");
+    Ok(())
 }
 
 fn run_loop(config: &std::path::Path, duration: f64) -> Result<(), Failure> {

@@ -12,6 +12,7 @@
 //! The reference of every key is in README.md ("Configuration reference"), checked
 //! against these structs by a test.
 
+pub mod contact;
 pub mod scene;
 pub mod values;
 
@@ -20,8 +21,9 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+pub use contact::{ContactConfig, SolverKind};
 pub use scene::{BoxConfig, CollisionConfig, EnvironmentConfig, GroundConfig, MeshConfig, NonNegativeF64, SlopeConfig};
-pub use values::{FiniteF64, NameToken, PositiveF64, RtPriority, TopicName};
+pub use values::{FiniteF64, Fraction, NameToken, PositiveF64, RtPriority, TopicName};
 
 /// What the node does.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
@@ -85,6 +87,9 @@ pub struct Config {
     /// Contact detection.
     #[serde(default)]
     pub collision: CollisionConfig,
+    /// The contact problem and its solver.
+    #[serde(default)]
+    pub contact: ContactConfig,
 }
 
 /// `robot:`

@@ -18,6 +18,11 @@ pub struct PositiveF64(f64);
 #[serde(transparent)]
 pub struct FiniteF64(f64);
 
+/// A number in (0, 1].
+#[derive(Copy, Clone, Debug, PartialEq, PartialOrd, Serialize)]
+#[serde(transparent)]
+pub struct Fraction(f64);
+
 /// A ROS topic name: `/`-separated tokens of letters, digits and `_` (not starting with a
 /// digit), optionally absolute (leading `/`) or private (leading `~/`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -58,6 +63,17 @@ impl PositiveF64 {
     /// `Some` if `x` is finite and positive.
     pub fn new(x: f64) -> Option<Self> {
         (x.is_finite() && x > 0.0).then_some(Self(x))
+    }
+    /// The value.
+    pub fn get(self) -> f64 {
+        self.0
+    }
+}
+
+impl Fraction {
+    /// `Some` if 0 < x ≤ 1.
+    pub fn new(x: f64) -> Option<Self> {
+        (x > 0.0 && x <= 1.0).then_some(Self(x))
     }
     /// The value.
     pub fn get(self) -> f64 {
@@ -150,6 +166,12 @@ fn number<'de, D: Deserializer<'de>>(d: D, what: &'static str, accept: fn(f64) -
 impl<'de> Deserialize<'de> for PositiveF64 {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         number(d, "a positive finite number", |x| x.is_finite() && x > 0.0).map(Self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Fraction {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        number(d, "a number in (0, 1]", |x| x > 0.0 && x <= 1.0).map(Self)
     }
 }
 

@@ -91,12 +91,20 @@ impl Cholesky {
     /// Buffers for matrices of up to `capacity` rows.
     pub fn with_capacity(capacity: usize) -> Self {
         let req = cholesky_in_place_scratch::<f64>(capacity.max(1), Par::Seq, Spec::<LltParams, f64>::default());
-        Self {
+        let mut c = Self {
             n: 0,
             l: Vec::with_capacity(capacity * capacity),
             inv_diag: Vec::with_capacity(capacity),
             stack: MemBuffer::new(req),
+        };
+        if capacity > SMALL {
+            // faer initializes some state lazily (one allocation) on its first
+            // factorization: do it now, at start-up, not in the loop.
+            let n = SMALL + 1;
+            let identity: Vec<f64> = (0..n * n).map(|k| if k % (n + 1) == 0 { 1.0 } else { 0.0 }).collect();
+            let _ = c.factor(&identity, &vec![0.0; n], n);
         }
+        c
     }
 
     /// Rows of the factored matrix.

@@ -1,0 +1,142 @@
+//! `signorini solve`: one contact problem given as JSON (G, g, μ, R) through a solver,
+//! the solution and its NCP criteria as JSON (the contract is in README.md). Lets
+//! researchers run their own problem sets (FCLIB-style) through the solvers.
+
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use crate::contact::{
+    AdmmSettings, AdmmSolver, ContactModel, ContactProblem, Metrics, PgsSettings, PgsSolver, Residuals, SolveResult,
+    Solver, StoppingRule,
+};
+
+/// The input file. Contact blocks are ordered (Tx, Ty, N).
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SolveInput {
+    /// G, 3 n_c rows of 3 n_c (symmetric positive semi-definite).
+    #[serde(rename = "G")]
+    pub g_matrix: Vec<Vec<f64>>,
+    /// g, 3 n_c.
+    pub g: Vec<f64>,
+    /// μ, n_c.
+    pub mu: Vec<f64>,
+    /// Diagonal of R, 3 n_c (default 0: rigid).
+    #[serde(rename = "R", default)]
+    pub r: Vec<f64>,
+}
+
+/// Which solver and how.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct SolveOptions {
+    /// `admm` or `pgs`.
+    pub solver: crate::config::SolverKind,
+    /// NCP or CCP.
+    pub model: ContactModel,
+    /// Absolute tolerance.
+    pub tolerance: f64,
+    /// Iteration cap.
+    pub max_iterations: usize,
+}
+
+/// The NCP criteria in the output.
+#[derive(Clone, Debug, Serialize)]
+pub struct OutputMetrics {
+    /// Coulomb cone violation.
+    pub eps_p: f64,
+    /// Dual feasibility (Signorini, with the De Saxcé term).
+    pub eps_d: f64,
+    /// Complementarity.
+    pub eps_c: f64,
+    /// Its Signorini part.
+    pub signorini: f64,
+    /// Its maximum-dissipation part.
+    pub mdp: f64,
+}
+
+/// The output document.
+#[derive(Clone, Debug, Serialize)]
+pub struct SolveOutput {
+    /// Impulses, 3 per contact.
+    pub lambda: Vec<f64>,
+    /// Contact velocities σ = (G + R)λ + g, 3 per contact.
+    pub sigma: Vec<f64>,
+    /// Iterations (ADMM) or sweeps (PGS).
+    pub iterations: usize,
+    /// Whether the tolerance was reached.
+    pub converged: bool,
+    /// The solver's final residuals.
+    pub residuals: Residuals,
+    /// The NCP criterion of λ (always the NCP, also for `--mode ccp`), in the problem's units.
+    pub metrics: OutputMetrics,
+    /// Median wall time of one cold solve (µs), over repeated solves.
+    pub solve_us: f64,
+}
+
+/// A bad input file.
+#[derive(Debug, thiserror::Error)]
+#[error("{file}: key `{key}`: {message}")]
+pub struct InputError {
+    /// The file.
+    pub file: String,
+    /// The key.
+    pub key: String,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// Parses and checks an input document.
+pub fn parse_input(text: &str, file: &str) -> Result<ContactProblem, InputError> {
+    let err = |key: &str, message: String| InputError { file: file.to_owned(), key: key.to_owned(), message };
+    let mut de = serde_json::Deserializer::from_str(text);
+    let input: SolveInput = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+        let key = e.path().to_string();
+        err(if key == "." { "(top level)" } else { &key }, e.into_inner().to_string())
+    })?;
+    ContactProblem::from_dense(&input.g_matrix, &input.g, &input.mu, &input.r).map_err(|e| {
+        use crate::contact::ProblemError;
+        match e {
+            ProblemError::Size { key, expected, found } => err(key, format!("expected {expected} values, got {found}")),
+            ProblemError::Value { key, index, reason } => err(&format!("{key}[{index}]"), reason.to_owned()),
+            ProblemError::Capacity { .. } => err("(top level)", e.to_string()),
+        }
+    })
+}
+
+/// Solves, times and evaluates.
+pub fn solve(problem: &ContactProblem, options: &SolveOptions) -> SolveOutput {
+    let n = problem.contacts();
+    let stop =
+        StoppingRule { absolute: options.tolerance, max_iterations: options.max_iterations, ..Default::default() };
+    let model = options.model;
+    let mut solver: Box<dyn Solver> = match options.solver {
+        crate::config::SolverKind::Admm => {
+            Box::new(AdmmSolver::with_capacity(n, AdmmSettings { model, stop, ..Default::default() }))
+        }
+        crate::config::SolverKind::Pgs => {
+            Box::new(PgsSolver::with_capacity(n, PgsSettings { model, stop, ..Default::default() }))
+        }
+    };
+    let mut result = SolveResult::with_capacity(n, 0);
+    // Repeat the cold solve (at least 5 times, for about 20 ms) and keep the median.
+    let mut times = Vec::new();
+    let start = Instant::now();
+    while times.len() < 5 || (start.elapsed().as_secs_f64() < 0.02 && times.len() < 10_000) {
+        let t = Instant::now();
+        solver.solve(problem, None, &mut result);
+        times.push(t.elapsed().as_secs_f64() * 1e6);
+    }
+    times.sort_by(f64::total_cmp);
+    let mut sigma = vec![0.0; 3 * n];
+    let m = Metrics::evaluate(problem, &result.lambda, 1.0, ContactModel::Ncp, &mut sigma);
+    SolveOutput {
+        lambda: result.lambda.clone(),
+        sigma,
+        iterations: result.iterations,
+        converged: result.converged,
+        residuals: result.residuals,
+        metrics: OutputMetrics { eps_p: m.eps_p, eps_d: m.eps_d, eps_c: m.eps_c, signorini: m.signorini, mdp: m.mdp },
+        solve_us: times[times.len() / 2],
+    }
+}

@@ -1,0 +1,90 @@
+//! `contact:` — the contact problem and its solver.
+
+use serde::{Deserialize, Serialize};
+
+use super::scene::NonNegativeF64;
+use super::values::{Fraction, PositiveF64};
+use crate::contact::{
+    AdmmSettings, AdmmSolver, ContactModel, PgsSettings, PgsSolver, ProblemSettings, Solver, StoppingRule,
+};
+
+/// Which solver runs.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SolverKind {
+    /// The proximal ADMM (seed 000).
+    #[default]
+    Admm,
+    /// Projected Gauss–Seidel (the baseline).
+    Pgs,
+}
+
+/// `contact:` (defaults in the field docs).
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default, expecting = "a mapping of contact settings")]
+pub struct ContactConfig {
+    /// `admm` (default) or `pgs`.
+    pub solver: SolverKind,
+    /// `ncp` (default: Signorini, Coulomb, maximum dissipation) or `ccp` (the convex
+    /// relaxation of MuJoCo and Drake).
+    pub model: ContactModel,
+    /// Absolute tolerance of the solver's residuals (impulse and velocity units). 1e-6.
+    pub tolerance: PositiveF64,
+    /// Iteration cap. 1000.
+    pub max_iterations: std::num::NonZeroUsize,
+    /// Fraction of a penetration removed per step (1: all; less: Baumgarte). 1.
+    pub penetration_recovery: Fraction,
+    /// Approach speed (m/s) below which restitution is ignored. 0.1.
+    pub restitution_threshold: NonNegativeF64,
+    /// Normal compliance (m/N); 0 = rigid. 0.
+    pub compliance_normal: NonNegativeF64,
+    /// Tangential compliance (m/N); 0 = exact stiction. 0.
+    pub compliance_tangential: NonNegativeF64,
+}
+
+impl Default for ContactConfig {
+    fn default() -> Self {
+        let d = ProblemSettings::default();
+        let nn = |x| NonNegativeF64::new(x).expect("a non-negative default");
+        Self {
+            solver: SolverKind::Admm,
+            model: ContactModel::Ncp,
+            tolerance: PositiveF64::new(1e-6).expect("positive"),
+            max_iterations: std::num::NonZeroUsize::new(1000).expect("nonzero"),
+            penetration_recovery: Fraction::new(d.penetration_recovery).expect("in (0, 1]"),
+            restitution_threshold: nn(d.restitution_threshold),
+            compliance_normal: nn(d.compliance_normal),
+            compliance_tangential: nn(d.compliance_tangential),
+        }
+    }
+}
+
+impl ContactConfig {
+    /// How contacts become the problem.
+    pub fn problem_settings(&self) -> ProblemSettings {
+        ProblemSettings {
+            penetration_recovery: self.penetration_recovery.get(),
+            restitution_threshold: self.restitution_threshold.get(),
+            compliance_normal: self.compliance_normal.get(),
+            compliance_tangential: self.compliance_tangential.get(),
+        }
+    }
+
+    /// The stopping rule.
+    pub fn stopping_rule(&self) -> StoppingRule {
+        StoppingRule { absolute: self.tolerance.get(), max_iterations: self.max_iterations.get(), ..Default::default() }
+    }
+
+    /// The configured solver, sized for `capacity` contacts.
+    pub fn solver(&self, capacity: usize) -> Box<dyn Solver + Send> {
+        let (model, stop) = (self.model, self.stopping_rule());
+        match self.solver {
+            SolverKind::Admm => {
+                Box::new(AdmmSolver::with_capacity(capacity, AdmmSettings { model, stop, ..Default::default() }))
+            }
+            SolverKind::Pgs => {
+                Box::new(PgsSolver::with_capacity(capacity, PgsSettings { model, stop, ..Default::default() }))
+            }
+        }
+    }
+}

@@ -1,0 +1,96 @@
+//! Zero heap allocations per step of the contact pipeline once sized: assembling the
+//! problem, the warm-start lookup, ADMM and PGS solves (NCP and CCP), the metrics and the
+//! velocity update; on the standing quadruped (12 × 12, the row-oriented Cholesky) and on
+//! the 15-cube wall (303 × 303, faer's blocked Cholesky).
+
+mod common;
+mod counting;
+#[path = "../benches/scenes/contact.rs"]
+mod scenes;
+
+use signorini::collision::{CollisionWorld, ContactBuffer};
+use signorini::config::{CollisionConfig, EnvironmentConfig};
+use signorini::contact::{
+    AdmmSettings, AdmmSolver, Assembly, Bodies, ContactModel, ContactProblem, Metrics, PgsSettings, PgsSolver,
+    ProblemSettings, SolveResult, Solver, StoppingRule, WarmStart, WarmStartCache, prepare_robot,
+};
+use signorini::model::{Data, Model, ModelOptions};
+
+use counting::allocations_during;
+
+fn solvers(capacity: usize) -> Vec<Box<dyn Solver>> {
+    let stop = StoppingRule { absolute: 1e-9, max_iterations: 300, ..Default::default() };
+    let mut out: Vec<Box<dyn Solver>> = Vec::new();
+    for model in [ContactModel::Ncp, ContactModel::Ccp] {
+        out.push(Box::new(AdmmSolver::with_capacity(capacity, AdmmSettings { model, stop, ..Default::default() })));
+        out.push(Box::new(PgsSolver::with_capacity(capacity, PgsSettings { model, stop, ..Default::default() })));
+    }
+    out
+}
+
+#[test]
+fn the_quadruped_standing_steps_without_allocating() {
+    let dt = 1e-3;
+    let model = Model::from_urdf_file(
+        &common::repo("urdf/quadruped.urdf"),
+        &ModelOptions { floating_base: true, ..Default::default() },
+    )
+    .unwrap();
+    let nv = model.nv;
+    let q: Vec<f64> = serde_json::from_value(scenes::fixture("quadruped_standing")["robot"]["q"].clone()).unwrap();
+    let (v, tau) = (vec![0.0; nv], vec![0.0; nv]);
+    let mut data = Data::new(&model);
+    let mut world = CollisionWorld::new(&model, &EnvironmentConfig::default(), &CollisionConfig::default()).unwrap();
+    let mut contacts = ContactBuffer::with_capacity(64);
+    let mut problem = ContactProblem::with_capacity(64);
+    let mut assembly = Assembly::with_capacity(64, nv, nv);
+    let mut cache = WarmStartCache::with_capacity(64);
+    let mut warm = WarmStart::with_capacity(64);
+    let mut result = SolveResult::with_capacity(64, 0);
+    let mut sigma = vec![0.0; 3 * 64];
+    let mut v_free = vec![0.0; nv];
+    let mut v_next = vec![0.0; nv];
+    for mut solver in solvers(64) {
+        for step in 0..5 {
+            let n = allocations_during(|| {
+                prepare_robot(&model, &mut data, &q, &v, &tau, dt, &mut v_free);
+                world.update_robot(&data);
+                world.detect(&mut contacts);
+                let bodies = Bodies { robot: Some((&model, &data)), free: &[], free_states: &[] };
+                assembly
+                    .assemble(&bodies, contacts.contacts(), &v, &v_free, dt, &ProblemSettings::default(), &mut problem)
+                    .unwrap();
+                cache.guess(problem.ids(), &mut warm);
+                solver.solve(&problem, Some(&warm), &mut result);
+                cache.store(problem.ids(), &result);
+                Metrics::evaluate(&problem, &result.lambda, dt, ContactModel::Ncp, &mut sigma);
+                v_next.copy_from_slice(&v_free);
+                assembly.apply_impulses(&result.lambda, &mut v_next);
+            });
+            assert_eq!(n, 0, "{} {:?} step {step}", solver.name(), solver.model());
+            assert_eq!(problem.contacts(), 4);
+        }
+    }
+}
+
+#[test]
+fn the_cube_wall_solves_without_allocating() {
+    let scene = scenes::cube_wall();
+    let p = &scene.problem;
+    let mut cache = WarmStartCache::with_capacity(p.contacts());
+    let mut warm = WarmStart::with_capacity(p.contacts());
+    let mut result = SolveResult::with_capacity(p.contacts(), 0);
+    let mut sigma = vec![0.0; 3 * p.contacts()];
+    for mut solver in solvers(p.contacts()) {
+        cache.clear();
+        for round in 0..3 {
+            let n = allocations_during(|| {
+                cache.guess(p.ids(), &mut warm);
+                solver.solve(p, Some(&warm), &mut result);
+                cache.store(p.ids(), &result);
+                Metrics::evaluate(p, &result.lambda, 1e-3, ContactModel::Ncp, &mut sigma);
+            });
+            assert_eq!(n, 0, "{} {:?} round {round}", solver.name(), solver.model());
+        }
+    }
+}
