@@ -5,35 +5,11 @@
 //!   cargo run --release --example collision_timing [-- --write]
 
 use std::hint::black_box;
-use std::time::Instant;
 
 #[path = "../benches/scenes/collision.rs"]
 mod scenes;
-
-fn median_us(mut f: impl FnMut(), rounds: usize) -> f64 {
-    let mut calls = 16usize;
-    loop {
-        let t0 = Instant::now();
-        for _ in 0..calls {
-            f();
-        }
-        if t0.elapsed().as_secs_f64() > 2e-3 || calls > 1 << 24 {
-            break;
-        }
-        calls *= 2;
-    }
-    let mut t: Vec<f64> = (0..rounds)
-        .map(|_| {
-            let t0 = Instant::now();
-            for _ in 0..calls {
-                f();
-            }
-            t0.elapsed().as_secs_f64() * 1e6 / calls as f64
-        })
-        .collect();
-    t.sort_by(f64::total_cmp);
-    t[t.len() / 2]
-}
+#[path = "../benches/scenes/timing.rs"]
+mod timing;
 
 fn main() -> std::io::Result<()> {
     let write = std::env::args().any(|a| a == "--write");
@@ -43,8 +19,8 @@ fn main() -> std::io::Result<()> {
     ];
     for mut s in scenes::all() {
         let contacts = s.step();
-        let t = median_us(
-            || {
+        let t = timing::median_us(
+            |_| {
                 black_box(s.step());
             },
             31,

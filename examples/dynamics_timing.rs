@@ -10,34 +10,16 @@
 
 use std::hint::black_box;
 use std::path::PathBuf;
-use std::time::Instant;
+
+#[path = "../benches/scenes/timing.rs"]
+mod timing;
 
 use signorini::dynamics;
 use signorini::model::{Data, MimicPolicy, Model, ModelOptions};
 
+/// Median per-call time, cycling through `n_states` inputs.
 fn median_us(mut f: impl FnMut(usize), n_states: usize, rounds: usize) -> f64 {
-    let mut calls = 16usize;
-    loop {
-        let t0 = Instant::now();
-        for i in 0..calls {
-            f(i % n_states);
-        }
-        if t0.elapsed().as_secs_f64() > 2e-3 || calls > 1 << 24 {
-            break;
-        }
-        calls *= 2;
-    }
-    let mut per_call: Vec<f64> = (0..rounds)
-        .map(|_| {
-            let t0 = Instant::now();
-            for i in 0..calls {
-                f(i % n_states);
-            }
-            t0.elapsed().as_secs_f64() * 1e6 / calls as f64
-        })
-        .collect();
-    per_call.sort_by(f64::total_cmp);
-    per_call[per_call.len() / 2]
+    timing::median_us(|i| f(i % n_states), rounds)
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
