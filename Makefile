@@ -43,9 +43,10 @@ interop: build
 	$(WITH_ROS) python -m pytest tests/ros -q -p no:cacheprovider
 
 bench:
-	$(WITH_ROS) $(CARGO) bench --bench dynamics --bench collision
+	$(WITH_ROS) $(CARGO) bench --bench dynamics --bench collision --bench contact
 	$(WITH_ROS) python scripts/bench_dynamics.py --rounds 9 --samples 15 --write
 	$(WITH_ROS) $(CARGO) run --release --example collision_timing -- --write
+	$(WITH_ROS) python scripts/bench_contact.py --rounds 5 --write
 
 clean-env:
 	rm -rf .ros

@@ -189,19 +189,26 @@ impl Solver for AdmmSolver {
         for i in 0..n {
             let si = cone::block(sigma, i);
             let shifted = cone::add(&si, &correction(s.model, mu[i], &si));
-            // The NCP criterion of a cold start (λ = 0): separating contacts need no
-            // iteration. A warm start always iterates at least once: accepting last step's
-            // λ as is would let the tolerance's error accumulate from step to step.
+            // The NCP criterion of the starting point in velocity units (y ∈ K by
+            // construction): s = σ + Γ(σ) in K*, and s's component along y,
+            // |⟨y, s⟩| / ‖y‖ — zero for a sticking contact only if σ = 0, for a sliding one
+            // only if s lies on the dual ray opposite y. (The product ⟨y, s⟩ itself would
+            // scale with the impulses and accept velocity errors of a light robot's feet.)
+            // A cold start of separating contacts, or a warm start that still solves this
+            // step's problem, needs no iteration.
             let yi = cone::block(y, i);
-            start_error =
-                start_error.max(cone::distance_to_dual_cone(mu[i], &shifted)).max(cone::dot(&yi, &shifted).abs());
+            let along = match cone::norm(&yi) {
+                ny if ny > 0.0 => cone::dot(&yi, &shifted).abs() / ny,
+                _ => 0.0,
+            };
+            start_error = start_error.max(cone::distance_to_dual_cone(mu[i], &shifted)).max(along);
             let zi = match (known(i), warm) {
                 (true, Some(w)) => cone::project_dual_cone(mu[i], &cone::block(&w.dual, i)),
                 _ => cone::project_dual_cone(mu[i], &shifted),
             };
             cone::set_block(z, i, &zi);
         }
-        if start_error <= s.stop.absolute && !(0..n).any(known) {
+        if start_error <= s.stop.absolute {
             // σ is exact here; z = σ + Γ(σ) is the consistent dual.
             for i in 0..n {
                 let si = cone::block(sigma, i);

@@ -57,7 +57,7 @@ impl Metrics {
             out.eps_d = out.eps_d.max(cone::distance_to_dual_cone(mu, &z));
             out.eps_c = out.eps_c.max(cone::dot(&l, &z).abs());
             out.signorini = out.signorini.max((l[2] * c[2]).abs());
-            out.mdp = out.mdp.max((mu * l[2] * c[0].hypot(c[1]) + l[0] * c[0] + l[1] * c[1]).abs());
+            out.mdp = out.mdp.max((mu * l[2] * cone::tangent_norm(&c) + l[0] * c[0] + l[1] * c[1]).abs());
         }
         out.eps_abs = out.eps_p.max(out.eps_d).max(out.eps_c);
         out

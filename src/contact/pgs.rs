@@ -107,7 +107,7 @@ impl Solver for PgsSolver {
                         let step = 1.0 / d(0).min(d(1)).max(f64::MIN_POSITIVE);
                         let mut t = [old[0] - st[0] * step, old[1] - st[1] * step];
                         let limit = mu[i] * normal;
-                        let len = t[0].hypot(t[1]);
+                        let len = (t[0] * t[0] + t[1] * t[1]).sqrt();
                         if len > limit {
                             let scale = if len > 0.0 { limit / len } else { 0.0 };
                             t = [t[0] * scale, t[1] * scale];

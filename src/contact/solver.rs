@@ -83,6 +83,17 @@ impl WarmStart {
         }
     }
 
+    /// Every contact of `result`'s problem as known: re-solving the same contact set (for
+    /// a moving contact set, [`super::WarmStartCache`] matches contacts by id).
+    pub fn from_result(result: &SolveResult) -> Self {
+        Self {
+            lambda: result.lambda.clone(),
+            dual: result.dual.clone(),
+            known: vec![true; result.lambda.len() / 3],
+            rho_power: (result.rho > 0.0).then_some(result.rho_power),
+        }
+    }
+
     /// Forgets everything.
     pub fn clear(&mut self) {
         self.lambda.clear();
