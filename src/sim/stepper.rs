@@ -1,0 +1,216 @@
+//! One time step of the world, semi-implicit Euler at the velocity level (seed 000 eq. 22):
+//!
+//! 1. v_f = v + Δt·M⁻¹(τ − b(q, v)) for the robot (τ clamped to the effort limits, URDF
+//!    joint damping D taken implicitly: M + Δt·D is factored) and for every free body
+//!    (gravity, its external wrench, gyroscopic term);
+//! 2. contact detection at q, the contact problem (G, g) of the step, solved from the
+//!    previous step's impulses (warm start by contact id);
+//! 3. v⁺ = v_f + M⁻¹Jᵀλ, q⁺ = q ⊕ Δt·v⁺.
+//!
+//! After [`Stepper::new`] a step neither allocates nor locks (tested with a counting
+//! allocator) as long as the contacts fit the capacity; extra contacts are dropped and
+//! counted by the collision world.
+
+use crate::collision::ContactBuffer;
+use crate::config::ContactConfig;
+use crate::contact::{
+    Assembly, Bodies, ContactModel, ContactProblem, Metrics, ProblemSettings, SolveResult, Solver, WarmStart,
+    WarmStartCache,
+};
+use crate::dynamics;
+use crate::spatial::{Force, Motion};
+
+use super::world::World;
+
+/// What one step did.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct StepReport {
+    /// Contacts in the problem.
+    pub contacts: usize,
+    /// Solver iterations.
+    pub iterations: usize,
+    /// Whether the solver reached its tolerance.
+    pub converged: bool,
+    /// The NCP criterion of the step's impulses (seed 002 §2.3, force units).
+    pub metrics: Metrics,
+    /// Deepest penetration at the start of the step (m, ≥ 0).
+    pub max_penetration: f64,
+}
+
+/// The stepper's workspace: sized once for a world and a contact capacity.
+pub struct Stepper {
+    /// Time step (s).
+    pub dt: f64,
+    settings: ProblemSettings,
+    solver: Box<dyn Solver + Send>,
+    contacts: ContactBuffer,
+    problem: ContactProblem,
+    assembly: Assembly,
+    cache: WarmStartCache,
+    warm: WarmStart,
+    result: SolveResult,
+    tau: Vec<f64>,
+    v: Vec<f64>,
+    v_free: Vec<f64>,
+    q_next: Vec<f64>,
+    sigma: Vec<f64>,
+    report: StepReport,
+}
+
+impl Stepper {
+    /// A stepper of `dt` for `world`, solving with `contact`'s settings for up to
+    /// `capacity` contacts.
+    pub fn new(world: &World, dt: f64, contact: &ContactConfig, capacity: usize) -> Self {
+        let nv = world.nv();
+        let (robot_nv, nq) = world.robot.as_ref().map_or((0, 0), |r| (r.model.nv, r.model.nq));
+        Self {
+            dt,
+            settings: contact.problem_settings(),
+            solver: contact.solver(capacity),
+            contacts: ContactBuffer::with_capacity(capacity),
+            problem: ContactProblem::with_capacity(capacity),
+            assembly: Assembly::with_capacity(capacity, nv, robot_nv),
+            cache: WarmStartCache::with_capacity(capacity),
+            warm: WarmStart::with_capacity(capacity),
+            result: SolveResult::with_capacity(capacity, 0),
+            tau: vec![0.0; robot_nv],
+            v: vec![0.0; nv],
+            v_free: vec![0.0; nv],
+            q_next: vec![0.0; nq],
+            sigma: vec![0.0; 3 * capacity],
+            report: StepReport::default(),
+        }
+    }
+
+    /// The contacts of the last step.
+    pub fn contacts(&self) -> &ContactBuffer {
+        &self.contacts
+    }
+
+    /// The last step's impulses λ (N·s, 3 per contact in its (Tx, Ty, N) frame); forces are
+    /// λ/Δt.
+    pub fn impulses(&self) -> &[f64] {
+        &self.result.lambda
+    }
+
+    /// The last step's contact problem (for inspection and export).
+    pub fn problem(&self) -> &ContactProblem {
+        &self.problem
+    }
+
+    /// The last step's report.
+    pub fn report(&self) -> &StepReport {
+        &self.report
+    }
+
+    /// Which contact model the solver solves.
+    pub fn model(&self) -> ContactModel {
+        self.solver.model()
+    }
+
+    /// Advances `world` by one step under joint forces `tau` (robot nv; ignored without a
+    /// robot).
+    pub fn step(&mut self, world: &mut World, tau: &[f64]) -> &StepReport {
+        let dt = self.dt;
+        let robot_nv = world.robot.as_ref().map_or(0, |r| r.model.nv);
+
+        // 1. Contact-free velocities.
+        if let Some(r) = world.robot.as_mut() {
+            let m = &r.model;
+            for k in 0..m.nv {
+                let limit = m.effort_limit[k];
+                let t = tau.get(k).copied().unwrap_or(0.0);
+                self.tau[k] = if limit > 0.0 && limit.is_finite() { t.clamp(-limit, limit) } else { t };
+            }
+            dynamics::compute_joint_jacobians(m, &mut r.data, &r.q);
+            dynamics::crba(m, &mut r.data, &r.q);
+            for k in 0..m.nv {
+                r.data.mass_matrix[(k, k)] += dt * m.damping[k];
+            }
+            dynamics::ltdl_decompose(m, &mut r.data);
+            let b = dynamics::nonlinear_effects(m, &mut r.data, &r.q, &r.v);
+            for k in 0..m.nv {
+                self.v_free[k] = self.tau[k] - b[k];
+            }
+            dynamics::ltdl_solve(m, &r.data, &mut self.v_free[..m.nv]);
+            for k in 0..m.nv {
+                self.v_free[k] = r.v[k] + dt * self.v_free[k];
+                self.v[k] = r.v[k];
+            }
+            world.collision.update_robot(&r.data);
+        }
+        for (b, (body, state)) in world.bodies.iter().zip(&world.states).enumerate() {
+            let w = &world.wrenches[b];
+            let rt = state.pose.rotation.transpose();
+            let external = Force { linear: rt * w.linear, angular: rt * w.angular };
+            let vf = body.free_velocity(state, &world.gravity, &external, dt);
+            let at = robot_nv + 6 * b;
+            self.v_free[at..at + 6].copy_from_slice(vf.to_vector().as_slice());
+            self.v[at..at + 6].copy_from_slice(state.velocity.to_vector().as_slice());
+            world.collision.set_free_body_pose(b, &state.pose);
+        }
+
+        // 2. Contacts and their problem.
+        world.collision.detect(&mut self.contacts);
+        let bodies = Bodies {
+            robot: world.robot.as_ref().map(|r| (&r.model, &r.data)),
+            free: &world.bodies,
+            free_states: &world.states,
+        };
+        let assembled = self.assembly.assemble(
+            &bodies,
+            self.contacts.contacts(),
+            &self.v,
+            &self.v_free,
+            dt,
+            &self.settings,
+            &mut self.problem,
+        );
+        let n = self.problem.contacts();
+        if assembled.is_ok() && n > 0 {
+            self.cache.guess(self.problem.ids(), &mut self.warm);
+            self.solver.solve(&self.problem, Some(&self.warm), &mut self.result);
+            self.cache.store(self.problem.ids(), &self.result);
+        } else {
+            self.result.lambda.clear();
+            self.result.iterations = 0;
+            self.result.converged = assembled.is_ok();
+            self.cache.clear();
+        }
+        let metrics = if n > 0 {
+            Metrics::evaluate(&self.problem, &self.result.lambda, dt, self.solver.model(), &mut self.sigma[..3 * n])
+        } else {
+            Metrics::default()
+        };
+
+        // 3. Impulses, then positions.
+        self.v.copy_from_slice(&self.v_free);
+        if n > 0 && self.result.lambda.iter().all(|x| x.is_finite()) {
+            self.assembly.apply_impulses(&self.result.lambda, &mut self.v);
+        }
+        if let Some(r) = world.robot.as_mut() {
+            r.v.copy_from_slice(&self.v[..robot_nv]);
+            for k in 0..robot_nv {
+                self.v_free[k] = self.v[k] * dt;
+            }
+            dynamics::integrate(&r.model, &r.q, &self.v_free[..robot_nv], &mut self.q_next);
+            r.q.copy_from_slice(&self.q_next);
+        }
+        for (b, state) in world.states.iter_mut().enumerate() {
+            let at = robot_nv + 6 * b;
+            let v = Motion::from_vector(&nalgebra::Vector6::from_column_slice(&self.v[at..at + 6]));
+            state.integrate(&v, dt);
+        }
+        world.time += dt;
+
+        let max_penetration = self.contacts.contacts().iter().fold(0.0f64, |m, c| m.max(-c.distance));
+        self.report = StepReport {
+            contacts: n,
+            iterations: self.result.iterations,
+            converged: self.result.converged,
+            metrics,
+            max_penetration,
+        };
+        &self.report
+    }
+}

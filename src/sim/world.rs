@@ -1,0 +1,99 @@
+//! What is simulated: at most one robot (its Model, Data and state), free rigid bodies
+//! with their shapes, and the static environment, all in one collision world.
+
+use crate::collision::{CollisionError, CollisionWorld, FreeBodyShape};
+use crate::config::{CollisionConfig, EnvironmentConfig};
+use crate::model::{Data, FreeBody, FreeBodyState, Model, ModelError, ModelOptions};
+use crate::spatial::{Force, Vec3};
+
+/// A robot in the world: its model, buffers and state (q: nq, v: nv, Pinocchio's
+/// conventions).
+pub struct Robot {
+    /// The model (immutable).
+    pub model: Model,
+    /// Its buffers.
+    pub data: Data,
+    /// Configuration.
+    pub q: Vec<f64>,
+    /// Velocity.
+    pub v: Vec<f64>,
+}
+
+impl Robot {
+    /// `model` at `q` (nq values) and rest.
+    pub fn new(model: Model, q: Vec<f64>) -> Self {
+        assert_eq!(q.len(), model.nq, "q has {} values, the model nq = {}", q.len(), model.nq);
+        let data = Data::new(&model);
+        let v = vec![0.0; model.nv];
+        Self { model, data, q, v }
+    }
+}
+
+/// Everything the stepper moves.
+pub struct World {
+    /// The robot, if any.
+    pub robot: Option<Robot>,
+    /// Free bodies' inertial models.
+    pub bodies: Vec<FreeBody>,
+    /// Their states.
+    pub states: Vec<FreeBodyState>,
+    /// External wrench on each free body, in the world frame at the body's origin
+    /// (pushes, drags); kept until changed.
+    pub wrenches: Vec<Force>,
+    /// Gravity on the free bodies (world, m/s²); the robot uses its model's gravity.
+    pub gravity: Vec3,
+    /// Shapes and contact detection.
+    pub collision: CollisionWorld,
+    /// Simulated time (s).
+    pub time: f64,
+}
+
+/// A world that cannot be built.
+#[derive(Debug, thiserror::Error)]
+pub enum WorldError {
+    /// The robot's shapes or the environment.
+    #[error(transparent)]
+    Collision(#[from] CollisionError),
+    /// The placeholder model of a world without robot.
+    #[error(transparent)]
+    Model(#[from] ModelError),
+}
+
+impl World {
+    /// A world with `robot` (or none) in `environment`.
+    pub fn new(
+        robot: Option<Robot>,
+        environment: &EnvironmentConfig,
+        collision: &CollisionConfig,
+    ) -> Result<Self, WorldError> {
+        let collision = match &robot {
+            Some(r) => CollisionWorld::new(&r.model, environment, collision)?,
+            None => {
+                let empty = Model::from_urdf_xml(
+                    "<robot name='none'><link name='world'/></robot>",
+                    "none",
+                    &ModelOptions::default(),
+                )?;
+                CollisionWorld::new(&empty, environment, collision)?
+            }
+        };
+        let gravity = Model::default_gravity().linear;
+        Ok(Self { robot, bodies: Vec::new(), states: Vec::new(), wrenches: Vec::new(), gravity, collision, time: 0.0 })
+    }
+
+    /// Adds a free body with its shapes (in its frame) at `state`; returns its index.
+    pub fn add_body(&mut self, body: FreeBody, shapes: &[FreeBodyShape], state: FreeBodyState) -> usize {
+        let index = self.collision.add_free_body(shapes);
+        debug_assert_eq!(index, self.bodies.len());
+        self.collision.set_free_body_pose(index, &state.pose);
+        self.bodies.push(body);
+        self.states.push(state);
+        self.wrenches.push(Force::ZERO);
+        index
+    }
+
+    /// Degrees of freedom: the robot's nv, then 6 per free body.
+    pub fn nv(&self) -> usize {
+        self.robot.as_ref().map_or(0, |r| r.model.nv) + 6 * self.bodies.len()
+    }
+}
