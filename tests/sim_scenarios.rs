@@ -1,7 +1,8 @@
 //! The simulator on the analytic scenarios of the design notes (seeds-000-002.md §4):
 //! AT-04 (sliding point mass), a rolling ball, AT-06 (cube dragged by a ramp force), AT-07
-//! (cube on an incline), AT-09 (a ton on a gram), AT-16 (restitution), and the CCP's
-//! lift-off artifact, which proves the model switch reaches the simulator.
+//! (cube on an incline), AT-09 (a ton on a gram), AT-16 (restitution), AT-19 (Δt
+//! self-consistency), and the CCP's lift-off artifact, which proves the model switch
+//! reaches the simulator.
 
 use std::sync::Arc;
 
@@ -268,4 +269,40 @@ fn the_ccp_lifts_a_sliding_point_mass_off_the_ground() {
         highest = highest.max(world.states[b].pose.translation.z - 0.1);
     }
     assert!(highest > 1e-4, "the CCP ball rose only {highest} m");
+}
+
+/// AT-06's cube dragged for 1 s at time step `dt`: positions x(t) sampled every 4 ms, and
+/// the highest the cube rode above the plane.
+fn dragged_cube(dt: f64, model: &str) -> (Vec<f64>, f64) {
+    let mut world = ground(Vec3::z(), 0.4, 0.0);
+    let b = cube(&mut world, "cube", 1.0, 0.1, SE3::from_translation(Vec3::new(0.0, 0.0, 0.1)));
+    let mut stepper = Stepper::new(&world, dt, &contact_config(&format!("{{model: {model}, tolerance: 1e-10}}")), 16);
+    let steps = (1.0 / dt).round() as usize;
+    let every = (4e-3 / dt).round() as usize;
+    let (mut xs, mut ride) = (Vec::new(), 0.0f64);
+    for k in 1..=steps {
+        world.wrenches[b] = Force { linear: Vec3::new(20.0 * world.time, 0.0, 0.0), angular: Vec3::zeros() };
+        stepper.step(&mut world, &[]);
+        let p = world.states[b].pose.translation;
+        ride = ride.max(p.z - 0.1);
+        if k % every == 0 {
+            xs.push(p.x);
+        }
+    }
+    (xs, ride)
+}
+
+#[test]
+fn at19_the_ncp_trajectory_is_self_consistent_in_dt_and_the_ccp_rides_at_a_height_proportional_to_it() {
+    let (reference, _) = dragged_cube(1e-5, "ncp");
+    let error = |xs: &[f64]| xs.iter().zip(&reference).map(|(a, b)| (a - b).abs() * 4e-3).sum::<f64>();
+    let ncp: Vec<f64> = [4e-3, 2e-3, 1e-3, 1e-4].iter().map(|&dt| error(&dragged_cube(dt, "ncp").0)).collect();
+    assert!(ncp.windows(2).all(|w| w[1] < w[0]), "Σ|x − x_ref|Δt shrinks with Δt: {ncp:?}");
+    assert!(ncp[2] < 1e-5, "Δt = 1 ms: {} m·s", ncp[2]);
+    let (_, ride_2) = dragged_cube(2e-3, "ccp");
+    let (_, ride_1) = dragged_cube(1e-3, "ccp");
+    let (_, ride_ncp) = dragged_cube(1e-3, "ncp");
+    println!("Σ|x − x_ref|Δt at Δt = 4, 2, 1, 0.1 ms: {ncp:?}; CCP ride at 2 / 1 ms: {ride_2} / {ride_1} m");
+    assert!(ride_ncp < 1e-9, "the NCP cube stays on the plane: {ride_ncp}");
+    assert!(ride_1 > 1e-4 && (ride_2 / ride_1 - 2.0).abs() < 0.3, "CCP ride heights {ride_2} / {ride_1}");
 }
