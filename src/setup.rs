@@ -3,9 +3,16 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::collision::{CollisionError, CollisionWorld};
-use crate::config::{Config, ConfigError, MimicJoints};
-use crate::model::{MimicPolicy, Model, ModelError, ModelOptions, RobotDescription, UrdfError};
+use std::sync::Arc;
+
+use crate::collision::{CollisionError, CollisionShape, CollisionWorld, FreeBodyShape, Owner};
+use crate::config::{BodyShape, Config, ConfigError, MimicJoints};
+use crate::dynamics;
+use crate::model::{
+    FreeBody, FreeBodyState, JointType, MimicPolicy, Model, ModelError, ModelOptions, RobotDescription, UrdfError,
+};
+use crate::sim::{Robot, World, WorldError};
+use crate::spatial::{Inertia, Mat3, Motion, SE3, Vec3, rotation_from_rpy};
 
 /// A configuration whose robot was loaded and whose joint names and posture were checked
 /// against it.
@@ -146,6 +153,106 @@ impl Setup {
             initial_positions[i] = value.get();
         }
         Ok(Self { config_file: config_file.to_owned(), config, robot, model, joint_names, initial_positions })
+    }
+
+    /// The configuration q of the initial posture (nq): the floating base at `sim:`'s
+    /// placement (x, y, z, quaternion x y z w), each controlled joint at its initial position.
+    pub fn initial_configuration(&self) -> Vec<f64> {
+        let m = &self.model;
+        let mut q = m.neutral_configuration().as_slice().to_vec();
+        for (name, &value) in self.joint_names.iter().zip(&self.initial_positions) {
+            let Some(j) = m.joint_id(name) else { continue };
+            let at = m.idx_q[j];
+            match m.joint_types[j] {
+                JointType::RevoluteUnbounded { .. } => {
+                    q[at] = value.cos();
+                    q[at + 1] = value.sin();
+                }
+                _ => q[at] = value,
+            }
+        }
+        if m.joint_types.get(1) == Some(&JointType::FreeFlyer) {
+            let sim = &self.config.sim;
+            let [r, p, y] = sim.base_rpy.map(|v| v.get());
+            let rotation = nalgebra::UnitQuaternion::from_matrix(&rotation_from_rpy(r, p, y));
+            let position = sim.base_position.map_or([0.0; 3], |p| p.map(|v| v.get()));
+            q[..3].copy_from_slice(&position);
+            q[3..7].copy_from_slice(&[rotation.i, rotation.j, rotation.k, rotation.w]);
+        }
+        q
+    }
+
+    /// The simulated world: the robot at its initial configuration (a floating base
+    /// without `sim.base_position` lowered until its lowest collision shape touches the
+    /// ground), the environment and the free bodies of `sim.bodies`.
+    pub fn sim_world(&self) -> Result<World, SetupError> {
+        let file = self.config_file.display().to_string();
+        let mut q = self.initial_configuration();
+        let collision_error = |e: WorldError| match e {
+            WorldError::Collision(source) => SetupError::Collision { config: file.clone(), source },
+            WorldError::Model(source) => SetupError::Model { config: file.clone(), source: Box::new(source) },
+        };
+        let floating = self.model.joint_types.get(1) == Some(&JointType::FreeFlyer);
+        if floating && self.config.sim.base_position.is_none() {
+            let mut data = crate::model::Data::new(&self.model);
+            dynamics::forward_kinematics(&self.model, &mut data, &q);
+            let mut shapes = self.collision_world()?;
+            shapes.update_robot(&data);
+            let lowest = shapes
+                .objects()
+                .iter()
+                .filter(|o| matches!(o.owner, Owner::Robot { .. }))
+                .map(|o| o.shape.world_aabb(&o.pose, 0.0).0.z)
+                .fold(f64::INFINITY, f64::min);
+            let ground = self.config.environment.ground.as_ref().map_or(0.0, |g| g.height.get());
+            if lowest.is_finite() {
+                q[2] += ground - lowest;
+            }
+        }
+        let robot = Robot::new(self.model.clone(), q);
+        let mut world =
+            World::new(Some(robot), &self.config.environment, &self.config.collision).map_err(collision_error)?;
+        for (i, b) in self.config.sim.bodies.iter().enumerate() {
+            let mass = b.mass.get();
+            let (inertia, shape) = match b.shape {
+                BodyShape::Box { size } => {
+                    let half = Vec3::from(size.map(|v| v.get() / 2.0));
+                    let (x, y, z) = ((2.0 * half.x).powi(2), (2.0 * half.y).powi(2), (2.0 * half.z).powi(2));
+                    let rotational = Mat3::from_diagonal(&Vec3::new(y + z, x + z, x + y)) * (mass / 12.0);
+                    (Inertia::new(mass, Vec3::zeros(), rotational), CollisionShape::cuboid(half))
+                }
+                BodyShape::Sphere { radius } => {
+                    let r = radius.get();
+                    (
+                        Inertia::new(mass, Vec3::zeros(), Mat3::identity() * (0.4 * mass * r * r)),
+                        CollisionShape::sphere(r),
+                    )
+                }
+                BodyShape::Cylinder { radius, length } => {
+                    let (r, l) = (radius.get(), length.get());
+                    let side = mass * (3.0 * r * r + l * l) / 12.0;
+                    let rotational = Mat3::from_diagonal(&Vec3::new(side, side, 0.5 * mass * r * r));
+                    (Inertia::new(mass, Vec3::zeros(), rotational), CollisionShape::cylinder(r, l / 2.0))
+                }
+            };
+            let body = FreeBody::new(&b.name, inertia).map_err(|e| ConfigError::Invalid {
+                file: file.clone(),
+                key: format!("sim.bodies[{i}]"),
+                message: e.reason,
+            })?;
+            let [r, p, y] = b.rpy.map(|v| v.get());
+            let pose = SE3::new(rotation_from_rpy(r, p, y), Vec3::from(b.position.map(|v| v.get())));
+            let velocity = pose.rotation.transpose() * Vec3::from(b.velocity.map(|v| v.get()));
+            let shape = FreeBodyShape {
+                name: b.name.clone(),
+                shape: Arc::new(shape),
+                placement: SE3::IDENTITY,
+                friction: b.friction.get(),
+                restitution: b.restitution.get(),
+            };
+            world.add_body(body, &[shape], FreeBodyState { pose, velocity: Motion::new(velocity, Vec3::zeros()) });
+        }
+        Ok(world)
     }
 
     /// The collision world of the robot and the configured environment (loads meshes).

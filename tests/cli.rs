@@ -205,3 +205,39 @@ fn solve_input_errors_name_the_key() {
     assert_eq!(code, 2);
     assert!(err.contains("nowhere.json: cannot read"), "{err}");
 }
+
+#[test]
+fn sim_runs_the_quadruped_headless_and_summarizes() {
+    let json = temp_file("sim-summary.json", "");
+    let (code, out, err) =
+        signorini(&["sim", "--config", "config/quadruped.yaml", "--duration", "1", "--json", json.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("signorini sim: quadruped and 1 free bodies, 1.000 s in 1000 steps"), "{out}");
+    let s: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(s["steps"], 1000);
+    assert_eq!(s["not_converged"], 0);
+    // Four feet and the crate's four corners, from start to end.
+    assert_eq!(s["contacts_max"], 8);
+    assert!(s["max_penetration_m"].as_f64().unwrap() < 1e-6, "{s}");
+    // Placed on its feet and held there by the posture PD.
+    let z = s["final_base_position"][2].as_f64().unwrap();
+    assert!((z - 0.385).abs() < 0.01, "trunk at {z} m");
+}
+
+#[test]
+fn sim_input_errors_name_the_key() {
+    let bad = temp_file(
+        "bad-body.yaml",
+        &std::fs::read_to_string(repo("config/quadruped.yaml"))
+            .unwrap()
+            .replace("urdf: ../urdf/quadruped.urdf", &format!("urdf: {}", repo("urdf/quadruped.urdf").display()))
+            .replace("mass: 2.0", "mass: -2.0"),
+    );
+    let (code, _, err) = signorini(&["sim", "--config", bad.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("key `sim.bodies[0].mass`"), "{err}");
+    let (code, _, err) = signorini(&["sim", "--config", "config/quadruped.yaml", "--duration", "0"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--duration"), "{err}");
+}

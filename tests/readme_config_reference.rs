@@ -51,7 +51,11 @@ fn the_readme_documents_exactly_the_configuration_keys() {
          qos: {commands: {reliability: reliable, durability: volatile, depth: 1}}\nrealtime: {priority: 1, cpu: 0}\n\
          environment: {boxes: [{name: b, size: [1, 1, 1], position: [0, 0, 0]}], \
          slopes: [{name: s, position: [0, 0, 0], angle: 0.1, size: [1, 1, 0.1]}], meshes: [{name: m, file: m.stl}]}\n\
-         collision: {srdf: r.srdf, robot_friction: 0.5, disable_pairs: [[a, b]]}\n",
+         collision: {srdf: r.srdf, robot_friction: 0.5, disable_pairs: [[a, b]]}\n\
+         sim: {dt: 0.001, base_position: [0, 0, 1], bodies: [\
+         {name: a, shape: {type: box, size: [1, 1, 1]}, mass: 1, position: [0, 0, 0]}, \
+         {name: b, shape: {type: sphere, radius: 1}, mass: 1, position: [0, 0, 0]}, \
+         {name: c, shape: {type: cylinder, radius: 1, length: 1}, mass: 1, position: [0, 0, 0]}]}\n",
         "x.yaml",
     )
     .unwrap();

@@ -86,6 +86,21 @@ enum Command {
         #[arg(long = "max-iter", default_value_t = 1000)]
         max_iter: usize,
     },
+    /// Simulate the configured robot, environment and free bodies headless; print a summary.
+    Sim {
+        /// Configuration file.
+        #[arg(long)]
+        config: PathBuf,
+        /// Simulated time (s).
+        #[arg(long, default_value_t = 10.0)]
+        duration: f64,
+        /// Also write the summary as JSON to this file.
+        #[arg(long)]
+        json: Option<PathBuf>,
+        /// Pace the simulation on the wall clock instead of running as fast as possible.
+        #[arg(long)]
+        realtime: bool,
+    },
     /// Run the real-time loop without ROS for a while and print its timing every second.
     Loop {
         /// Configuration file.
@@ -121,6 +136,7 @@ fn main() -> ExitCode {
         Command::Node { config } => node(config),
         Command::Check { config } => check(&config),
         Command::Loop { config, duration } => run_loop(&config, duration),
+        Command::Sim { config, duration, json, realtime } => sim(&config, duration, json.as_deref(), realtime),
         Command::Solve { problem, solver, mode, tol, max_iter } => solve(&problem, &solver, &mode, tol, max_iter),
         Command::Dynamics {
             urdf,
@@ -304,6 +320,46 @@ fn solve(problem: &std::path::Path, solver: &str, mode: &str, tol: f64, max_iter
     };
     let json = serde_json::to_string_pretty(&solve(&parsed, &options)).map_err(|e| Failure::Other(e.to_string()))?;
     println!("{json}");
+    Ok(())
+}
+
+fn sim(config: &std::path::Path, duration: f64, json: Option<&std::path::Path>, realtime: bool) -> Result<(), Failure> {
+    use signorini::cli::sim::{SimError, SimOptions, run};
+    if !(duration.is_finite() && duration > 0.0) {
+        return Err(Failure::BadInput(format!("--duration: expected a positive number of seconds, got {duration}")));
+    }
+    let s = load(config)?;
+    let summary = run(&s, &SimOptions { duration, realtime }, |line| eprintln!("signorini sim: {line}")).map_err(
+        |e| match e {
+            SimError::Setup(e) => Failure::BadInput(e.to_string()),
+            e => Failure::Other(e.to_string()),
+        },
+    )?;
+    println!(
+        "signorini sim: {} and {} free bodies, {:.3} s in {} steps of {} s\n  \
+         wall {:.3} s, {:.0} steps/s, real-time factor {:.1}\n  \
+         solver iterations mean {:.2}, max {} ({} steps not converged); contacts mean {:.1}, max {}\n  \
+         max penetration {:.3e} m, max NCP criterion {:.3e}",
+        summary.robot,
+        summary.bodies,
+        summary.sim_time_s,
+        summary.steps,
+        summary.dt,
+        summary.wall_time_s,
+        summary.steps_per_s,
+        summary.realtime_factor,
+        summary.iterations_mean,
+        summary.iterations_max,
+        summary.not_converged,
+        summary.contacts_mean,
+        summary.contacts_max,
+        summary.max_penetration_m,
+        summary.max_eps_abs
+    );
+    if let Some(path) = json {
+        let text = serde_json::to_string_pretty(&summary).map_err(|e| Failure::Other(e.to_string()))?;
+        std::fs::write(path, text).map_err(|e| Failure::Other(format!("{}: cannot write: {e}", path.display())))?;
+    }
     Ok(())
 }
 

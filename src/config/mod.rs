@@ -14,6 +14,7 @@
 
 pub mod contact;
 pub mod scene;
+pub mod sim;
 pub mod values;
 
 use std::collections::BTreeMap;
@@ -23,6 +24,7 @@ use serde::{Deserialize, Serialize};
 
 pub use contact::{ContactConfig, SolverKind};
 pub use scene::{BoxConfig, CollisionConfig, EnvironmentConfig, GroundConfig, MeshConfig, NonNegativeF64, SlopeConfig};
+pub use sim::{BodyConfig, BodyShape, SimConfig};
 pub use values::{FiniteF64, Fraction, NameToken, PositiveF64, RtPriority, TopicName};
 
 /// What the node does.
@@ -90,6 +92,9 @@ pub struct Config {
     /// The contact problem and its solver.
     #[serde(default)]
     pub contact: ContactConfig,
+    /// The simulator: base placement, posture hold, free bodies, time step.
+    #[serde(default)]
+    pub sim: SimConfig,
 }
 
 /// `robot:`

@@ -166,16 +166,16 @@ pub struct SlopeConfig {
     pub restitution: NonNegativeF64,
 }
 
-fn zero() -> NonNegativeF64 {
+pub(super) fn zero() -> NonNegativeF64 {
     nn(0.0)
 }
-fn one() -> NonNegativeF64 {
+pub(super) fn one() -> NonNegativeF64 {
     nn(1.0)
 }
 fn zero_finite() -> FiniteF64 {
     FiniteF64::new(0.0).expect("finite")
 }
-fn zero3() -> [FiniteF64; 3] {
+pub(super) fn zero3() -> [FiniteF64; 3] {
     finite3([0.0; 3])
 }
 

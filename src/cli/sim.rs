@@ -1,0 +1,180 @@
+//! `signorini sim`: the configured world simulated headless, as fast as possible or in
+//! real time, with a summary of what happened (the contract is in README.md).
+
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+
+use crate::model::JointType;
+use crate::setup::{Setup, SetupError};
+use crate::sim::{Stepper, World};
+
+/// How to run.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct SimOptions {
+    /// Simulated time (s).
+    pub duration: f64,
+    /// Pace the steps on the wall clock.
+    pub realtime: bool,
+}
+
+/// What a run did (also written as JSON with `--json`).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct SimSummary {
+    /// Robot name.
+    pub robot: String,
+    /// Free bodies.
+    pub bodies: usize,
+    /// Time step (s).
+    pub dt: f64,
+    /// Steps done.
+    pub steps: u64,
+    /// Simulated time (s).
+    pub sim_time_s: f64,
+    /// Wall time (s).
+    pub wall_time_s: f64,
+    /// Steps per wall second.
+    pub steps_per_s: f64,
+    /// Simulated seconds per wall second.
+    pub realtime_factor: f64,
+    /// Mean solver iterations per step with contacts.
+    pub iterations_mean: f64,
+    /// Most solver iterations in a step.
+    pub iterations_max: usize,
+    /// Steps whose solve did not reach the tolerance.
+    pub not_converged: u64,
+    /// Mean contacts per step.
+    pub contacts_mean: f64,
+    /// Most contacts in a step.
+    pub contacts_max: usize,
+    /// Deepest penetration seen (m).
+    pub max_penetration_m: f64,
+    /// Largest NCP criterion ε_abs of a step (seed 002 §2.3, force units).
+    pub max_eps_abs: f64,
+    /// Final floating-base position (m), if the robot has one.
+    pub final_base_position: Option<[f64; 3]>,
+}
+
+/// Why a run stopped early.
+#[derive(Debug, thiserror::Error)]
+pub enum SimError {
+    /// Building the world.
+    #[error(transparent)]
+    Setup(#[from] SetupError),
+    /// The state stopped being finite (never published; the run stops).
+    #[error("the simulation diverged at t = {time:.6} s (step {step}): non-finite robot or body state")]
+    Diverged {
+        /// Simulated time.
+        time: f64,
+        /// Step index.
+        step: u64,
+    },
+}
+
+/// The joint PD of `sim.hold_kp`/`hold_kd` towards the initial posture, for the controlled
+/// joints; zero elsewhere (and on the floating base).
+struct PostureHold {
+    /// (idx_q, idx_v, unbounded, q₀) per controlled joint.
+    joints: Vec<(usize, usize, bool, f64)>,
+    kp: f64,
+    kd: f64,
+}
+
+impl PostureHold {
+    fn new(setup: &Setup) -> Self {
+        let m = &setup.model;
+        let joints = setup
+            .joint_names
+            .iter()
+            .zip(&setup.initial_positions)
+            .filter_map(|(name, &q0)| {
+                let j = m.joint_id(name)?;
+                let unbounded = matches!(m.joint_types[j], JointType::RevoluteUnbounded { .. });
+                Some((m.idx_q[j], m.idx_v[j], unbounded, q0))
+            })
+            .collect();
+        Self { joints, kp: setup.config.sim.hold_kp.get(), kd: setup.config.sim.hold_kd.get() }
+    }
+
+    fn torques(&self, world: &World, tau: &mut [f64]) {
+        tau.fill(0.0);
+        let Some(r) = world.robot.as_ref() else { return };
+        for &(iq, iv, unbounded, q0) in &self.joints {
+            let q = if unbounded { r.q[iq + 1].atan2(r.q[iq]) } else { r.q[iq] };
+            let mut error = q0 - q;
+            if unbounded {
+                error = error.sin().atan2(error.cos());
+            }
+            tau[iv] = self.kp * error - self.kd * r.v[iv];
+        }
+    }
+}
+
+/// Runs the configured world for `options.duration`; `progress` gets a line about once a
+/// wall second.
+pub fn run(setup: &Setup, options: &SimOptions, mut progress: impl FnMut(&str)) -> Result<SimSummary, SimError> {
+    let mut world = setup.sim_world()?;
+    let dt = setup.config.sim.dt.map_or_else(|| setup.config.period().as_secs_f64(), |d| d.get());
+    let capacity = setup.config.collision.max_contacts.get();
+    let mut stepper = Stepper::new(&world, dt, &setup.config.contact, capacity);
+    let hold = PostureHold::new(setup);
+    let robot_nv = setup.model.nv;
+    let mut tau = vec![0.0; robot_nv];
+    let steps = (options.duration / dt).round().max(0.0) as u64;
+    let mut s = SimSummary { robot: setup.robot.name.clone(), bodies: world.bodies.len(), dt, ..Default::default() };
+    let (mut iterations, mut contact_steps, mut contacts) = (0u64, 0u64, 0u64);
+    let start = Instant::now();
+    let mut last_report = start;
+    for k in 0..steps {
+        hold.torques(&world, &mut tau);
+        let r = *stepper.step(&mut world, &tau);
+        let finite = world.robot.as_ref().is_none_or(|r| r.q.iter().chain(&r.v).all(|x| x.is_finite()))
+            && world
+                .states
+                .iter()
+                .all(|b| b.pose.translation.iter().chain(b.velocity.linear.iter()).all(|x| x.is_finite()));
+        if !finite {
+            return Err(SimError::Diverged { time: world.time, step: k });
+        }
+        s.steps = k + 1;
+        if r.contacts > 0 {
+            contact_steps += 1;
+            iterations += r.iterations as u64;
+        }
+        contacts += r.contacts as u64;
+        s.iterations_max = s.iterations_max.max(r.iterations);
+        s.contacts_max = s.contacts_max.max(r.contacts);
+        s.not_converged += u64::from(!r.converged);
+        s.max_penetration_m = s.max_penetration_m.max(r.max_penetration);
+        s.max_eps_abs = s.max_eps_abs.max(r.metrics.eps_abs);
+        if options.realtime {
+            let due = start + Duration::from_secs_f64((k + 1) as f64 * dt);
+            if let Some(wait) = due.checked_duration_since(Instant::now()) {
+                std::thread::sleep(wait);
+            }
+        }
+        if last_report.elapsed() >= Duration::from_secs(1) {
+            last_report = Instant::now();
+            progress(&format!(
+                "t = {:.3} s of {:.3} s, {} contacts, {} iterations, {:.0} steps/s",
+                world.time,
+                options.duration,
+                r.contacts,
+                r.iterations,
+                (k + 1) as f64 / start.elapsed().as_secs_f64()
+            ));
+        }
+    }
+    s.wall_time_s = start.elapsed().as_secs_f64();
+    s.sim_time_s = world.time;
+    s.steps_per_s = if s.wall_time_s > 0.0 { s.steps as f64 / s.wall_time_s } else { 0.0 };
+    s.realtime_factor = if s.wall_time_s > 0.0 { s.sim_time_s / s.wall_time_s } else { 0.0 };
+    s.iterations_mean = if contact_steps > 0 { iterations as f64 / contact_steps as f64 } else { 0.0 };
+    s.contacts_mean = if s.steps > 0 { contacts as f64 / s.steps as f64 } else { 0.0 };
+    s.final_base_position = world
+        .robot
+        .as_ref()
+        .filter(|r| r.model.joint_types.get(1) == Some(&JointType::FreeFlyer))
+        .map(|r| [r.q[0], r.q[1], r.q[2]]);
+    Ok(s)
+}
