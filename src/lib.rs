@@ -17,6 +17,7 @@
 //! - `ros` (feature `ros`): the r2r node around the loop.
 #![warn(missing_docs)]
 
+pub mod bag;
 pub mod cli;
 pub mod collision;
 pub mod config;

@@ -100,6 +100,9 @@ enum Command {
         /// Pace the simulation on the wall clock instead of running as fast as possible.
         #[arg(long)]
         realtime: bool,
+        /// Record a rosbag2 MCAP file of the run (/clock, /joint_states, odometry, contact wrenches).
+        #[arg(long)]
+        bag: Option<PathBuf>,
     },
     /// Run the real-time loop without ROS for a while and print its timing every second.
     Loop {
@@ -136,7 +139,9 @@ fn main() -> ExitCode {
         Command::Node { config } => node(config),
         Command::Check { config } => check(&config),
         Command::Loop { config, duration } => run_loop(&config, duration),
-        Command::Sim { config, duration, json, realtime } => sim(&config, duration, json.as_deref(), realtime),
+        Command::Sim { config, duration, json, realtime, bag } => {
+            sim(&config, duration, json.as_deref(), bag.as_deref(), realtime)
+        }
         Command::Solve { problem, solver, mode, tol, max_iter } => solve(&problem, &solver, &mode, tol, max_iter),
         Command::Dynamics {
             urdf,
@@ -323,13 +328,19 @@ fn solve(problem: &std::path::Path, solver: &str, mode: &str, tol: f64, max_iter
     Ok(())
 }
 
-fn sim(config: &std::path::Path, duration: f64, json: Option<&std::path::Path>, realtime: bool) -> Result<(), Failure> {
+fn sim(
+    config: &std::path::Path,
+    duration: f64,
+    json: Option<&std::path::Path>,
+    bag: Option<&std::path::Path>,
+    realtime: bool,
+) -> Result<(), Failure> {
     use signorini::cli::sim::{SimError, SimOptions, run};
     if !(duration.is_finite() && duration > 0.0) {
         return Err(Failure::BadInput(format!("--duration: expected a positive number of seconds, got {duration}")));
     }
     let s = load(config)?;
-    let summary = run(&s, &SimOptions { duration, realtime }, |line| eprintln!("signorini sim: {line}")).map_err(
+    let summary = run(&s, &SimOptions { duration, realtime }, bag, |line| eprintln!("signorini sim: {line}")).map_err(
         |e| match e {
             SimError::Setup(e) => Failure::BadInput(e.to_string()),
             e => Failure::Other(e.to_string()),

@@ -5,6 +5,7 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use crate::bag::{BagError, BagRecorder};
 use crate::model::JointType;
 use crate::setup::{Setup, SetupError};
 use crate::sim::{Stepper, World};
@@ -61,6 +62,9 @@ pub enum SimError {
     /// Building the world.
     #[error(transparent)]
     Setup(#[from] SetupError),
+    /// The bag file.
+    #[error(transparent)]
+    Bag(#[from] BagError),
     /// The state stopped being finite (never published; the run stops).
     #[error("the simulation diverged at t = {time:.6} s (step {step}): non-finite robot or body state")]
     Diverged {
@@ -112,8 +116,15 @@ impl PostureHold {
 
 /// Runs the configured world for `options.duration`; `progress` gets a line about once a
 /// wall second.
-pub fn run(setup: &Setup, options: &SimOptions, mut progress: impl FnMut(&str)) -> Result<SimSummary, SimError> {
+/// With `bag`, every step is recorded there (see [`crate::bag::BagRecorder`]).
+pub fn run(
+    setup: &Setup,
+    options: &SimOptions,
+    bag: Option<&std::path::Path>,
+    mut progress: impl FnMut(&str),
+) -> Result<SimSummary, SimError> {
     let mut world = setup.sim_world()?;
+    let mut recorder = bag.map(|path| BagRecorder::create(path, setup, &world)).transpose()?;
     let dt = setup.config.sim.dt.map_or_else(|| setup.config.period().as_secs_f64(), |d| d.get());
     let capacity = setup.config.collision.max_contacts.get();
     let mut stepper = Stepper::new(&world, dt, &setup.config.contact, capacity);
@@ -135,6 +146,9 @@ pub fn run(setup: &Setup, options: &SimOptions, mut progress: impl FnMut(&str)) 
                 .all(|b| b.pose.translation.iter().chain(b.velocity.linear.iter()).all(|x| x.is_finite()));
         if !finite {
             return Err(SimError::Diverged { time: world.time, step: k });
+        }
+        if let Some(bag) = recorder.as_mut() {
+            bag.record(&world, &stepper, &tau)?;
         }
         s.steps = k + 1;
         if r.contacts > 0 {
@@ -164,6 +178,9 @@ pub fn run(setup: &Setup, options: &SimOptions, mut progress: impl FnMut(&str)) 
                 (k + 1) as f64 / start.elapsed().as_secs_f64()
             ));
         }
+    }
+    if let Some(bag) = recorder {
+        bag.finish()?;
     }
     s.wall_time_s = start.elapsed().as_secs_f64();
     s.sim_time_s = world.time;
