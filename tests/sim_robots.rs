@@ -5,6 +5,8 @@ mod common;
 mod counting;
 #[path = "../benches/scenes/contact.rs"]
 mod scenes;
+#[path = "../benches/scenes/sim.rs"]
+mod sim_scenes;
 
 use std::sync::Arc;
 
@@ -36,11 +38,7 @@ fn quadruped(lift: f64) -> (World, Vec<f64>) {
 
 /// Joint PD towards the reference posture (the 12 actuated joints; the base is free).
 fn pd(world: &World, reference: &[f64], tau: &mut [f64]) {
-    let r = world.robot.as_ref().unwrap();
-    tau[..6].fill(0.0);
-    for j in 0..r.model.nv - 6 {
-        tau[6 + j] = 200.0 * (reference[7 + j] - r.q[7 + j]) - 5.0 * r.v[6 + j];
-    }
+    sim_scenes::pd(world, reference, 200.0, 5.0, tau);
 }
 
 /// Σ of the normal contact forces of the last step (N).
@@ -122,4 +120,48 @@ fn a_step_with_a_robot_and_a_free_body_does_not_allocate() {
         assert_eq!(n, 0, "step {k}");
     }
     assert_eq!(stepper.report().contacts, 8, "four feet and the crate's four corners");
+}
+
+#[test]
+fn the_arm_under_gravity_compensation_holds_its_pose() {
+    let model = Model::from_urdf_file(&common::repo("urdf/arm7.urdf"), &ModelOptions::default()).unwrap();
+    let mut q = model.neutral_configuration().as_slice().to_vec();
+    for (joint, value) in [("joint2", 0.5), ("joint4", -1.2), ("joint6", 0.7)] {
+        q[model.idx_q[model.joint_id(joint).unwrap()]] = value;
+    }
+    let start = q.clone();
+    let mut world =
+        World::new(Some(Robot::new(model, q)), &EnvironmentConfig::default(), &CollisionConfig::default()).unwrap();
+    let mut stepper = Stepper::new(&world, DT, &ContactConfig::default(), 64);
+    let mut tau = vec![0.0; world.nv()];
+    for _ in 0..2000 {
+        let r = world.robot.as_mut().unwrap();
+        tau.copy_from_slice(signorini::dynamics::gravity_torque(&r.model, &mut r.data, &r.q).as_slice());
+        stepper.step(&mut world, &tau);
+    }
+    let r = world.robot.as_ref().unwrap();
+    let moved = r.q.iter().zip(&start).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+    assert!(moved < 1e-9, "moved {moved} rad in 2 s");
+}
+
+#[test]
+fn solo12_stands_under_a_joint_pd() {
+    let (mut world, reference) = sim_scenes::solo12_standing(&common::erd_share());
+    let mass = world.robot.as_ref().unwrap().model.total_mass();
+    let mut stepper = Stepper::new(&world, DT, &ContactConfig::default(), 64);
+    let mut tau = vec![0.0; world.nv()];
+    let mut settled = 0.0;
+    for k in 0..3000 {
+        sim_scenes::pd(&world, &reference, 5.0, 0.1, &mut tau);
+        let report = *stepper.step(&mut world, &tau);
+        assert!(report.converged, "step {k}: {report:?}");
+        if k == 999 {
+            settled = world.robot.as_ref().unwrap().q[2];
+        }
+    }
+    let r = world.robot.as_ref().unwrap();
+    assert!((r.q[2] - settled).abs() < 1e-3, "base height from 1 s to 3 s: {settled} → {}", r.q[2]);
+    let support = normal_force(&stepper);
+    assert!((support - mass * 9.81).abs() < 1e-2 * mass * 9.81, "feet carry {support} N of {} N", mass * 9.81);
+    println!("solo12: {} contacts, base at {} m", stepper.report().contacts, r.q[2]);
 }

@@ -1,0 +1,81 @@
+//! Simulation step time (detection, assembly, ADMM, integration; joint PD included) of
+//! robots standing still, after 1 s of settling: µs per step, median of `--rounds` runs of
+//! 1000 steps. `--json OUT` writes the figures for scripts/bench_sim.py.
+//!
+//!   cargo run --release --example sim_timing -- [--rounds 7] [--json OUT.json]
+
+use std::time::Instant;
+
+use signorini::config::ContactConfig;
+use signorini::sim::{Stepper, World};
+
+#[path = "../benches/scenes/collision.rs"]
+mod collision_scenes;
+#[path = "../benches/scenes/sim.rs"]
+mod sim_scenes;
+
+const DT: f64 = 1e-3;
+
+struct Figures {
+    us: f64,
+    contacts: usize,
+    iterations: f64,
+    eps_abs: f64,
+}
+
+fn time(mut world: World, reference: &[f64], kp: f64, kd: f64, rounds: usize) -> Figures {
+    let mut stepper = Stepper::new(&world, DT, &ContactConfig::default(), 128);
+    let mut tau = vec![0.0; world.nv()];
+    for _ in 0..1000 {
+        sim_scenes::pd(&world, reference, kp, kd, &mut tau);
+        stepper.step(&mut world, &tau);
+    }
+    let (mut times, mut iterations, mut eps) = (Vec::new(), 0usize, 0.0f64);
+    for _ in 0..rounds.max(1) {
+        let t0 = Instant::now();
+        for _ in 0..1000 {
+            sim_scenes::pd(&world, reference, kp, kd, &mut tau);
+            let r = stepper.step(&mut world, &tau);
+            iterations += r.iterations;
+            eps = eps.max(r.metrics.eps_abs);
+        }
+        times.push(t0.elapsed().as_secs_f64() * 1e3);
+    }
+    times.sort_by(f64::total_cmp);
+    Figures {
+        us: times[times.len() / 2],
+        contacts: stepper.report().contacts,
+        iterations: iterations as f64 / (1000 * rounds.max(1)) as f64,
+        eps_abs: eps,
+    }
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let (mut rounds, mut json) = (7usize, None::<String>);
+    while let Some(a) = args.next() {
+        match (a.as_str(), args.next()) {
+            ("--rounds", Some(v)) => rounds = v.parse().unwrap_or(7),
+            ("--json", Some(v)) => json = Some(v),
+            _ => {
+                eprintln!("usage: sim_timing [--rounds N] [--json OUT]");
+                std::process::exit(2);
+            }
+        }
+    }
+    let share = collision_scenes::erd_share();
+    let (solo, solo_ref) = sim_scenes::solo12_standing(&share);
+    let solo = time(solo, &solo_ref, 5.0, 0.1, rounds);
+    println!(
+        "solo12 standing: {:.2} µs/step, {} contacts, {:.2} iterations/step, max ε_abs {:.1e}",
+        solo.us, solo.contacts, solo.iterations, solo.eps_abs
+    );
+    if let Some(path) = json {
+        let doc = serde_json::json!({"solo12_standing": {
+            "us_per_step": solo.us, "contacts": solo.contacts, "iterations": solo.iterations, "eps_abs": solo.eps_abs}});
+        if let Err(e) = std::fs::write(&path, doc.to_string()) {
+            eprintln!("sim_timing: {path}: {e}");
+            std::process::exit(1);
+        }
+    }
+}
