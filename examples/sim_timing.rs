@@ -20,6 +20,7 @@ struct Figures {
     us: f64,
     contacts: usize,
     iterations: f64,
+    factorizations: f64,
     eps_abs: f64,
 }
 
@@ -30,13 +31,14 @@ fn time(mut world: World, reference: &[f64], kp: f64, kd: f64, rounds: usize) ->
         sim_scenes::pd(&world, reference, kp, kd, &mut tau);
         stepper.step(&mut world, &tau);
     }
-    let (mut times, mut iterations, mut eps) = (Vec::new(), 0usize, 0.0f64);
+    let (mut times, mut iterations, mut factorizations, mut eps) = (Vec::new(), 0usize, 0usize, 0.0f64);
     for _ in 0..rounds.max(1) {
         let t0 = Instant::now();
         for _ in 0..1000 {
             sim_scenes::pd(&world, reference, kp, kd, &mut tau);
             let r = stepper.step(&mut world, &tau);
             iterations += r.iterations;
+            factorizations += r.factorizations;
             eps = eps.max(r.metrics.eps_abs);
         }
         times.push(t0.elapsed().as_secs_f64() * 1e3);
@@ -46,6 +48,7 @@ fn time(mut world: World, reference: &[f64], kp: f64, kd: f64, rounds: usize) ->
         us: times[times.len() / 2],
         contacts: stepper.report().contacts,
         iterations: iterations as f64 / (1000 * rounds.max(1)) as f64,
+        factorizations: factorizations as f64 / (1000 * rounds.max(1)) as f64,
         eps_abs: eps,
     }
 }
@@ -67,12 +70,13 @@ fn main() {
     let (solo, solo_ref) = sim_scenes::solo12_standing(&share);
     let solo = time(solo, &solo_ref, 5.0, 0.1, rounds);
     println!(
-        "solo12 standing: {:.2} µs/step, {} contacts, {:.2} iterations/step, max ε_abs {:.1e}",
-        solo.us, solo.contacts, solo.iterations, solo.eps_abs
+        "solo12 standing: {:.2} µs/step, {} contacts, {:.2} iterations and {:.2} factorizations per step, max ε_abs {:.1e}",
+        solo.us, solo.contacts, solo.iterations, solo.factorizations, solo.eps_abs
     );
     if let Some(path) = json {
         let doc = serde_json::json!({"solo12_standing": {
-            "us_per_step": solo.us, "contacts": solo.contacts, "iterations": solo.iterations, "eps_abs": solo.eps_abs}});
+            "us_per_step": solo.us, "contacts": solo.contacts, "iterations": solo.iterations,
+            "factorizations": solo.factorizations, "eps_abs": solo.eps_abs}});
         if let Err(e) = std::fs::write(&path, doc.to_string()) {
             eprintln!("sim_timing: {path}: {e}");
             std::process::exit(1);

@@ -14,9 +14,12 @@ use faer::{Par, Spec};
 
 pub(crate) use crate::dynamics::dot;
 
-/// Largest dimension factored by the row-oriented kernel (faer's blocked LLT above: at 48
-/// rows, the 4-cube stack, it factors ~30 % faster; at 12, a quadruped's feet, slower).
-pub const SMALL: usize = 32;
+/// Largest dimension (15 contacts) factored and solved by the row-oriented kernel; faer's
+/// blocked LLT above. At 48 rows (the 4-cube stack) faer factors ~30 % faster; at 42
+/// (solo12's 14 contacts) its single-vector solves, one per ADMM iteration, cost more than
+/// it saves (callgrind, `examples/sim_timing`: 5 % fewer instructions with this kernel);
+/// at 12 (a quadruped's feet) it is slower throughout.
+pub const SMALL: usize = 45;
 
 /// The factorization failed: pivot `index` was not positive (the matrix is not positive
 /// definite, or holds a NaN).

@@ -223,9 +223,11 @@ mod tests {
         let job = CountTo { n: u64::MAX, seen: Vec::with_capacity(100_000), stop: stop.clone(), busy: Duration::ZERO };
         let (w, _r) = mailbox(LoopReport::default());
         let t = LoopThread::spawn(LoopSettings::at_rate("test-spawn", 2000.0), job, stop, w).unwrap();
-        std::thread::sleep(Duration::from_millis(50));
+        // How many ticks a loaded machine fits in the sleep is not the point (a CI run saw
+        // fewer than 10 of the nominal 100 in 50 ms): that it ran, stopped and counted is.
+        std::thread::sleep(Duration::from_millis(200));
         let (job, last) = t.stop().unwrap();
-        assert!(job.seen.len() > 10);
+        assert!(!job.seen.is_empty());
         assert_eq!(last.total_ticks, job.seen.len() as u64);
     }
 }

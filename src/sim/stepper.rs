@@ -31,6 +31,8 @@ pub struct StepReport {
     pub iterations: usize,
     /// Whether the solver reached its tolerance.
     pub converged: bool,
+    /// Cholesky factorizations the solve did (ADMM: 1 + the penalty changes).
+    pub factorizations: usize,
     /// The NCP criterion of the step's impulses (seed 002 §2.3, force units).
     pub metrics: Metrics,
     /// Deepest penetration at the start of the step (m, ≥ 0).
@@ -208,6 +210,7 @@ impl Stepper {
             contacts: n,
             iterations: self.result.iterations,
             converged: self.result.converged,
+            factorizations: if n > 0 { self.result.factorizations } else { 0 },
             metrics,
             max_penetration,
         };
