@@ -45,11 +45,19 @@ fn bad_input_exits_with_code_2_and_one_line() {
 
 #[test]
 fn loop_runs_without_ros_and_reports_the_whole_run() {
-    let (code, out, _) = signorini(&["loop", "--config", "config/arm7.yaml", "--duration", "1.2"]);
+    let (code, out, _) = signorini(&["loop", "--config", "config/arm7.yaml", "--duration", "2.5"]);
     assert_eq!(code, 0);
     let last = out.lines().last().unwrap_or_default();
     assert!(last.starts_with("whole run: "), "{out}");
-    assert!(out.lines().any(|l| l.starts_with("rate ")), "a status line per second: {out}");
+    // A status line per completed 1000-tick window, printed within 20 ms of its end. How many
+    // ticks a loaded machine fits in 2.5 s varies (CI once ran 952 in 1.2 s): count windows
+    // from the ticks, not from the seconds.
+    let ticks: u64 = last["whole run: ".len()..].split(' ').next().and_then(|t| t.parse().ok()).expect("ticks");
+    let lines = out.lines().filter(|l| l.starts_with("rate ")).count() as u64;
+    assert!(lines <= ticks / 1000 + 1, "{out}");
+    if ticks >= 2200 {
+        assert!(lines >= 1, "a window ended well before the stop: {out}");
+    }
 }
 
 #[cfg(not(feature = "ros"))]
