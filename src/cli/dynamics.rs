@@ -5,6 +5,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::{InputError, parse_json};
+
 use crate::dynamics;
 use crate::model::{Data, FrameKind, JointType, Model};
 
@@ -56,26 +58,10 @@ pub struct DynamicsOutput {
     pub frames: BTreeMap<String, Placement>,
 }
 
-/// An input that does not fit the model.
-#[derive(Debug, thiserror::Error)]
-#[error("{file}: key `{key}`: {message}")]
-pub struct InputError {
-    /// The input file.
-    pub file: String,
-    /// The key.
-    pub key: String,
-    /// Expected and found.
-    pub message: String,
-}
-
 /// Parses and checks an input document against `model`.
 pub fn parse_input(text: &str, file: &str, model: &Model) -> Result<DynamicsInput, InputError> {
-    let err = |key: &str, message: String| InputError { file: file.to_owned(), key: key.to_owned(), message };
-    let mut de = serde_json::Deserializer::from_str(text);
-    let input: DynamicsInput = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-        let key = e.path().to_string();
-        err(if key == "." { "(top level)" } else { &key }, e.into_inner().to_string())
-    })?;
+    let err = |key: &str, message: String| InputError::new(file, key, message);
+    let input: DynamicsInput = parse_json(text, file)?;
     let check = |key: &str, v: &[f64], n: usize| -> Result<(), InputError> {
         if v.len() != n {
             return Err(err(key, format!("expected {n} values, got {}", v.len())));

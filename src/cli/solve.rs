@@ -6,6 +6,8 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
+use super::{InputError, parse_json};
+
 use crate::contact::{
     AdmmSettings, AdmmSolver, ContactModel, ContactProblem, Metrics, PgsSettings, PgsSolver, Residuals, SolveResult,
     Solver, StoppingRule,
@@ -74,26 +76,10 @@ pub struct SolveOutput {
     pub solve_us: f64,
 }
 
-/// A bad input file.
-#[derive(Debug, thiserror::Error)]
-#[error("{file}: key `{key}`: {message}")]
-pub struct InputError {
-    /// The file.
-    pub file: String,
-    /// The key.
-    pub key: String,
-    /// What is wrong.
-    pub message: String,
-}
-
 /// Parses and checks an input document.
 pub fn parse_input(text: &str, file: &str) -> Result<ContactProblem, InputError> {
-    let err = |key: &str, message: String| InputError { file: file.to_owned(), key: key.to_owned(), message };
-    let mut de = serde_json::Deserializer::from_str(text);
-    let input: SolveInput = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-        let key = e.path().to_string();
-        err(if key == "." { "(top level)" } else { &key }, e.into_inner().to_string())
-    })?;
+    let err = |key: &str, message: String| InputError::new(file, key, message);
+    let input: SolveInput = parse_json(text, file)?;
     ContactProblem::from_dense(&input.g_matrix, &input.g, &input.mu, &input.r).map_err(|e| {
         use crate::contact::ProblemError;
         match e {
