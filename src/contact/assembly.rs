@@ -285,10 +285,25 @@ impl Assembly {
 /// The robot's part of a step's setup at (q, v) under joint forces `tau`: placements and
 /// joint Jacobians, M and its LTDL factors in `data`, and the contact-free velocity
 /// v_f = v + Δt·M⁻¹(τ − b(q, v)) into `v_free` (nv). Reuses the factorization of M instead
-/// of running ABA.
-pub fn prepare_robot(model: &Model, data: &mut Data, q: &[f64], v: &[f64], tau: &[f64], dt: f64, v_free: &mut [f64]) {
+/// of running ABA. `damping` (one viscous coefficient per dof, or empty) is taken
+/// implicitly: M + Δt·D is factored, so that v_f solves (M + Δt·D) v_f = M v + Δt(τ − b)
+/// and G = J (M + Δt·D)⁻¹ Jᵀ stays consistent with it.
+#[allow(clippy::too_many_arguments)]
+pub fn prepare_robot(
+    model: &Model,
+    data: &mut Data,
+    q: &[f64],
+    v: &[f64],
+    tau: &[f64],
+    damping: &[f64],
+    dt: f64,
+    v_free: &mut [f64],
+) {
     dynamics::compute_joint_jacobians(model, data, q);
     dynamics::crba(model, data, q);
+    for (k, d) in damping.iter().enumerate() {
+        data.mass_matrix[(k, k)] += dt * d;
+    }
     dynamics::ltdl_decompose(model, data);
     let b = dynamics::nonlinear_effects(model, data, q, v);
     for k in 0..model.nv {

@@ -15,7 +15,7 @@ use crate::collision::ContactBuffer;
 use crate::config::ContactConfig;
 use crate::contact::{
     Assembly, Bodies, ContactModel, ContactProblem, Metrics, ProblemSettings, SolveResult, Solver, WarmStart,
-    WarmStartCache,
+    WarmStartCache, prepare_robot,
 };
 use crate::dynamics;
 use crate::spatial::{Force, Motion};
@@ -54,6 +54,7 @@ pub struct Stepper {
     tau: Vec<f64>,
     v: Vec<f64>,
     v_free: Vec<f64>,
+    displacement: Vec<f64>,
     q_next: Vec<f64>,
     sigma: Vec<f64>,
     report: StepReport,
@@ -78,6 +79,7 @@ impl Stepper {
             tau: vec![0.0; robot_nv],
             v: vec![0.0; nv],
             v_free: vec![0.0; nv],
+            displacement: vec![0.0; robot_nv],
             q_next: vec![0.0; nq],
             sigma: vec![0.0; 3 * capacity],
             report: StepReport::default(),
@@ -124,21 +126,8 @@ impl Stepper {
                 let t = tau.get(k).copied().unwrap_or(0.0);
                 self.tau[k] = if limit > 0.0 && limit.is_finite() { t.clamp(-limit, limit) } else { t };
             }
-            dynamics::compute_joint_jacobians(m, &mut r.data, &r.q);
-            dynamics::crba(m, &mut r.data, &r.q);
-            for k in 0..m.nv {
-                r.data.mass_matrix[(k, k)] += dt * m.damping[k];
-            }
-            dynamics::ltdl_decompose(m, &mut r.data);
-            let b = dynamics::nonlinear_effects(m, &mut r.data, &r.q, &r.v);
-            for k in 0..m.nv {
-                self.v_free[k] = self.tau[k] - b[k];
-            }
-            dynamics::ltdl_solve(m, &r.data, &mut self.v_free[..m.nv]);
-            for k in 0..m.nv {
-                self.v_free[k] = r.v[k] + dt * self.v_free[k];
-                self.v[k] = r.v[k];
-            }
+            prepare_robot(m, &mut r.data, &r.q, &r.v, &self.tau, m.damping.as_slice(), dt, &mut self.v_free[..m.nv]);
+            self.v[..m.nv].copy_from_slice(&r.v);
             world.collision.update_robot(&r.data);
         }
         for (b, (body, state)) in world.bodies.iter().zip(&world.states).enumerate() {
@@ -192,10 +181,10 @@ impl Stepper {
         }
         if let Some(r) = world.robot.as_mut() {
             r.v.copy_from_slice(&self.v[..robot_nv]);
-            for k in 0..robot_nv {
-                self.v_free[k] = self.v[k] * dt;
+            for (d, v) in self.displacement.iter_mut().zip(&r.v) {
+                *d = v * dt;
             }
-            dynamics::integrate(&r.model, &r.q, &self.v_free[..robot_nv], &mut self.q_next);
+            dynamics::integrate(&r.model, &r.q, &self.displacement, &mut self.q_next);
             r.q.copy_from_slice(&self.q_next);
         }
         for (b, state) in world.states.iter_mut().enumerate() {
