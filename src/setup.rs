@@ -5,14 +5,13 @@ use std::path::{Path, PathBuf};
 
 use std::sync::Arc;
 
-use crate::collision::{CollisionError, CollisionShape, CollisionWorld, FreeBodyShape, Owner};
+use crate::collision::{CollisionError, CollisionShape, CollisionWorld, FreeBodyShape};
 use crate::config::{BodyShape, Config, ConfigError, MimicJoints};
-use crate::dynamics;
 use crate::model::{
     FreeBody, FreeBodyState, JointType, MimicPolicy, Model, ModelError, ModelOptions, RobotDescription, UrdfError,
 };
 use crate::sim::{Robot, World, WorldError};
-use crate::spatial::{Inertia, Mat3, Motion, SE3, Vec3, rotation_from_rpy};
+use crate::spatial::{Motion, SE3, Vec3, rotation_from_rpy};
 
 /// A configuration whose robot was loaded and whose joint names and posture were checked
 /// against it.
@@ -30,6 +29,24 @@ pub struct Setup {
     pub joint_names: Vec<String>,
     /// Initial position of each controlled joint.
     pub initial_positions: Vec<f64>,
+}
+
+/// Where a controlled joint lives in q and v.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct JointSlot {
+    /// Index in q.
+    pub idx_q: usize,
+    /// Index in v.
+    pub idx_v: usize,
+    /// A continuous joint: q holds (cos θ, sin θ).
+    pub unbounded: bool,
+}
+
+impl JointSlot {
+    /// The joint's position (the angle θ for a continuous joint).
+    pub fn position(&self, q: &[f64]) -> f64 {
+        if self.unbounded { q[self.idx_q + 1].atan2(q[self.idx_q]) } else { q[self.idx_q] }
+    }
 }
 
 /// Why start-up failed.
@@ -155,23 +172,34 @@ impl Setup {
         Ok(Self { config_file: config_file.to_owned(), config, robot, model, joint_names, initial_positions })
     }
 
+    /// The controlled joints' slots in q and v, in `joint_names` order.
+    pub fn joint_slots(&self) -> Vec<JointSlot> {
+        let m = &self.model;
+        self.joint_names
+            .iter()
+            .filter_map(|name| m.joint_id(name))
+            .map(|j| JointSlot {
+                idx_q: m.idx_q[j],
+                idx_v: m.idx_v[j],
+                unbounded: matches!(m.joint_types[j], JointType::RevoluteUnbounded { .. }),
+            })
+            .collect()
+    }
+
     /// The configuration q of the initial posture (nq): the floating base at `sim:`'s
     /// placement (x, y, z, quaternion x y z w), each controlled joint at its initial position.
     pub fn initial_configuration(&self) -> Vec<f64> {
         let m = &self.model;
         let mut q = m.neutral_configuration().as_slice().to_vec();
-        for (name, &value) in self.joint_names.iter().zip(&self.initial_positions) {
-            let Some(j) = m.joint_id(name) else { continue };
-            let at = m.idx_q[j];
-            match m.joint_types[j] {
-                JointType::RevoluteUnbounded { .. } => {
-                    q[at] = value.cos();
-                    q[at + 1] = value.sin();
-                }
-                _ => q[at] = value,
+        for (slot, &value) in self.joint_slots().iter().zip(&self.initial_positions) {
+            if slot.unbounded {
+                q[slot.idx_q] = value.cos();
+                q[slot.idx_q + 1] = value.sin();
+            } else {
+                q[slot.idx_q] = value;
             }
         }
-        if m.joint_types.get(1) == Some(&JointType::FreeFlyer) {
+        if m.has_free_flyer() {
             let sim = &self.config.sim;
             let [r, p, y] = sim.base_rpy.map(|v| v.get());
             let rotation = nalgebra::UnitQuaternion::from_matrix(&rotation_from_rpy(r, p, y));
@@ -187,55 +215,32 @@ impl Setup {
     /// ground), the environment and the free bodies of `sim.bodies`.
     pub fn sim_world(&self) -> Result<World, SetupError> {
         let file = self.config_file.display().to_string();
-        let mut q = self.initial_configuration();
         let collision_error = |e: WorldError| match e {
             WorldError::Collision(source) => SetupError::Collision { config: file.clone(), source },
             WorldError::Model(source) => SetupError::Model { config: file.clone(), source: Box::new(source) },
         };
-        let floating = self.model.joint_types.get(1) == Some(&JointType::FreeFlyer);
-        if floating && self.config.sim.base_position.is_none() {
-            let mut data = crate::model::Data::new(&self.model);
-            dynamics::forward_kinematics(&self.model, &mut data, &q);
-            let mut shapes = self.collision_world()?;
-            shapes.update_robot(&data);
-            let lowest = shapes
-                .objects()
-                .iter()
-                .filter(|o| matches!(o.owner, Owner::Robot { .. }))
-                .map(|o| o.shape.world_aabb(&o.pose, 0.0).0.z)
-                .fold(f64::INFINITY, f64::min);
-            let ground = self.config.environment.ground.as_ref().map_or(0.0, |g| g.height.get());
-            if lowest.is_finite() {
-                q[2] += ground - lowest;
-            }
-        }
-        let robot = Robot::new(self.model.clone(), q);
+        let robot = Robot::new(self.model.clone(), self.initial_configuration());
         let mut world =
             World::new(Some(robot), &self.config.environment, &self.config.collision).map_err(collision_error)?;
+        if self.config.sim.base_position.is_none() {
+            world.place_robot_on(self.config.environment.ground.as_ref().map_or(0.0, |g| g.height.get()));
+        }
         for (i, b) in self.config.sim.bodies.iter().enumerate() {
-            let mass = b.mass.get();
-            let (inertia, shape) = match b.shape {
+            let (mass, name) = (b.mass.get(), b.name.as_str());
+            let (body, shape) = match b.shape {
                 BodyShape::Box { size } => {
                     let half = Vec3::from(size.map(|v| v.get() / 2.0));
-                    let (x, y, z) = ((2.0 * half.x).powi(2), (2.0 * half.y).powi(2), (2.0 * half.z).powi(2));
-                    let rotational = Mat3::from_diagonal(&Vec3::new(y + z, x + z, x + y)) * (mass / 12.0);
-                    (Inertia::new(mass, Vec3::zeros(), rotational), CollisionShape::cuboid(half))
+                    (FreeBody::cuboid(name, mass, &half), CollisionShape::cuboid(half))
                 }
                 BodyShape::Sphere { radius } => {
-                    let r = radius.get();
-                    (
-                        Inertia::new(mass, Vec3::zeros(), Mat3::identity() * (0.4 * mass * r * r)),
-                        CollisionShape::sphere(r),
-                    )
+                    (FreeBody::ball(name, mass, radius.get()), CollisionShape::sphere(radius.get()))
                 }
-                BodyShape::Cylinder { radius, length } => {
-                    let (r, l) = (radius.get(), length.get());
-                    let side = mass * (3.0 * r * r + l * l) / 12.0;
-                    let rotational = Mat3::from_diagonal(&Vec3::new(side, side, 0.5 * mass * r * r));
-                    (Inertia::new(mass, Vec3::zeros(), rotational), CollisionShape::cylinder(r, l / 2.0))
-                }
+                BodyShape::Cylinder { radius, length } => (
+                    FreeBody::cylinder(name, mass, radius.get(), length.get()),
+                    CollisionShape::cylinder(radius.get(), length.get() / 2.0),
+                ),
             };
-            let body = FreeBody::new(&b.name, inertia).map_err(|e| ConfigError::Invalid {
+            let body = body.map_err(|e| ConfigError::Invalid {
                 file: file.clone(),
                 key: format!("sim.bodies[{i}]"),
                 message: e.reason,

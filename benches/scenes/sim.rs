@@ -3,7 +3,6 @@
 
 use std::path::Path;
 
-use signorini::collision::Owner;
 use signorini::config::{CollisionConfig, EnvironmentConfig};
 use signorini::model::{Model, ModelOptions, Srdf};
 use signorini::sim::{Robot, World};
@@ -18,19 +17,8 @@ pub fn solo12_standing(share: &Path) -> (World, Vec<f64>) {
     let q = Srdf::from_file(&robots.join("srdf/solo.srdf")).unwrap().configuration(&model, "standing").unwrap();
     let robot = Robot::new(model, q.as_slice().to_vec());
     let mut world = World::new(Some(robot), &EnvironmentConfig::default(), &CollisionConfig::default()).unwrap();
-    let r = world.robot.as_mut().unwrap();
-    signorini::dynamics::forward_kinematics(&r.model, &mut r.data, &r.q);
-    world.collision.update_robot(&world.robot.as_ref().unwrap().data);
-    let lowest = world
-        .collision
-        .objects()
-        .iter()
-        .filter(|o| matches!(o.owner, Owner::Robot { .. }))
-        .map(|o| o.shape.world_aabb(&o.pose, 0.0).0.z)
-        .fold(f64::INFINITY, f64::min);
-    let r = world.robot.as_mut().unwrap();
-    r.q[2] -= lowest;
-    let reference = r.q.clone();
+    world.place_robot_on(0.0);
+    let reference = world.robot.as_ref().unwrap().q.clone();
     (world, reference)
 }
 

@@ -16,8 +16,7 @@ use mcap::records::MessageHeader;
 
 use super::messages;
 use crate::collision::Owner;
-use crate::model::JointType;
-use crate::setup::Setup;
+use crate::setup::{JointSlot, Setup};
 use crate::sim::{Stepper, World};
 use crate::spatial::{SE3, Vec3};
 
@@ -31,14 +30,29 @@ pub struct BagError {
     pub message: String,
 }
 
-/// Records one message per topic per step.
-pub struct BagRecorder {
+/// The open file and the running sequence number.
+struct Sink {
     path: PathBuf,
     writer: mcap::Writer<BufWriter<File>>,
+    sequence: u32,
+}
+
+impl Sink {
+    fn write(&mut self, channel_id: u16, ns: u64, data: &[u8]) -> Result<(), BagError> {
+        let header = MessageHeader { channel_id, sequence: self.sequence, log_time: ns, publish_time: ns };
+        self.writer
+            .write_to_known_channel(&header, data)
+            .map_err(|e| BagError { path: self.path.clone(), message: e.to_string() })
+    }
+}
+
+/// Records one message per topic per step.
+pub struct BagRecorder {
+    sink: Sink,
     clock: u16,
     joint_states: u16,
-    /// (idx_q, idx_v, unbounded) per controlled joint.
-    joints: Vec<(usize, usize, bool)>,
+    /// The controlled joints.
+    joints: Vec<JointSlot>,
     joint_names: Vec<String>,
     base: Option<(u16, String)>,
     bodies: Vec<(u16, String)>,
@@ -47,7 +61,6 @@ pub struct BagRecorder {
     /// Object index → position in `links` (robot objects only).
     link_of_object: Vec<Option<usize>>,
     wrenches: Vec<(Vec3, Vec3)>,
-    sequence: u32,
     position: Vec<f64>,
     velocity: Vec<f64>,
     effort: Vec<f64>,
@@ -72,8 +85,7 @@ impl BagRecorder {
         let clock = channel("/clock", "rosgraph_msgs/msg/Clock")?;
         let joint_states = channel("/joint_states", "sensor_msgs/msg/JointState")?;
         let m = &setup.model;
-        let floating = m.joint_types.get(1) == Some(&JointType::FreeFlyer);
-        let base = if floating {
+        let base = if m.has_free_flyer() {
             let root = setup.robot.root_link().to_owned();
             Some((channel("/odom", "nav_msgs/msg/Odometry")?, root))
         } else {
@@ -100,18 +112,10 @@ impl BagRecorder {
             };
             link_of_object.push(Some(at));
         }
-        let joints = setup
-            .joint_names
-            .iter()
-            .filter_map(|name| {
-                let j = m.joint_id(name)?;
-                Some((m.idx_q[j], m.idx_v[j], matches!(m.joint_types[j], JointType::RevoluteUnbounded { .. })))
-            })
-            .collect::<Vec<_>>();
+        let joints = setup.joint_slots();
         let n = joints.len();
         Ok(Self {
-            path: path.to_owned(),
-            writer,
+            sink: Sink { path: path.to_owned(), writer, sequence: 0 },
             clock,
             joint_states,
             joints,
@@ -121,62 +125,51 @@ impl BagRecorder {
             wrenches: vec![(Vec3::zeros(), Vec3::zeros()); links.len()],
             links,
             link_of_object,
-            sequence: 0,
             position: vec![0.0; n],
             velocity: vec![0.0; n],
             effort: vec![0.0; n],
         })
     }
 
-    fn write(&mut self, channel_id: u16, ns: u64, data: &[u8]) -> Result<(), BagError> {
-        let header = MessageHeader { channel_id, sequence: self.sequence, log_time: ns, publish_time: ns };
-        self.writer
-            .write_to_known_channel(&header, data)
-            .map_err(|e| BagError { path: self.path.clone(), message: e.to_string() })
-    }
-
     /// Records the state after a step (robot joint forces `tau`, nv).
     pub fn record(&mut self, world: &World, stepper: &Stepper, tau: &[f64]) -> Result<(), BagError> {
         let ns = (world.time * 1e9).round() as u64;
-        self.sequence += 1;
-        self.write(self.clock, ns, &messages::clock(ns))?;
+        self.sink.sequence += 1;
+        self.sink.write(self.clock, ns, &messages::clock(ns))?;
         if let Some(r) = world.robot.as_ref() {
-            for (k, &(iq, iv, unbounded)) in self.joints.iter().enumerate() {
-                self.position[k] = if unbounded { r.q[iq + 1].atan2(r.q[iq]) } else { r.q[iq] };
-                self.velocity[k] = r.v[iv];
-                self.effort[k] = tau.get(iv).copied().unwrap_or(0.0);
+            for (k, slot) in self.joints.iter().enumerate() {
+                self.position[k] = slot.position(&r.q);
+                self.velocity[k] = r.v[slot.idx_v];
+                self.effort[k] = tau.get(slot.idx_v).copied().unwrap_or(0.0);
             }
             let msg = messages::joint_state(ns, &self.joint_names, &self.position, &self.velocity, &self.effort);
-            self.write(self.joint_states, ns, &msg)?;
+            self.sink.write(self.joint_states, ns, &msg)?;
             if let Some((channel, root)) = &self.base {
-                let (channel, root) = (*channel, root.clone());
                 let msg = messages::odometry(
                     ns,
                     "world",
-                    &root,
+                    root,
                     [r.q[0], r.q[1], r.q[2]],
                     [r.q[3], r.q[4], r.q[5], r.q[6]],
                     [r.v[0], r.v[1], r.v[2]],
                     [r.v[3], r.v[4], r.v[5]],
                 );
-                self.write(channel, ns, &msg)?;
+                self.sink.write(*channel, ns, &msg)?;
             }
         }
-        for b in 0..self.bodies.len() {
-            let (channel, name) = (self.bodies[b].0, self.bodies[b].1.clone());
-            let s = &world.states[b];
+        for ((channel, name), s) in self.bodies.iter().zip(&world.states) {
             let q = nalgebra::UnitQuaternion::from_matrix(&s.pose.rotation);
             let p = s.pose.translation;
             let msg = messages::odometry(
                 ns,
                 "world",
-                &name,
+                name,
                 [p.x, p.y, p.z],
                 [q.i, q.j, q.k, q.w],
                 s.velocity.linear.into(),
                 s.velocity.angular.into(),
             );
-            self.write(channel, ns, &msg)?;
+            self.sink.write(*channel, ns, &msg)?;
         }
         // Contact wrenches per link: the force on body 1 is C·λ/Δt, on body 2 its opposite.
         self.wrenches.iter_mut().for_each(|w| *w = (Vec3::zeros(), Vec3::zeros()));
@@ -198,16 +191,16 @@ impl BagRecorder {
                 }
             }
         }
-        for l in 0..self.links.len() {
-            let (force, torque) = self.wrenches[l];
-            let msg = messages::wrench_stamped(ns, "world", force.into(), torque.into());
-            self.write(self.links[l].0, ns, &msg)?;
+        for ((channel, _, _), (force, torque)) in self.links.iter().zip(&self.wrenches) {
+            let msg = messages::wrench_stamped(ns, "world", (*force).into(), (*torque).into());
+            self.sink.write(*channel, ns, &msg)?;
         }
         Ok(())
     }
 
     /// Writes the summary and closes the file.
     pub fn finish(mut self) -> Result<(), BagError> {
-        self.writer.finish().map(|_| ()).map_err(|e| BagError { path: self.path.clone(), message: e.to_string() })
+        let sink = &mut self.sink;
+        sink.writer.finish().map(|_| ()).map_err(|e| BagError { path: sink.path.clone(), message: e.to_string() })
     }
 }

@@ -6,8 +6,7 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::bag::{BagError, BagRecorder};
-use crate::model::JointType;
-use crate::setup::{Setup, SetupError};
+use crate::setup::{JointSlot, Setup, SetupError};
 use crate::sim::{Stepper, World};
 
 /// How to run.
@@ -78,38 +77,27 @@ pub enum SimError {
 /// The joint PD of `sim.hold_kp`/`hold_kd` towards the initial posture, for the controlled
 /// joints; zero elsewhere (and on the floating base).
 struct PostureHold {
-    /// (idx_q, idx_v, unbounded, q₀) per controlled joint.
-    joints: Vec<(usize, usize, bool, f64)>,
+    /// Each controlled joint and its initial position q₀.
+    joints: Vec<(JointSlot, f64)>,
     kp: f64,
     kd: f64,
 }
 
 impl PostureHold {
     fn new(setup: &Setup) -> Self {
-        let m = &setup.model;
-        let joints = setup
-            .joint_names
-            .iter()
-            .zip(&setup.initial_positions)
-            .filter_map(|(name, &q0)| {
-                let j = m.joint_id(name)?;
-                let unbounded = matches!(m.joint_types[j], JointType::RevoluteUnbounded { .. });
-                Some((m.idx_q[j], m.idx_v[j], unbounded, q0))
-            })
-            .collect();
+        let joints = setup.joint_slots().into_iter().zip(setup.initial_positions.iter().copied()).collect();
         Self { joints, kp: setup.config.sim.hold_kp.get(), kd: setup.config.sim.hold_kd.get() }
     }
 
     fn torques(&self, world: &World, tau: &mut [f64]) {
         tau.fill(0.0);
         let Some(r) = world.robot.as_ref() else { return };
-        for &(iq, iv, unbounded, q0) in &self.joints {
-            let q = if unbounded { r.q[iq + 1].atan2(r.q[iq]) } else { r.q[iq] };
-            let mut error = q0 - q;
-            if unbounded {
+        for &(slot, q0) in &self.joints {
+            let mut error = q0 - slot.position(&r.q);
+            if slot.unbounded {
                 error = error.sin().atan2(error.cos());
             }
-            tau[iv] = self.kp * error - self.kd * r.v[iv];
+            tau[slot.idx_v] = self.kp * error - self.kd * r.v[slot.idx_v];
         }
     }
 }
@@ -188,10 +176,6 @@ pub fn run(
     s.realtime_factor = if s.wall_time_s > 0.0 { s.sim_time_s / s.wall_time_s } else { 0.0 };
     s.iterations_mean = if contact_steps > 0 { iterations as f64 / contact_steps as f64 } else { 0.0 };
     s.contacts_mean = if s.steps > 0 { contacts as f64 / s.steps as f64 } else { 0.0 };
-    s.final_base_position = world
-        .robot
-        .as_ref()
-        .filter(|r| r.model.joint_types.get(1) == Some(&JointType::FreeFlyer))
-        .map(|r| [r.q[0], r.q[1], r.q[2]]);
+    s.final_base_position = world.robot.as_ref().filter(|r| r.model.has_free_flyer()).map(|r| [r.q[0], r.q[1], r.q[2]]);
     Ok(s)
 }

@@ -362,6 +362,18 @@ impl CollisionWorld {
         }
     }
 
+    /// The lowest z of the robot's shapes at their current poses (their world AABBs; exact
+    /// for spheres and flat-bottomed shapes, conservative otherwise), None without shapes.
+    pub fn robot_lowest_point(&self) -> Option<f64> {
+        self.robot_objects
+            .iter()
+            .map(|&i| {
+                let o = &self.objects[i];
+                o.shape.world_aabb(&o.pose, 0.0).0.z
+            })
+            .reduce(f64::min)
+    }
+
     /// Moves free body `body` to `world_m_body`.
     pub fn set_free_body_pose(&mut self, body: usize, world_m_body: &SE3) {
         for &i in &self.moving {

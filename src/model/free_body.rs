@@ -65,6 +65,14 @@ impl FreeBody {
         Self::new(name, Inertia::new(mass, Vec3::zeros(), Mat3::identity() * (0.4 * mass * radius * radius)))
     }
 
+    /// A solid cylinder of `mass`, `radius` and `length` along its z axis, centred on its
+    /// frame.
+    pub fn cylinder(name: &str, mass: f64, radius: f64, length: f64) -> Result<Self, FreeBodyError> {
+        let side = mass * (3.0 * radius * radius + length * length) / 12.0;
+        let rotational = Mat3::from_diagonal(&Vec3::new(side, side, 0.5 * mass * radius * radius));
+        Self::new(name, Inertia::new(mass, Vec3::zeros(), rotational))
+    }
+
     /// M⁻¹ in the body frame.
     pub fn inverse_mass_matrix(&self) -> &Mat6 {
         &self.inverse

@@ -101,6 +101,11 @@ impl Model {
         q
     }
 
+    /// Whether the root joint is a free flyer (a floating base: q starts x y z qx qy qz qw).
+    pub fn has_free_flyer(&self) -> bool {
+        self.joint_types.get(1) == Some(&JointType::FreeFlyer)
+    }
+
     /// Total mass of the bodies.
     pub fn total_mass(&self) -> f64 {
         self.inertias.iter().skip(1).fold(0.0, |m, i| m + i.mass)

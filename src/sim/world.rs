@@ -3,6 +3,7 @@
 
 use crate::collision::{CollisionError, CollisionWorld, FreeBodyShape};
 use crate::config::{CollisionConfig, EnvironmentConfig};
+use crate::dynamics;
 use crate::model::{Data, FreeBody, FreeBodyState, Model, ModelError, ModelOptions};
 use crate::spatial::{Force, Vec3};
 
@@ -90,6 +91,22 @@ impl World {
         self.states.push(state);
         self.wrenches.push(Force::ZERO);
         index
+    }
+
+    /// Lowers (or raises) a floating-base robot along z until its lowest collision shape
+    /// touches the height `ground`; nothing for a fixed base or a robot without shapes.
+    pub fn place_robot_on(&mut self, ground: f64) {
+        let Some(r) = self.robot.as_mut() else { return };
+        if !r.model.has_free_flyer() {
+            return;
+        }
+        dynamics::forward_kinematics(&r.model, &mut r.data, &r.q);
+        self.collision.update_robot(&r.data);
+        if let Some(lowest) = self.collision.robot_lowest_point() {
+            r.q[2] += ground - lowest;
+            dynamics::forward_kinematics(&r.model, &mut r.data, &r.q);
+            self.collision.update_robot(&r.data);
+        }
     }
 
     /// Degrees of freedom: the robot's nv, then 6 per free body.
