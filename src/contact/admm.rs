@@ -175,14 +175,13 @@ impl Solver for AdmmSolver {
         // contact among persistent ones — is an unbalanced load: on a ton resting on a gram
         // the ADMM needed 636 iterations (1000+ with the old ρ) to redistribute it, against
         // 2 from a cold start with the previous penalty exponent, which is kept either way.
-        let complete = warm.is_some_and(|w| (0..n).all(|i| w.known.get(i).copied().unwrap_or(false)));
-        let known = |_: usize| complete;
+        let guess = warm.filter(|w| (0..n).all(|i| w.known.get(i).copied().unwrap_or(false)));
 
         // Start: y = P_K(λ guess), f = y; z from the guess, else the dual-cone projection of
         // the De Saxcé-shifted contact velocity of y (what Pinocchio does).
         let y = &mut result.lambda;
-        for i in 0..n {
-            if let (true, Some(w)) = (known(i), warm) {
+        if let Some(w) = guess {
+            for i in 0..n {
                 cone::set_block(y, i, &cone::project_cone(mu[i], &cone::block(&w.lambda, i)));
             }
         }
@@ -207,9 +206,9 @@ impl Solver for AdmmSolver {
                 _ => 0.0,
             };
             start_error = start_error.max(cone::distance_to_dual_cone(mu[i], &shifted)).max(along);
-            let zi = match (known(i), warm) {
-                (true, Some(w)) => cone::project_dual_cone(mu[i], &cone::block(&w.dual, i)),
-                _ => cone::project_dual_cone(mu[i], &shifted),
+            let zi = match guess {
+                Some(w) => cone::project_dual_cone(mu[i], &cone::block(&w.dual, i)),
+                None => cone::project_dual_cone(mu[i], &shifted),
             };
             cone::set_block(z, i, &zi);
         }
