@@ -40,6 +40,9 @@ import numpy as np
 import pinocchio as pin
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+from gen_dynamics_fixtures import erd_share  # noqa: E402
+
 OUT = ROOT / "tests" / "fixtures" / "contact"
 GENERATOR = f"scripts/gen_contact_fixtures.py (pinocchio {pin.__version__})"
 
@@ -55,15 +58,6 @@ RANK_RTOL = 1e-9  # rank of G: singular values above RANK_RTOL × the largest
 SOLO12_URDF = "example-robot-data/robots/solo_description/robots/solo12.urdf"
 SOLO12_SRDF = "example-robot-data/robots/solo_description/srdf/solo.srdf"
 QUADRUPED_URDF = "urdf/quadruped.urdf"
-
-
-def erd_share():
-    import site
-    for d in site.getsitepackages():
-        share = pathlib.Path(d) / "cmeel.prefix" / "share"
-        if (share / "example-robot-data").is_dir():
-            return share
-    sys.exit("example-robot-data is not installed (pip install example-robot-data)")
 
 
 # ---------------------------------------------------------------------------------------

@@ -29,17 +29,9 @@ impl Scene {
     }
 }
 
-pub fn erd_share() -> std::path::PathBuf {
-    let lib = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".ros/lib");
-    std::fs::read_dir(&lib)
-        .ok()
-        .into_iter()
-        .flatten()
-        .flatten()
-        .map(|e| e.path().join("site-packages/cmeel.prefix/share"))
-        .find(|p| p.join("example-robot-data").is_dir())
-        .expect("example-robot-data: run `make env`")
-}
+#[path = "../../tests/common/mod.rs"]
+mod common;
+pub use common::erd_share;
 
 /// A floating-base robot at `q` on flat ground, lowered so its lowest contact is 1 mm
 /// deep.
