@@ -13,12 +13,10 @@ use signorini::contact::{AdmmSettings, AdmmSolver, PgsSettings, PgsSolver, Solve
 mod scenes;
 
 fn solves(c: &mut Criterion) {
-    let mut problems: Vec<scenes::Scene> = scenes::FIXTURES.iter().map(|n| scenes::fixture_scene(n)).collect();
-    problems.push(scenes::two_cubes(1e-3, 1e3, 0.5));
-    problems.push(scenes::cube_wall());
+    let problems = scenes::benchmark_problems();
     let mut g = c.benchmark_group("contact solve");
     g.sample_size(20);
-    for scene in &problems {
+    for (_, scene) in &problems {
         let p = &scene.problem;
         let n = p.contacts();
         let solvers: [Box<dyn Solver>; 2] = [

@@ -50,16 +50,6 @@ fn options() -> Result<Options, String> {
     Ok(o)
 }
 
-/// The scenes timed: the fixtures (Pinocchio's own G, g), then the stacks.
-fn all_scenes() -> Vec<(String, scenes::Scene)> {
-    let mut out: Vec<(String, scenes::Scene)> =
-        scenes::FIXTURES.iter().map(|&n| (n.to_owned(), scenes::fixture_scene(n))).collect();
-    out.push(("box_on_ground".into(), scenes::box_on_ground(1.0, 0.5)));
-    out.push(("ton_on_gram".into(), scenes::two_cubes(1e-3, 1e3, 0.5)));
-    out.push(("cube_wall_15".into(), scenes::cube_wall()));
-    out
-}
-
 fn stop(tol: f64, max_iterations: usize) -> StoppingRule {
     StoppingRule { absolute: tol, max_iterations, ..Default::default() }
 }
@@ -128,7 +118,7 @@ fn main() {
     let spectral = AdmmSettings::default().rule;
     let mut rows = Vec::new();
     let mut records = Vec::new();
-    for (key, scene) in all_scenes() {
+    for (key, scene) in scenes::benchmark_problems() {
         let p = &scene.problem;
         let n = p.contacts();
         let max = StoppingRule::default().max_iterations;

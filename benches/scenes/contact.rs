@@ -166,3 +166,13 @@ pub fn fixture_scene(name: &str) -> Scene {
 
 /// The fixtures of tests/fixtures/contact.
 pub const FIXTURES: [&str; 4] = ["quadruped_standing", "solo12_standing", "solo12_sliding", "cube_stack_4"];
+
+/// The problems the solver benchmarks time, with a file-name key: the fixtures, a box on
+/// the ground, a ton on a gram and the 15-cube wall.
+pub fn benchmark_problems() -> Vec<(String, Scene)> {
+    let mut out: Vec<(String, Scene)> = FIXTURES.iter().map(|&n| (n.to_owned(), fixture_scene(n))).collect();
+    out.push(("box_on_ground".into(), box_on_ground(1.0, 0.5)));
+    out.push(("ton_on_gram".into(), two_cubes(1e-3, 1e3, 0.5)));
+    out.push(("cube_wall_15".into(), cube_wall()));
+    out
+}
