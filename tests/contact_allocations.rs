@@ -42,7 +42,7 @@ fn the_quadruped_standing_steps_without_allocating() {
     let mut data = Data::new(&model);
     let mut world = CollisionWorld::new(&model, &EnvironmentConfig::default(), &CollisionConfig::default()).unwrap();
     let mut contacts = ContactBuffer::with_capacity(64);
-    let mut problem = ContactProblem::with_capacity(64);
+    let mut problem = ContactProblem::with_factor_capacity(64, model.nv);
     let mut assembly = Assembly::with_capacity(64, nv, nv);
     let mut cache = WarmStartCache::with_capacity(64);
     let mut warm = WarmStart::with_capacity(64);
@@ -65,7 +65,7 @@ fn the_quadruped_standing_steps_without_allocating() {
                 cache.store(problem.ids(), &result);
                 Metrics::evaluate(&problem, &result.lambda, dt, ContactModel::Ncp, &mut sigma);
                 v_next.copy_from_slice(&v_free);
-                assembly.apply_impulses(&result.lambda, &mut v_next);
+                assembly.apply_impulses(&bodies, &result.lambda, &mut v_next);
             });
             assert_eq!(n, 0, "{} {:?} step {step}", solver.name(), solver.model());
             assert_eq!(problem.contacts(), 4);

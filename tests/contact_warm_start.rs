@@ -75,7 +75,7 @@ fn a_resting_quadruped_needs_at_most_one_iteration_after_the_first_step() {
         cache.store(problem.ids(), &result);
         iterations.push(result.iterations);
         v.copy_from_slice(&v_free);
-        assembly.apply_impulses(&result.lambda, &mut v);
+        assembly.apply_impulses(&bodies, &result.lambda, &mut v);
         let displacement: Vec<f64> = v.iter().map(|x| x * dt).collect();
         dynamics::integrate(&model, &q, &displacement, &mut q_next);
         q.copy_from_slice(&q_next);

@@ -14,7 +14,7 @@
 //! max|f_i·z_i| residuals are all below ε_abs (eqs. 40–43). The penalty follows the
 //! spectral rule ρ = √(mL)·κ^p, κ = L/m, p ± 0.05 when one residual exceeds α = 10 times
 //! the other (eqs. 45–46), with L the largest eigenvalue of G + R + ηI (power iteration)
-//! and m = η + min R; the Cholesky factor of the augmented Delassus is recomputed only
+//! and m = η + min R; the augmented Delassus is refactored ([`super::delassus`]) only
 //! when ρ changes. Output λ = y, σ = z − Γ(z).
 //!
 //! Defaults (η = 1e-6, p₀ = 0.2, Δp = 0.05, α = 10, 20 power iterations) are Pinocchio's,
@@ -22,7 +22,8 @@
 //! iteration is the paper's.
 
 use super::cone::{self, Vec3c};
-use super::dense::{Cholesky, largest_eigenvalue};
+use super::delassus::AugmentedDelassus;
+use super::dense::largest_eigenvalue;
 use super::problem::ContactProblem;
 use super::solver::{ContactModel, Residuals, SolveResult, Solver, StoppingRule, WarmStart, norm_inf};
 
@@ -83,7 +84,7 @@ pub struct AdmmSolver {
     /// Settings (may be changed between solves).
     pub settings: AdmmSettings,
     capacity: usize,
-    cholesky: Cholesky,
+    delassus: AugmentedDelassus,
     /// Diagonal added to G: R + (η + ρ).
     shift: Vec<f64>,
     f: Vec<f64>,
@@ -104,7 +105,7 @@ impl AdmmSolver {
         Self {
             settings,
             capacity,
-            cholesky: Cholesky::with_capacity(m),
+            delassus: AugmentedDelassus::with_capacity(m),
             shift: v(),
             f: v(),
             f_prev: v(),
@@ -126,7 +127,7 @@ impl AdmmSolver {
         for k in 0..m {
             self.shift[k] = problem.compliance[k] + self.settings.eta + rho;
         }
-        self.cholesky.factor(&problem.delassus, &self.shift, m).is_ok()
+        self.delassus.factor(problem, &self.shift[..m]).is_ok()
     }
 }
 
@@ -269,7 +270,7 @@ impl Solver for AdmmSolver {
                 }
             }
             self.f.copy_from_slice(&self.rhs);
-            self.cholesky.solve(&mut self.f);
+            self.delassus.solve(problem, &mut self.f);
             // y-step (eq. 39) and dual step (eq. 36c), per contact.
             let inv_rho = 1.0 / rho;
             let mut primal = 0.0f64;

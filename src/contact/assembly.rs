@@ -6,10 +6,16 @@
 //!
 //! ```text
 //! J_k = Cᵀ (J₁(p) − J₂(p))          rows 3k..3k+3: the velocity of body 1 relative to body 2
-//! G   = J M⁻¹ Jᵀ                    M⁻¹Jᵀ by the robot's tree-sparse LTDL and the free
-//!                                   bodies' constant 6×6 inverses
+//! G   = J M⁻¹ Jᵀ = W Wᵀ             W = J U⁻ᵀ D^{-1/2} on the robot's dofs (M = U D Uᵀ, the
+//!                                   tree-sparse LTDL) and J C on a free body's (M⁻¹ = C Cᵀ)
 //! g   = J v_f + γ                   v_f: the velocity after the step without contacts
 //! ```
+//!
+//! A row of J is non-zero only on the dofs supporting the bodies it touches (a foot: the
+//! floating base and its leg), and U⁻¹ keeps that sparsity (U[i][j] ≠ 0 only for i an
+//! ancestor of j), so W is built on those dofs alone and G's entries are dot products over
+//! the dofs two contacts share (Featherstone, RBDA §6.5; MuJoCo's `mj_solveM2` does the
+//! same). The impulses are applied as M⁻¹(Jᵀλ): one solve, not one per row.
 //!
 //! The bias γ = (0, 0, −c*_N) states Signorini at the position level, c_N ≥ c*_N with
 //!
@@ -86,8 +92,8 @@ impl Default for ProblemSettings {
     }
 }
 
-/// The Jacobian and M⁻¹Jᵀ of the last assembled problem (needed again to apply the
-/// impulses), in buffers sized once.
+/// The Jacobian and the factor W (G = W·Wᵀ) of the last assembled problem, in buffers
+/// sized once.
 #[derive(Clone, Debug)]
 pub struct Assembly {
     capacity: usize,
@@ -95,8 +101,12 @@ pub struct Assembly {
     rows: usize,
     /// J, 3 n_c rows of nv (rows contiguous).
     jacobian: Vec<f64>,
-    /// M⁻¹Jᵀ stored transposed: row r = (M⁻¹ J_rᵀ)ᵀ.
-    minv_jt: Vec<f64>,
+    /// Per contact, the dofs [lo, hi) outside which its rows of J (and W) are zero.
+    spans: Vec<(usize, usize)>,
+    /// The robot dofs supporting the contact being assembled, deepest first.
+    support: Vec<usize>,
+    /// Jᵀλ, then M⁻¹Jᵀλ (nv).
+    impulse: Vec<f64>,
     point: Matrix3xX<f64>,
 }
 
@@ -108,7 +118,9 @@ impl Assembly {
             nv,
             rows: 0,
             jacobian: Vec::with_capacity(3 * capacity * nv),
-            minv_jt: Vec::with_capacity(3 * capacity * nv),
+            spans: Vec::with_capacity(capacity),
+            support: Vec::with_capacity(2 * robot_nv),
+            impulse: vec![0.0; nv],
             point: Matrix3xX::zeros(robot_nv),
         }
     }
@@ -118,15 +130,30 @@ impl Assembly {
         &self.jacobian[..self.rows * self.nv]
     }
 
-    /// Adds M⁻¹Jᵀλ to `v` (nv): the velocity change the impulses cause.
-    pub fn apply_impulses(&self, lambda: &[f64], v: &mut [f64]) {
+    /// Adds M⁻¹Jᵀλ to `v` (nv): the velocity change the impulses cause. `bodies` must be
+    /// those of the last [`Assembly::assemble`] (M's factors unchanged).
+    pub fn apply_impulses(&mut self, bodies: &Bodies, lambda: &[f64], v: &mut [f64]) {
         let nv = self.nv;
+        self.impulse.fill(0.0);
         for (r, l) in lambda[..self.rows].iter().enumerate() {
+            let (lo, hi) = self.spans[r / 3];
             if *l != 0.0 {
-                for (vk, xk) in v[..nv].iter_mut().zip(&self.minv_jt[r * nv..r * nv + nv]) {
-                    *vk += l * xk;
+                for (tk, jk) in self.impulse[lo..hi].iter_mut().zip(&self.jacobian[r * nv + lo..r * nv + hi]) {
+                    *tk += l * jk;
                 }
             }
+        }
+        let robot_nv = bodies.robot_nv();
+        if let Some((model, data)) = bodies.robot {
+            dynamics::ltdl_solve(model, data, &mut self.impulse[..robot_nv]);
+        }
+        for (b, body) in bodies.free.iter().enumerate() {
+            let seg = &mut self.impulse[robot_nv + 6 * b..robot_nv + 6 * b + 6];
+            let x = body.inverse_mass_matrix() * nalgebra::Vector6::from_column_slice(seg);
+            seg.copy_from_slice(x.as_slice());
+        }
+        for (vk, dk) in v[..nv].iter_mut().zip(&self.impulse) {
+            *vk += dk;
         }
     }
 
@@ -167,52 +194,66 @@ impl Assembly {
         self.rows = m;
         self.jacobian.clear();
         self.jacobian.resize(m * nv, 0.0);
-        self.minv_jt.clear();
-        self.minv_jt.resize(m * nv, 0.0);
+        problem.factor.resize(m * nv, 0.0);
+        problem.factor_cols = nv;
+        self.spans.clear();
         let robot_nv = bodies.robot_nv();
 
         for (k, c) in contacts.iter().enumerate() {
+            self.support.clear();
+            let (mut lo, mut hi) = (nv, 0);
             for (owner, sign) in [(c.body1, 1.0), (c.body2, -1.0)] {
                 self.add_body_rows(bodies, k, &owner, &c.point, &c.frame, sign, robot_nv);
+                if let Some((a, b)) = self.add_support(bodies, &owner, robot_nv) {
+                    (lo, hi) = (lo.min(a), hi.max(b));
+                }
+            }
+            self.spans.push(if lo < hi { (lo, hi) } else { (0, 0) });
+            self.support.sort_unstable_by(|a, b| b.cmp(a));
+            self.support.dedup();
+            for r in 3 * k..3 * k + 3 {
+                self.factor_row(bodies, c, r, robot_nv, &mut problem.factor[r * nv..r * nv + nv]);
             }
         }
-        // M⁻¹Jᵀ, row by row.
-        self.minv_jt.copy_from_slice(&self.jacobian);
-        for r in 0..m {
-            let row = &mut self.minv_jt[r * nv..r * nv + nv];
-            if let Some((model, data)) = bodies.robot {
-                dynamics::ltdl_solve(model, data, &mut row[..robot_nv]);
-            }
-            for (b, body) in bodies.free.iter().enumerate() {
-                let seg = &mut row[robot_nv + 6 * b..robot_nv + 6 * b + 6];
-                if seg.iter().any(|x| *x != 0.0) {
-                    let x = body.inverse_mass_matrix() * nalgebra::Vector6::from_column_slice(seg);
-                    seg.copy_from_slice(x.as_slice());
+        // G = W Wᵀ (symmetric: the lower triangle, mirrored) by 3 × 3 blocks of two
+        // contacts, over the dofs both span.
+        for ka in 0..n {
+            let (alo, ahi) = self.spans[ka];
+            for kb in 0..=ka {
+                let (blo, bhi) = self.spans[kb];
+                let (lo, hi) = (alo.max(blo), ahi.min(bhi));
+                let block = if lo < hi {
+                    let row = |r: usize| &problem.factor[r * nv + lo..r * nv + hi];
+                    dot3x3(
+                        [row(3 * ka), row(3 * ka + 1), row(3 * ka + 2)],
+                        [row(3 * kb), row(3 * kb + 1), row(3 * kb + 2)],
+                    )
+                } else {
+                    [[0.0; 3]; 3]
+                };
+                for (i, bi) in block.iter().enumerate() {
+                    for (j, x) in bi.iter().enumerate() {
+                        let (a, b) = (3 * ka + i, 3 * kb + j);
+                        problem.delassus[a * m + b] = *x;
+                        problem.delassus[b * m + a] = *x;
+                    }
                 }
             }
         }
-        // G = J M⁻¹ Jᵀ (symmetric: the lower triangle, mirrored).
-        for a in 0..m {
-            let ja = &self.jacobian[a * nv..a * nv + nv];
-            for b in 0..=a {
-                let x = dot(ja, &self.minv_jt[b * nv..b * nv + nv]);
-                problem.delassus[a * m + b] = x;
-                problem.delassus[b * m + a] = x;
-            }
-        }
+        problem.spans.extend_from_slice(&self.spans);
         // g = J v_f + γ, μ, R, ids.
         let r_n = settings.compliance_normal / (dt * dt);
         let r_t = settings.compliance_tangential / (dt * dt);
         for (k, c) in contacts.iter().enumerate() {
-            for a in 0..3 {
-                let r = 3 * k + a;
-                problem.g[r] = dot(&self.jacobian[r * nv..r * nv + nv], v_free);
+            let (lo, hi) = self.spans[k];
+            for r in 3 * k..3 * k + 3 {
+                problem.g[r] = dot(&self.jacobian[r * nv + lo..r * nv + hi], &v_free[lo..hi]);
             }
             let rn = 3 * k + 2;
             let phi = c.distance;
             let mut target = if phi >= 0.0 { -phi / dt } else { -settings.penetration_recovery * phi / dt };
             if c.restitution > 0.0 {
-                let before = dot(&self.jacobian[rn * nv..rn * nv + nv], v);
+                let before = dot(&self.jacobian[rn * nv + lo..rn * nv + hi], &v[lo..hi]);
                 if before < -settings.restitution_threshold && phi + dt * before < 0.0 {
                     target = target.max(-c.restitution * before);
                 }
@@ -225,6 +266,61 @@ impl Assembly {
             problem.ids[k] = c.id;
         }
         Ok(())
+    }
+
+    /// Adds the robot dofs supporting `owner` to the support and returns the dofs [lo, hi)
+    /// its rows can touch (None for the world).
+    fn add_support(&mut self, bodies: &Bodies, owner: &Owner, robot_nv: usize) -> Option<(usize, usize)> {
+        match *owner {
+            Owner::Static => None,
+            Owner::Robot { joint } => {
+                let (model, _) = bodies.robot?;
+                if joint == 0 {
+                    return None;
+                }
+                let mut col = model.idx_v[joint] + model.joint_types[joint].nv() - 1;
+                let hi = col + 1;
+                loop {
+                    self.support.push(col);
+                    let parent = model.dof_parent[col];
+                    if parent == crate::model::NO_PARENT {
+                        return Some((col, hi));
+                    }
+                    col = parent;
+                }
+            }
+            Owner::Free { body } => Some((robot_nv + 6 * body, robot_nv + 6 * body + 6)),
+        }
+    }
+
+    /// Row `r` of W from row `r` of J: D^{-1/2}·U⁻¹·J_rᵀ on the robot's support (U·y = J_rᵀ
+    /// from the deepest dof up: y[j] = J_r[j] − Σ_{k below j} U[j][k]·y[k]) and Cᵀ·J_rᵀ
+    /// on each free body of contact `c`.
+    fn factor_row(&self, bodies: &Bodies, c: &Contact, r: usize, robot_nv: usize, w_row: &mut [f64]) {
+        let nv = self.nv;
+        let j_row = &self.jacobian[r * nv..r * nv + nv];
+        if let Some((_, data)) = bodies.robot {
+            let u = data.ltdl_u.as_slice();
+            for (i, &j) in self.support.iter().enumerate() {
+                let mut y = j_row[j];
+                for &k in &self.support[..i] {
+                    y -= u[j * robot_nv + k] * w_row[k];
+                }
+                w_row[j] = y;
+            }
+            for &j in &self.support {
+                w_row[j] /= data.ltdl_d[j].sqrt();
+            }
+        }
+        for owner in [c.body1, c.body2] {
+            if let Owner::Free { body } = owner
+                && let Some(b) = bodies.free.get(body)
+            {
+                let at = robot_nv + 6 * body;
+                let x = b.inverse_factor().transpose() * nalgebra::Vector6::from_column_slice(&j_row[at..at + 6]);
+                w_row[at..at + 6].copy_from_slice(x.as_slice());
+            }
+        }
     }
 
     /// Adds `sign`·Cᵀ·J_body(p) to the rows of contact `k`.
@@ -280,6 +376,25 @@ impl Assembly {
             }
         }
     }
+}
+
+/// The nine dot products a_i·b_j of three rows by three (all of one length), sharing their
+/// loads.
+#[inline]
+fn dot3x3(a: [&[f64]; 3], b: [&[f64]; 3]) -> [[f64; 3]; 3] {
+    let n = a[0].len();
+    let (a0, a1, a2) = (&a[0][..n], &a[1][..n], &a[2][..n]);
+    let (b0, b1, b2) = (&b[0][..n], &b[1][..n], &b[2][..n]);
+    let mut s = [[0.0; 3]; 3];
+    for k in 0..n {
+        let (x, y) = ([a0[k], a1[k], a2[k]], [b0[k], b1[k], b2[k]]);
+        for i in 0..3 {
+            for j in 0..3 {
+                s[i][j] += x[i] * y[j];
+            }
+        }
+    }
+    s
 }
 
 /// The robot's part of a step's setup at (q, v) under joint forces `tau`: placements and

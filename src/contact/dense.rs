@@ -73,6 +73,33 @@ pub fn largest_eigenvalue(a: &[f64], d: &[f64], n: usize, iterations: usize, x: 
     estimate
 }
 
+/// The four dot products a·c, a·d, b·c, b·d (slices of one length), sharing their loads.
+#[inline]
+fn dot4(a: &[f64], b: &[f64], c: &[f64], d: &[f64]) -> [f64; 4] {
+    let n = a.len();
+    let (a, b, c, d) = (&a[..n], &b[..n], &c[..n], &d[..n]);
+    let mut acc = [[0.0f64; 4]; 4];
+    let mut k = 0;
+    while k + 4 <= n {
+        for t in 0..4 {
+            acc[0][t] += a[k + t] * c[k + t];
+            acc[1][t] += a[k + t] * d[k + t];
+            acc[2][t] += b[k + t] * c[k + t];
+            acc[3][t] += b[k + t] * d[k + t];
+        }
+        k += 4;
+    }
+    let mut s = acc.map(|x| (x[0] + x[2]) + (x[1] + x[3]));
+    while k < n {
+        s[0] += a[k] * c[k];
+        s[1] += a[k] * d[k];
+        s[2] += b[k] * c[k];
+        s[3] += b[k] * d[k];
+        k += 1;
+    }
+    s
+}
+
 /// Cholesky factor L (A = L·Lᵀ) of an n × n symmetric positive definite matrix, in a
 /// buffer sized for `capacity` rows.
 pub struct Cholesky {
@@ -80,6 +107,9 @@ pub struct Cholesky {
     /// Small path: L row-major, lower triangle (row i at i·n). Large path: faer's factor,
     /// column-major lower triangle.
     l: Vec<f64>,
+    /// Small path: Lᵀ row-major (row j = column j of L, from the diagonal on), for the
+    /// forward substitution as contiguous updates.
+    lt: Vec<f64>,
     /// Small path: 1 / L[i][i].
     inv_diag: Vec<f64>,
     stack: MemBuffer,
@@ -98,6 +128,7 @@ impl Cholesky {
         let mut c = Self {
             n: 0,
             l: Vec::with_capacity(capacity * capacity),
+            lt: Vec::with_capacity(capacity.min(SMALL).pow(2)),
             inv_diag: Vec::with_capacity(capacity),
             stack: MemBuffer::new(req),
         };
@@ -142,50 +173,108 @@ impl Cholesky {
         }
     }
 
-    /// Cholesky–Banachiewicz, row by row: L[i][j] = (A[i][j] − L[i][..j]·L[j][..j]) / L[j][j].
+    /// Cholesky–Banachiewicz by 2 × 2 blocks: L[i][j] = (A[i][j] − L[i][..j]·L[j][..j]) /
+    /// L[j][j] for rows (i, i+1) and columns (j, j+1) at once. The four dot products share
+    /// their loads and are independent of each other: one dot product at a time is bound
+    /// by its latency and the loads, and took 1.3× as long at 42 rows.
     fn factor_small(&mut self) -> Result<(), NotPositiveDefinite> {
         let n = self.n;
-        let l = &mut self.l;
+        self.lt.clear();
+        self.lt.resize(n * n, 0.0);
         self.inv_diag.clear();
         self.inv_diag.resize(n, 0.0);
+        factor_small(n, &mut self.l, &mut self.lt, &mut self.inv_diag)
+    }
+}
+
+/// The small-path factorization of `l` (A on entry, L row-major on return; Lᵀ into `lt`,
+/// 1/L[i][i] into `inv`): see [`Cholesky::factor_small`].
+fn factor_small(n: usize, l: &mut [f64], lt: &mut [f64], inv: &mut [f64]) -> Result<(), NotPositiveDefinite> {
+    {
+        for i0 in (0..n).step_by(2) {
+            let pair = i0 + 1 < n;
+            let i1 = if pair { i0 + 1 } else { i0 };
+            for j0 in (0..i0).step_by(2) {
+                let j1 = j0 + 1;
+                let [s00, s01, s10, s11] = dot4(
+                    &l[i0 * n..i0 * n + j0],
+                    &l[i1 * n..i1 * n + j0],
+                    &l[j0 * n..j0 * n + j0],
+                    &l[j1 * n..j1 * n + j0],
+                );
+                let l_j1j0 = l[j1 * n + j0];
+                let a = (l[i0 * n + j0] - s00) * inv[j0];
+                l[i0 * n + j0] = a;
+                l[i0 * n + j1] = (l[i0 * n + j1] - s01 - a * l_j1j0) * inv[j1];
+                if pair {
+                    let b = (l[i1 * n + j0] - s10) * inv[j0];
+                    l[i1 * n + j0] = b;
+                    l[i1 * n + j1] = (l[i1 * n + j1] - s11 - b * l_j1j0) * inv[j1];
+                }
+            }
+            let [s00, _, s10, s11] = dot4(
+                &l[i0 * n..i0 * n + i0],
+                &l[i1 * n..i1 * n + i0],
+                &l[i0 * n..i0 * n + i0],
+                &l[i1 * n..i1 * n + i0],
+            );
+            let d0 = l[i0 * n + i0] - s00;
+            if d0.is_nan() || d0 <= 0.0 {
+                return Err(NotPositiveDefinite { index: i0 });
+            }
+            let d0 = d0.sqrt();
+            l[i0 * n + i0] = d0;
+            inv[i0] = 1.0 / d0;
+            if pair {
+                let b = (l[i1 * n + i0] - s10) * inv[i0];
+                l[i1 * n + i0] = b;
+                let d1 = l[i1 * n + i1] - s11 - b * b;
+                if d1.is_nan() || d1 <= 0.0 {
+                    return Err(NotPositiveDefinite { index: i1 });
+                }
+                let d1 = d1.sqrt();
+                l[i1 * n + i1] = d1;
+                inv[i1] = 1.0 / d1;
+            }
+        }
+        // Lᵀ rows for the forward substitution.
         for i in 0..n {
             for j in 0..=i {
-                let (done, row_i) = l.split_at_mut(i * n);
-                let row_j = if j < i { &done[j * n..j * n + j] } else { &row_i[..j] };
-                let s = row_i[j] - dot(&row_i[..j], row_j);
-                if j < i {
-                    row_i[j] = s * self.inv_diag[j];
-                } else {
-                    if s.is_nan() || s <= 0.0 {
-                        return Err(NotPositiveDefinite { index: i });
-                    }
-                    let d = s.sqrt();
-                    row_i[i] = d;
-                    self.inv_diag[i] = 1.0 / d;
-                }
+                lt[j * n + i] = l[i * n + j];
             }
         }
         Ok(())
     }
+}
 
+/// Forward (with Lᵀ's rows) and backward (with L's rows) substitution, both as contiguous
+/// updates.
+#[inline]
+fn solve_small(n: usize, l: &[f64], lt: &[f64], inv: &[f64], x: &mut [f64]) {
+    // L·y = b, column by column: each solved y[j] leaves column j of L.
+    for j in 0..n {
+        x[j] *= inv[j];
+        let xj = x[j];
+        for (xk, lk) in x[j + 1..n].iter_mut().zip(&lt[j * n + j + 1..j * n + n]) {
+            *xk -= lk * xj;
+        }
+    }
+    // Lᵀ·x = y, from the last row: each solved x[i] leaves row i of L.
+    for i in (0..n).rev() {
+        x[i] *= inv[i];
+        let xi = x[i];
+        for (xk, lk) in x[..i].iter_mut().zip(&l[i * n..i * n + i]) {
+            *xk -= lk * xi;
+        }
+    }
+}
+
+impl Cholesky {
     /// Solves A·x = b in place (`x` holds b).
     pub fn solve(&self, x: &mut [f64]) {
         let n = self.n;
         if n <= SMALL {
-            let l = &self.l;
-            // L·y = b, row by row.
-            for i in 0..n {
-                let s = dot(&l[i * n..i * n + i], &x[..i]);
-                x[i] = (x[i] - s) * self.inv_diag[i];
-            }
-            // Lᵀ·x = y, from the last row: each solved x[i] leaves row i of L.
-            for i in (0..n).rev() {
-                x[i] *= self.inv_diag[i];
-                let xi = x[i];
-                for (xk, lk) in x[..i].iter_mut().zip(&l[i * n..i * n + i]) {
-                    *xk -= lk * xi;
-                }
-            }
+            solve_small(n, &self.l, &self.lt, &self.inv_diag, x)
         } else {
             let l = faer::MatRef::from_column_major_slice(&self.l[..], n, n);
             let rhs = faer::MatMut::from_column_major_slice_mut(&mut x[..n], n, 1);

@@ -13,6 +13,7 @@
 pub mod admm;
 pub mod assembly;
 pub mod cone;
+pub mod delassus;
 pub mod dense;
 pub mod metrics;
 pub mod pgs;

@@ -64,6 +64,12 @@ pub struct ContactProblem {
     pub(crate) compliance: Vec<f64>,
     /// Id of each contact.
     pub(crate) ids: Vec<ContactId>,
+    /// W with G = W·Wᵀ (3 n_c rows of `factor_cols`, rows contiguous) when the problem was
+    /// assembled from bodies (`factor_cols` = their dofs); empty for plain data.
+    pub(crate) factor: Vec<f64>,
+    pub(crate) factor_cols: usize,
+    /// Per contact, the columns [lo, hi) outside which its rows of W are zero.
+    pub(crate) spans: Vec<(usize, usize)>,
 }
 
 impl ContactProblem {
@@ -78,7 +84,17 @@ impl ContactProblem {
             mu: Vec::with_capacity(capacity),
             compliance: Vec::with_capacity(m),
             ids: Vec::with_capacity(capacity),
+            factor: Vec::new(),
+            factor_cols: 0,
+            spans: Vec::with_capacity(capacity),
         }
+    }
+
+    /// Room for W of `cols` columns as well (see [`ContactProblem::delassus_factor`]).
+    pub fn with_factor_capacity(capacity: usize, cols: usize) -> Self {
+        let mut p = Self::with_capacity(capacity);
+        p.factor.reserve(3 * capacity * cols);
+        p
     }
 
     /// A problem from plain data (`signorini solve`, tests): G as rows (3 n_c × 3 n_c), g
@@ -174,6 +190,17 @@ impl ContactProblem {
         &self.compliance
     }
 
+    /// W with G = W·Wᵀ (3 n_c × the returned number of columns, rows contiguous), if the
+    /// problem was assembled from bodies: W = J·U⁻ᵀ·D^{-1/2} for M = U·D·Uᵀ.
+    pub fn delassus_factor(&self) -> Option<(&[f64], usize)> {
+        (self.factor_cols > 0).then(|| (&self.factor[..], self.factor_cols))
+    }
+
+    /// Per contact, the columns [lo, hi) of W its rows can be non-zero on.
+    pub fn factor_spans(&self) -> &[(usize, usize)] {
+        &self.spans
+    }
+
     /// Persistent id of each contact.
     pub fn ids(&self) -> &[ContactId] {
         &self.ids
@@ -205,6 +232,9 @@ impl ContactProblem {
         self.mu.resize(contacts, 0.0);
         self.ids.clear();
         self.ids.resize(contacts, ContactId::new(0, 0, 0, 0));
+        self.factor.clear();
+        self.factor_cols = 0;
+        self.spans.clear();
         Ok(())
     }
 }

@@ -26,6 +26,8 @@ pub struct FreeBody {
     pub inertia: Inertia,
     /// Its inverse, acting on forces (linear, angular) in the body frame.
     inverse: Mat6,
+    /// The Cholesky factor C of the inverse, M⁻¹ = C·Cᵀ (lower triangular).
+    inverse_factor: Mat6,
 }
 
 /// Where a free body is and how it moves.
@@ -50,7 +52,8 @@ impl FreeBody {
         {
             return Err(fail("rotational inertia must be positive definite"));
         }
-        Ok(Self { name: name.to_owned(), inertia, inverse })
+        let inverse_factor = inverse.cholesky().ok_or_else(|| fail("singular inertia"))?.l();
+        Ok(Self { name: name.to_owned(), inertia, inverse, inverse_factor })
     }
 
     /// A solid box of `mass` and half extents `h`, centred on its frame.
@@ -76,6 +79,11 @@ impl FreeBody {
     /// M⁻¹ in the body frame.
     pub fn inverse_mass_matrix(&self) -> &Mat6 {
         &self.inverse
+    }
+
+    /// C with M⁻¹ = C·Cᵀ (lower triangular, body frame): J·M⁻¹·Jᵀ = (J·C)(J·C)ᵀ.
+    pub fn inverse_factor(&self) -> &Mat6 {
+        &self.inverse_factor
     }
 
     /// The velocity after `dt` under `gravity` (world, m/s²) and the wrench `external` (body

@@ -71,7 +71,7 @@ impl Stepper {
             settings: contact.problem_settings(),
             solver: contact.solver(capacity),
             contacts: ContactBuffer::with_capacity(capacity),
-            problem: ContactProblem::with_capacity(capacity),
+            problem: ContactProblem::with_factor_capacity(capacity, nv),
             assembly: Assembly::with_capacity(capacity, nv, robot_nv),
             cache: WarmStartCache::with_capacity(capacity),
             warm: WarmStart::with_capacity(capacity),
@@ -177,7 +177,12 @@ impl Stepper {
         // 3. Impulses, then positions.
         self.v.copy_from_slice(&self.v_free);
         if n > 0 && self.result.lambda.iter().all(|x| x.is_finite()) {
-            self.assembly.apply_impulses(&self.result.lambda, &mut self.v);
+            let bodies = Bodies {
+                robot: world.robot.as_ref().map(|r| (&r.model, &r.data)),
+                free: &world.bodies,
+                free_states: &world.states,
+            };
+            self.assembly.apply_impulses(&bodies, &self.result.lambda, &mut self.v);
         }
         if let Some(r) = world.robot.as_mut() {
             r.v.copy_from_slice(&self.v[..robot_nv]);
