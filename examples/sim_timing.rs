@@ -1,5 +1,6 @@
 //! Simulation step time (detection, assembly, ADMM, integration; joint PD included) of
-//! robots standing still, after 1 s of settling: µs per step, median of `--rounds` runs of
+//! robots standing still (solo12; the bundled quadruped under its configured posture
+//! hold), after 1 s of settling: µs per step, median of `--rounds` runs of
 //! 1000 steps. `--json OUT` writes the figures for scripts/bench_sim.py.
 //!
 //!   cargo run --release --example sim_timing -- [--rounds 7] [--json OUT.json]
@@ -68,18 +69,27 @@ fn main() {
     }
     let share = collision_scenes::erd_share();
     let (solo, solo_ref) = sim_scenes::solo12_standing(&share);
-    let solo = time(solo, &solo_ref, 5.0, 0.1, rounds);
-    println!(
-        "solo12 standing: {:.2} µs/step, {} contacts, {:.2} iterations and {:.2} factorizations per step, max ε_abs {:.1e}",
-        solo.us, solo.contacts, solo.iterations, solo.factorizations, solo.eps_abs
-    );
-    if let Some(path) = json {
-        let doc = serde_json::json!({"solo12_standing": {
-            "us_per_step": solo.us, "contacts": solo.contacts, "iterations": solo.iterations,
-            "factorizations": solo.factorizations, "eps_abs": solo.eps_abs}});
-        if let Err(e) = std::fs::write(&path, doc.to_string()) {
-            eprintln!("sim_timing: {path}: {e}");
-            std::process::exit(1);
-        }
+    let (quadruped, quadruped_ref, (kp, kd)) = sim_scenes::quadruped(0.0);
+    let scenes = [
+        ("solo12_standing", "solo12 standing", time(solo, &solo_ref, 5.0, 0.1, rounds)),
+        ("quadruped_standing", "quadruped standing", time(quadruped, &quadruped_ref, kp, kd, rounds)),
+    ];
+    let mut doc = serde_json::Map::new();
+    for (key, name, f) in &scenes {
+        println!(
+            "{name}: {:.2} µs/step, {} contacts, {:.2} iterations and {:.2} factorizations per step, max ε_abs {:.1e}",
+            f.us, f.contacts, f.iterations, f.factorizations, f.eps_abs
+        );
+        doc.insert(
+            (*key).into(),
+            serde_json::json!({"us_per_step": f.us, "contacts": f.contacts, "iterations": f.iterations,
+                "factorizations": f.factorizations, "eps_abs": f.eps_abs}),
+        );
+    }
+    if let Some(path) = json
+        && let Err(e) = std::fs::write(&path, serde_json::Value::Object(doc).to_string())
+    {
+        eprintln!("sim_timing: {path}: {e}");
+        std::process::exit(1);
     }
 }

@@ -1,11 +1,23 @@
 #!/usr/bin/env python3
-"""signorini's simulation step vs MuJoCo's, on solo12 standing, in one run.
+"""signorini's simulator vs MuJoCo's: accuracy on analytic scenes and step time of robots standing, in one run.
 
-Both load solo12 from the same example-robot-data URDF (MuJoCo through its URDF importer:
-meshes by basename, a floating joint injected at the root, robot–robot collisions off,
-defaults: Newton, pyramidal cones, Δt = 1 ms), start at the SRDF `standing` posture on
-flat ground, are held by the same joint PD (kp 5, kd 0.1; MuJoCo: position actuators),
-settle for 1 s, and are timed over 1000 steps (median of ROUNDS runs each, alternated).
+Accuracy: three scenes built the same way in both (same masses, sizes, friction, Δt = 1 ms;
+MuJoCo from MJCF strings with its defaults otherwise: Newton, pyramidal cones, soft
+constraints; signorini from benches/scenes/sim.rs by examples/sim_accuracy.rs with its
+default contact settings, ADMM on the NCP at tolerance 1e-6):
+  - a 1 kg cube of side 0.2 on a 30° incline, μ 0.7 > tan 30°: drift along the slope in 2 s;
+  - the same, μ 0.3: acceleration v(1 s)/1 s vs g (sin θ − μ cos θ), the highest the lowest
+    corner rose above the plane, the steps without contact force (Σ normal < 1e-9 N·s);
+  - 1000 kg cube on a 1 g cube on the ground (AT-09, side 0.1, μ 0.5): deepest
+    penetration in 1 s (at the start of a step) and how far the heavy cube sank.
+
+Speed: solo12 (example-robot-data) and the bundled quadruped (config/quadruped.yaml: its
+URDF, posture and hold gains; without the crate) from the same URDF in both (MuJoCo
+through its URDF importer: meshes by basename, a floating joint injected at the root,
+robot–robot collisions off, Δt = 1 ms, defaults otherwise), at the standing posture with
+the lowest shape on flat ground, held by the same joint PD (MuJoCo: position actuators),
+settled for 1 s, then timed over 1000 steps (median of 5 consecutive runs each, ROUNDS
+alternated rounds, each from the settled state).
 
   scripts/with_ros.sh python scripts/bench_sim.py [--rounds 5] [--write]
 """
@@ -13,6 +25,7 @@ settle for 1 s, and are timed over 1000 steps (median of ROUNDS runs each, alter
 import argparse
 import datetime
 import json
+import math
 import pathlib
 import re
 import statistics
@@ -24,14 +37,94 @@ import time
 import mujoco
 import numpy as np
 import pinocchio as pin
+import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 from bench_dynamics import write_section  # noqa: E402
 from gen_dynamics_fixtures import erd_share  # noqa: E402
 
-KP, KD = 5.0, 0.1
+DT, G0 = 1e-3, 9.81
+SOLO_KP, SOLO_KD = 5.0, 0.1
+THETA = 30.0
+QUADRUPED_CONFIG = ROOT / "config" / "quadruped.yaml"
+STATE = mujoco.mjtState.mjSTATE_INTEGRATION
 
+
+# --- accuracy ---------------------------------------------------------------------------
+
+def mjcf(bodies, ground_normal, mu):
+    """A world of Δt = DT (gravity −G0 z) with a plane through the origin of unit normal
+    `ground_normal` and free cubes (name, mass, half side, centre, z axis), all of friction
+    μ (MuJoCo takes the larger of two geoms' μ)."""
+    friction = f'friction="{mu!r} 0.005 0.0001"'
+    zaxis = " ".join(repr(float(x)) for x in ground_normal)
+    cubes = "".join(
+        f'<body name="{name}" pos="{" ".join(repr(float(x)) for x in centre)}" zaxis="{zaxis}"><freejoint/>'
+        f'<geom type="box" size="{half!r} {half!r} {half!r}" mass="{mass!r}" {friction}/></body>'
+        for name, mass, half, centre in bodies)
+    return (f'<mujoco><option timestep="{DT!r}" gravity="0 0 {-G0!r}"/><worldbody>'
+            f'<geom name="ground" type="plane" size="10 10 0.1" zaxis="{zaxis}" {friction}/>{cubes}'
+            '</worldbody></mujoco>')
+
+
+def normal_impulse(model, data):
+    """Σ of the normal contact forces of the last step × Δt (N·s)."""
+    f, total = np.zeros(6), 0.0
+    for i in range(data.ncon):
+        mujoco.mj_contactForce(model, data, i, f)
+        total += f[0]
+    return total * DT
+
+
+def lowest_corner(data, body, half, n):
+    """Signed distance of a cube's lowest corner from the plane through the origin of normal n."""
+    r = data.xmat[body].reshape(3, 3)
+    return min(float((data.xpos[body] + r @ (half * np.array([a, b, c]))) @ n)
+               for a in (-1, 1) for b in (-1, 1) for c in (-1, 1))
+
+
+def mujoco_accuracy():
+    theta = math.radians(THETA)
+    n = np.array([math.sin(theta), 0.0, math.cos(theta)])
+    downhill = np.array([math.cos(theta), 0.0, -math.sin(theta)])
+    out = {}
+
+    model = mujoco.MjModel.from_xml_string(mjcf([("cube", 1.0, 0.1, 0.1 * n)], n, 0.7))
+    data = mujoco.MjData(model)
+    start = data.qpos[:3].copy()
+    mujoco.mj_step(model, data, nstep=2000)
+    out["incline_stick"] = {"drift_m": float((data.qpos[:3] - start) @ downhill)}
+
+    mu = 0.3
+    model = mujoco.MjModel.from_xml_string(mjcf([("cube", 1.0, 0.1, 0.1 * n)], n, mu))
+    data = mujoco.MjData(model)
+    body = model.body("cube").id
+    separation, airborne = 0.0, 0
+    for _ in range(1000):
+        mujoco.mj_step(model, data)
+        separation = max(separation, lowest_corner(data, body, 0.1, n))
+        airborne += normal_impulse(model, data) < 1e-9
+    out["incline_slide"] = {
+        "acceleration": float(data.qvel[:3] @ downhill) / data.time,
+        "analytic": G0 * (math.sin(theta) - mu * math.cos(theta)),
+        "max_separation_m": separation, "steps_without_contact": int(airborne)}
+
+    z = np.array([0.0, 0.0, 1.0])
+    model = mujoco.MjModel.from_xml_string(mjcf(
+        [("light", 1e-3, 0.05, (0, 0, 0.05)), ("heavy", 1e3, 0.05, (0, 0, 0.15))], z, 0.5))
+    data = mujoco.MjData(model)
+    heavy = model.jnt_qposadr[model.body("heavy").jntadr[0]] + 2
+    z0, penetration = data.qpos[heavy], 0.0
+    for _ in range(1000):
+        mujoco.mj_step(model, data)
+        if data.ncon:
+            penetration = max(penetration, -float(data.contact.dist[:data.ncon].min()))
+    out["heavy_on_light"] = {"max_penetration_m": penetration, "heavy_sank_m": float(z0 - data.qpos[heavy])}
+    return out
+
+
+# --- speed ------------------------------------------------------------------------------
 
 def solo12_paths():
     share = erd_share()
@@ -39,7 +132,7 @@ def solo12_paths():
     return share, robots / "robots" / "solo12.urdf", robots / "srdf" / "solo.srdf"
 
 
-def standing_posture():
+def solo12_posture():
     share, urdf, srdf = solo12_paths()
     model = pin.buildModelFromUrdf(str(urdf), pin.JointModelFreeFlyer())
     pin.loadReferenceConfigurations(model, str(srdf))
@@ -47,8 +140,9 @@ def standing_posture():
     return {name: q[model.joints[j].idx_q] for j, name in enumerate(model.names) if j >= 2}
 
 
-def mujoco_solo12():
-    share, urdf, _ = solo12_paths()
+def mujoco_robot(urdf, posture, kp, kd, share=None):
+    """A floating-base URDF robot in MuJoCo at `posture` (joint name → position), held by
+    position actuators (kp, kd) at it, its lowest shape on the plane z = 0."""
     text = urdf.read_text()
     assets = {}
     for uri in set(re.findall(r'filename="([^"]+)"', text)):
@@ -61,28 +155,45 @@ def mujoco_solo12():
         f'<link name="world"/><joint name="floating_base" type="floating"><parent link="world"/>'
         f'<child link="{root}"/></joint></robot>')
     spec = mujoco.MjSpec.from_string(text, assets=assets)
-    spec.worldbody.add_geom(type=mujoco.mjtGeom.mjGEOM_PLANE, size=[5, 5, 0.1], contype=2, conaffinity=1)
+    spec.option.timestep = DT  # the URDF importer's default is 2 ms
+    ground = spec.worldbody.add_geom(type=mujoco.mjtGeom.mjGEOM_PLANE, size=[5, 5, 0.1], contype=2, conaffinity=1)
+    ground.name = "ground"
     for g in spec.geoms:
         if g.type != mujoco.mjtGeom.mjGEOM_PLANE:
             g.contype, g.conaffinity = 1, 2  # robot geoms touch the ground, not each other
-    posture = standing_posture()
     for j in spec.joints:
         if j.name in posture:
             a = spec.add_actuator(name=j.name, target=j.name, trntype=mujoco.mjtTrn.mjTRN_JOINT)
-            a.set_to_position(kp=KP, kv=KD)
+            a.set_to_position(kp=kp, kv=kd)
     model = spec.compile()
     data = mujoco.MjData(model)
     for name, value in posture.items():
         data.qpos[model.joint(name).qposadr[0]] = value
         data.ctrl[model.actuator(name).id] = value
-    # Lower onto the ground: the lowest geometry point at z = 0.
+    # The lowest shape onto the ground (signed distances to the plane).
+    data.qpos[2] = 1.0
     mujoco.mj_forward(model, data)
-    data.qpos[2] = 0.5
-    mujoco.mj_forward(model, data)
-    lowest = min(data.geom_xpos[g][2] - model.geom_rbound[g] for g in range(model.ngeom)
-                 if model.geom_type[g] != mujoco.mjtGeom.mjGEOM_PLANE)
+    plane = model.geom("ground").id
+    lowest = min(mujoco.mj_geomDistance(model, data, plane, g, 10.0, None) for g in range(model.ngeom) if g != plane)
     data.qpos[2] -= lowest
+    mujoco.mj_forward(model, data)
     return model, data
+
+
+def mujoco_solo12():
+    share, urdf, _ = solo12_paths()
+    return mujoco_robot(urdf, solo12_posture(), SOLO_KP, SOLO_KD, share)
+
+
+def quadruped_config():
+    config = yaml.safe_load(QUADRUPED_CONFIG.read_text())
+    return (QUADRUPED_CONFIG.parent / config["robot"]["urdf"], config["robot"]["initial_posture"],
+            float(config["sim"]["hold_kp"]), float(config["sim"]["hold_kd"]))
+
+
+def mujoco_quadruped():
+    urdf, posture, kp, kd = quadruped_config()
+    return mujoco_robot(urdf, posture, kp, kd)
 
 
 def time_mujoco(model, data, steps=1000):
@@ -91,37 +202,93 @@ def time_mujoco(model, data, steps=1000):
     return (time.perf_counter() - t0) / steps * 1e6
 
 
+# --- report -----------------------------------------------------------------------------
+
+def accuracy_table(theirs, ours):
+    s_th, s_us = theirs["incline_slide"], ours["incline_slide"]
+    rows = [
+        (f"cube on a {THETA:.0f}° incline, μ 0.7 > tan θ (sticks)", "drift along the slope in 2 s (m)", "0",
+         lambda x: f"{x['incline_stick']['drift_m']:.1e}"),
+        (f"cube on a {THETA:.0f}° incline, μ 0.3 (slides)", "acceleration over 1 s (m/s²)",
+         f"{s_th['analytic']:.4f}", lambda x: f"{x['incline_slide']['acceleration']:.4f}"),
+        ("", "highest rise of its lowest corner above the plane (m)", "0",
+         lambda x: f"{x['incline_slide']['max_separation_m']:.1e}"),
+        ("", "steps without contact force (of 1000)", "0",
+         lambda x: f"{x['incline_slide']['steps_without_contact']}"),
+        ("1000 kg cube on a 1 g cube (AT-09)", "deepest penetration in 1 s (m)", "0",
+         lambda x: f"{x['heavy_on_light']['max_penetration_m']:.1e}"),
+        ("", "the heavy cube sank by (m)", "0", lambda x: f"{x['heavy_on_light']['heavy_sank_m']:.1e}"),
+    ]
+    assert abs(s_th["analytic"] - s_us["analytic"]) < 1e-12, "the same scene"
+    lines = ["| scene | figure | analytic | MuJoCo | signorini |", "|---|---|---:|---:|---:|"]
+    lines += [f"| {scene} | {figure} | {exact} | {fmt(theirs)} | {fmt(ours)} |" for scene, figure, exact, fmt in rows]
+    return "\n".join(lines)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--write", action="store_true", help="update docs/BENCHMARKS.md")
     args = parser.parse_args()
-    subprocess.run(["cargo", "build", "--release", "--example", "sim_timing"], cwd=ROOT, check=True)
-    model, data = mujoco_solo12()
-    mujoco.mj_step(model, data, nstep=1000)  # settle 1 s
+    subprocess.run(["cargo", "build", "--release", "--example", "sim_timing", "--example", "sim_accuracy"],
+                   cwd=ROOT, check=True)
     work = pathlib.Path(tempfile.mkdtemp(prefix="signorini-sim-"))
+
+    subprocess.run([str(ROOT / "target/release/examples/sim_accuracy"), "--json", str(work / "accuracy.json")],
+                   cwd=ROOT, check=True, capture_output=True)
+    accuracy = accuracy_table(mujoco_accuracy(), json.loads((work / "accuracy.json").read_text()))
+
+    scenes = [("solo12_standing", f"solo12 standing (kp {SOLO_KP:g}, kd {SOLO_KD:g})", mujoco_solo12()),
+              ("quadruped_standing", "quadruped standing (config/quadruped.yaml hold: kp {:g}, kd {:g})".format(
+                  *quadruped_config()[2:]), mujoco_quadruped())]
+    settled = {}
+    for key, _, (model, data) in scenes:
+        mujoco.mj_step(model, data, nstep=1000)  # settle 1 s
+        settled[key] = np.empty(mujoco.mj_stateSize(model, STATE))
+        mujoco.mj_getState(model, data, settled[key], STATE)
     ours, theirs = [], []
     for r in range(args.rounds):
-        theirs.append(statistics.median(time_mujoco(model, data) for _ in range(5)))
+        # Each round from the settled state, as each run of the example starts afresh.
+        timings = {}
+        for key, _, (model, data) in scenes:
+            mujoco.mj_setState(model, data, settled[key], STATE)
+            timings[key] = statistics.median(time_mujoco(model, data) for _ in range(5))
+        theirs.append(timings)
         out = work / f"ours-{r}.json"
         subprocess.run([str(ROOT / "target/release/examples/sim_timing"), "--rounds", "5", "--json", str(out)],
                        cwd=ROOT, check=True, capture_output=True)
-        ours.append(json.loads(out.read_text())["solo12_standing"])
-    ratio = statistics.median(o["us_per_step"] / t for o, t in zip(ours, theirs))
-    o = ours[-1]
+        ours.append(json.loads(out.read_text()))
+    speed = ["| scene, Δt 1 ms | MuJoCo µs/step (contacts) "
+             "| signorini µs/step (contacts, ADMM iterations/step, max ε_abs) | ratio |",
+             "|---|---:|---:|---:|"]
+    for key, name, (_, data) in scenes:
+        ratio = statistics.median(o[key]["us_per_step"] / t[key] for o, t in zip(ours, theirs))
+        o = ours[-1][key]
+        speed.append(
+            f"| {name} | {statistics.median(t[key] for t in theirs):.1f} ({data.ncon}) "
+            f"| {statistics.median(x[key]['us_per_step'] for x in ours):.1f} ({o['contacts']}, "
+            f"{o['iterations']:.1f}, {o['eps_abs']:.1e}) | **{ratio:.2f}** |")
+
     text = (
-        f"Measured {datetime.date.today()}, {args.rounds} alternated rounds (MuJoCo {mujoco.__version__} "
-        f"`mj_step` from the `mujoco` wheel, 1000 steps per run, median of 5 runs; signorini `--release`, "
-        f"the same); after 1 s of settling under the same joint PD (kp {KP}, kd {KD}).\n\n"
-        "| scene | MuJoCo µs/step (contacts) | signorini µs/step (contacts, ADMM iterations/step, max ε_abs) | ratio |\n"
-        "|---|---:|---:|---:|\n"
-        f"| solo12 standing, Δt 1 ms | {statistics.median(theirs):.1f} ({data.ncon}) "
-        f"| {statistics.median(x['us_per_step'] for x in ours):.1f} ({o['contacts']}, {o['iterations']:.1f}, "
-        f"{o['eps_abs']:.1e}) | **{ratio:.2f}** |\n\n"
-        "Command: `scripts/with_ros.sh python scripts/bench_sim.py --write` (in `make bench`).")
+        f"Measured {datetime.date.today()}, MuJoCo {mujoco.__version__} (`mujoco` wheel) with its defaults "
+        "(Newton, pyramidal cones, soft constraints), signorini `--release` with its defaults (ADMM on the "
+        "NCP, tolerance 1e-6); Δt 1 ms on both.\n\n"
+        "Accuracy: the same scenes in both (MuJoCo from MJCF, signorini `cargo run --release --example "
+        "sim_accuracy`); cubes of 1 kg and side 0.2 on the incline; AT-09's cubes of side 0.1, μ 0.5. "
+        "Acceleration: v(1 s)/1 s from rest. Contact force: Σ normal < 1e-9 N·s in a step. Penetration: "
+        "at the start of a step.\n\n"
+        f"{accuracy}\n\n"
+        f"Speed: {args.rounds} alternated rounds (MuJoCo `mj_step`, 1000 steps per run, median of 5 runs; "
+        "signorini `cargo run --release --example sim_timing`, the same); both robots from the same URDF "
+        "(MuJoCo through its URDF importer), lowest shape on the ground, settled for 1 s under the same "
+        "joint PD (MuJoCo: position actuators), each round from the settled state; ratio = median of the "
+        "per-round ratios signorini / MuJoCo.\n\n"
+        + "\n".join(speed) + "\n\n"
+        f"Command: `scripts/with_ros.sh python scripts/bench_sim.py --rounds {args.rounds} --write` "
+        "(in `make bench`).")
     print(text)
     if args.write:
-        write_section("sim", "Simulation step: signorini / MuJoCo", text)
+        write_section("sim", "Simulation: signorini / MuJoCo", text)
 
 
 if __name__ == "__main__":

@@ -3,8 +3,6 @@
 
 mod common;
 mod counting;
-#[path = "../benches/scenes/contact.rs"]
-mod scenes;
 #[path = "../benches/scenes/sim.rs"]
 mod sim_scenes;
 
@@ -20,27 +18,6 @@ use counting::allocations_during;
 
 const DT: f64 = 1e-3;
 
-/// The quadruped with its feet exactly on the ground (the contact fixture's posture),
-/// lifted by `lift` metres.
-fn quadruped(lift: f64) -> (World, Vec<f64>) {
-    let model = Model::from_urdf_file(
-        &common::repo("urdf/quadruped.urdf"),
-        &ModelOptions { floating_base: true, ..Default::default() },
-    )
-    .unwrap();
-    let mut q: Vec<f64> = serde_json::from_value(scenes::fixture("quadruped_standing")["robot"]["q"].clone()).unwrap();
-    q[2] += lift;
-    let reference = q.clone();
-    let world =
-        World::new(Some(Robot::new(model, q)), &EnvironmentConfig::default(), &CollisionConfig::default()).unwrap();
-    (world, reference)
-}
-
-/// Joint PD towards the reference posture (the 12 actuated joints; the base is free).
-fn pd(world: &World, reference: &[f64], tau: &mut [f64]) {
-    sim_scenes::pd(world, reference, 200.0, 5.0, tau);
-}
-
 /// Σ of the normal contact forces of the last step (N).
 fn normal_force(stepper: &Stepper) -> f64 {
     (0..stepper.contacts().len()).map(|i| stepper.impulses()[3 * i + 2]).sum::<f64>() / DT
@@ -48,13 +25,13 @@ fn normal_force(stepper: &Stepper) -> f64 {
 
 #[test]
 fn the_quadruped_stands_under_a_joint_pd_for_ten_seconds() {
-    let (mut world, reference) = quadruped(0.0);
+    let (mut world, reference, (kp, kd)) = sim_scenes::quadruped(0.0);
     let mass = world.robot.as_ref().unwrap().model.total_mass();
     let mut stepper = Stepper::new(&world, DT, &ContactConfig::default(), 64);
     let mut tau = vec![0.0; world.nv()];
     let mut settled = 0.0;
     for k in 0..10_000 {
-        pd(&world, &reference, &mut tau);
+        sim_scenes::pd(&world, &reference, kp, kd, &mut tau);
         let report = *stepper.step(&mut world, &tau);
         assert_eq!(report.contacts, 4, "step {k}");
         assert!(report.converged, "step {k}: {report:?}");
@@ -73,13 +50,13 @@ fn the_quadruped_stands_under_a_joint_pd_for_ten_seconds() {
 
 #[test]
 fn the_quadruped_dropped_from_thirty_centimetres_lands_and_settles() {
-    let (mut world, reference) = quadruped(0.3);
+    let (mut world, reference, (kp, kd)) = sim_scenes::quadruped(0.3);
     let z0 = world.robot.as_ref().unwrap().q[2] - 0.3;
     let mut stepper = Stepper::new(&world, DT, &ContactConfig::default(), 64);
     let mut tau = vec![0.0; world.nv()];
     let mut deepest = 0.0f64;
     for k in 0..6000 {
-        pd(&world, &reference, &mut tau);
+        sim_scenes::pd(&world, &reference, kp, kd, &mut tau);
         let report = *stepper.step(&mut world, &tau);
         deepest = deepest.max(report.max_penetration);
         let r = world.robot.as_ref().unwrap();
@@ -95,7 +72,7 @@ fn the_quadruped_dropped_from_thirty_centimetres_lands_and_settles() {
 
 #[test]
 fn a_step_with_a_robot_and_a_free_body_does_not_allocate() {
-    let (mut world, reference) = quadruped(0.05);
+    let (mut world, reference, (kp, kd)) = sim_scenes::quadruped(0.05);
     let shape = FreeBodyShape {
         name: "crate".into(),
         shape: Arc::new(CollisionShape::cuboid(Vec3::repeat(0.05))),
@@ -113,7 +90,7 @@ fn a_step_with_a_robot_and_a_free_body_does_not_allocate() {
     }
     // Landing, new contacts, settling: none of it allocates.
     for k in 0..500 {
-        pd(&world, &reference, &mut tau);
+        sim_scenes::pd(&world, &reference, kp, kd, &mut tau);
         let n = allocations_during(|| {
             stepper.step(&mut world, &tau[..robot_nv]);
         });

@@ -4,13 +4,16 @@
 //! self-consistency), and the CCP's lift-off artifact, which proves the model switch
 //! reaches the simulator.
 
-use std::sync::Arc;
+#[path = "../benches/scenes/sim.rs"]
+mod sim_scenes;
 
-use signorini::collision::{CollisionShape, FreeBodyShape};
-use signorini::config::{CollisionConfig, ContactConfig, EnvironmentConfig};
+use signorini::collision::CollisionShape;
+use signorini::config::ContactConfig;
 use signorini::model::{FreeBody, FreeBodyState};
 use signorini::sim::{Stepper, World};
-use signorini::spatial::{Force, Inertia, Mat3, Motion, SE3, Vec3, rotation_from_rpy};
+use signorini::spatial::{Force, Inertia, Mat3, Motion, SE3, Vec3};
+
+use sim_scenes::{cube, ground, heavy_on_light, incline, shape, total_impulse, velocity};
 
 const G0: f64 = 9.81;
 const DT: f64 = 1e-3;
@@ -19,40 +22,12 @@ fn contact_config(yaml: &str) -> ContactConfig {
     serde_yaml_ng::from_str(yaml).unwrap()
 }
 
-/// A world with a ground plane of `normal`, friction μ and restitution e, and no robot.
-fn ground(normal: Vec3, mu: f64, e: f64) -> World {
-    let yaml =
-        format!("ground: {{normal: [{}, {}, {}], friction: {mu}, restitution: {e}}}", normal.x, normal.y, normal.z);
-    let env: EnvironmentConfig = serde_yaml_ng::from_str(&yaml).unwrap();
-    World::new(None, &env, &CollisionConfig::default()).unwrap()
-}
-
-fn shape(name: &str, s: CollisionShape) -> FreeBodyShape {
-    FreeBodyShape {
-        name: name.into(),
-        shape: Arc::new(s),
-        placement: SE3::IDENTITY,
-        friction: f64::INFINITY,
-        restitution: 0.0,
-    }
-}
-
 /// A sphere of radius r whose rotational inertia is so large it cannot spin: a point mass
 /// with a round contact.
 fn point_mass_ball(world: &mut World, r: f64, centre: Vec3, v: Vec3) -> usize {
     let inertia = Inertia::new(1.0, Vec3::zeros(), Mat3::identity() * 1e12);
     let state = FreeBodyState { pose: SE3::from_translation(centre), velocity: Motion::new(v, Vec3::zeros()) };
     world.add_body(FreeBody::new("ball", inertia).unwrap(), &[shape("ball", CollisionShape::sphere(r))], state)
-}
-
-fn cube(world: &mut World, name: &str, mass: f64, half: f64, pose: SE3) -> usize {
-    let body = FreeBody::cuboid(name, mass, &Vec3::repeat(half)).unwrap();
-    world.add_body(body, &[shape(name, CollisionShape::cuboid(Vec3::repeat(half)))], FreeBodyState::at_rest(pose))
-}
-
-/// World-frame linear velocity of free body `b`.
-fn velocity(world: &World, b: usize) -> Vec3 {
-    world.states[b].pose.rotation * world.states[b].velocity.linear
 }
 
 #[test]
@@ -153,26 +128,6 @@ fn at06_a_cube_dragged_by_a_ramp_force_slips_at_the_analytic_time_without_intern
     assert!(v.y.abs() < 1e-9 && world.states[b].pose.translation.y.abs() < 1e-9);
 }
 
-/// A cube of side 0.2 resting on a plane tilted by θ about y (downhill +x).
-fn incline(theta_deg: f64, mu: f64) -> (World, usize, Vec3) {
-    let theta = theta_deg.to_radians();
-    let n = Vec3::new(theta.sin(), 0.0, theta.cos());
-    let mut world = ground(n, mu, 0.0);
-    let pose = SE3::new(rotation_from_rpy(0.0, theta, 0.0), n * 0.1);
-    let b = cube(&mut world, "cube", 1.0, 0.1, pose);
-    (world, b, Vec3::new(theta.cos(), 0.0, -theta.sin()))
-}
-
-/// Σ of the last step's contact impulses in the world frame (N·s).
-fn total_impulse(stepper: &Stepper) -> Vec3 {
-    let mut total = Vec3::zeros();
-    for (i, c) in stepper.contacts().contacts().iter().enumerate() {
-        let l = &stepper.impulses()[3 * i..3 * i + 3];
-        total += c.frame * Vec3::new(l[0], l[1], l[2]);
-    }
-    total
-}
-
 #[test]
 fn at07_a_cube_on_an_incline_sticks_iff_mu_exceeds_tan_theta_and_slides_with_the_analytic_acceleration() {
     // Sticks: θ = 30°, μ = 0.7 > tan 30°; 2 s without drift, friction m g sin θ Δt per step.
@@ -208,9 +163,7 @@ fn at07_a_cube_on_an_incline_sticks_iff_mu_exceeds_tan_theta_and_slides_with_the
 
 #[test]
 fn at09_a_ton_on_a_gram_does_not_sink() {
-    let mut world = ground(Vec3::z(), 0.5, 0.0);
-    cube(&mut world, "light", 1e-3, 0.05, SE3::from_translation(Vec3::new(0.0, 0.0, 0.05)));
-    let heavy = cube(&mut world, "heavy", 1e3, 0.05, SE3::from_translation(Vec3::new(0.0, 0.0, 0.15)));
+    let (mut world, heavy) = heavy_on_light();
     let mut stepper = Stepper::new(&world, DT, &contact_config("{}"), 32);
     let mut deepest = 0.0f64;
     for k in 0..1000 {
