@@ -58,7 +58,16 @@ fn the_quadruped_standing_steps_without_allocating() {
                 world.detect(&mut contacts);
                 let bodies = Bodies { robot: Some((&model, &data)), free: &[], free_states: &[] };
                 assembly
-                    .assemble(&bodies, contacts.contacts(), &v, &v_free, dt, &ProblemSettings::default(), &mut problem)
+                    .assemble(
+                        &bodies,
+                        contacts.contacts(),
+                        &[],
+                        &v,
+                        &v_free,
+                        dt,
+                        &ProblemSettings::default(),
+                        &mut problem,
+                    )
                     .unwrap();
                 cache.guess(problem.ids(), &mut warm);
                 solver.solve(&problem, Some(&warm), &mut result);

@@ -111,7 +111,7 @@ fn assemble(f: &Value) -> ContactProblem {
         Bodies { robot: robot.as_ref().zip(data.as_ref()).map(|(r, d)| (&r.0, d)), free: &free, free_states: &states };
     let mut problem = ContactProblem::with_capacity(contacts.len());
     let mut assembly = Assembly::with_capacity(contacts.len(), bodies.nv(), bodies.robot_nv());
-    assembly.assemble(&bodies, &contacts, &v, &v_free, dt, &ProblemSettings::default(), &mut problem).unwrap();
+    assembly.assemble(&bodies, &contacts, &[], &v, &v_free, dt, &ProblemSettings::default(), &mut problem).unwrap();
     problem
 }
 

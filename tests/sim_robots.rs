@@ -121,6 +121,67 @@ fn the_arm_under_gravity_compensation_holds_its_pose() {
     assert!(moved < 1e-9, "moved {moved} rad in 2 s");
 }
 
+/// The arm under gravity compensation and a joint PD, one joint pushed towards a limit by
+/// a constant torque instead of its PD: it stops at the limit, never passes it by more than the solver's tolerance
+/// allows (10 ε_abs·Δt), and at rest the limit carries exactly
+/// what gravity and the push leave on that dof (static equilibrium, λ/Δt = g_k(q) − τ_k
+/// for the lower limit's row e_k), to the solver's tolerance.
+#[test]
+fn an_arm_joint_pushed_into_its_limits_stops_there_and_the_limit_carries_the_load() {
+    for (push, side) in [(-8.0f64, "lower"), (8.0, "upper")] {
+        let model = Model::from_urdf_file(&common::repo("urdf/arm7.urdf"), &ModelOptions::default()).unwrap();
+        let j = model.joint_id("joint4").unwrap();
+        let (iq, iv) = (model.idx_q[j], model.idx_v[j]);
+        let (lower, upper) = (model.lower_position_limit[iq], model.upper_position_limit[iq]);
+        let bound = if push < 0.0 { lower } else { upper };
+        let mut q = model.neutral_configuration().as_slice().to_vec();
+        q[iq] = bound - push.signum() * 0.3;
+        let reference = q.clone();
+        let mut world =
+            World::new(Some(Robot::new(model, q)), &EnvironmentConfig::default(), &CollisionConfig::default()).unwrap();
+        let mut stepper = Stepper::new(&world, DT, &ContactConfig::default(), 64);
+        let mut tau = vec![0.0; world.nv()];
+        let mut reached = None;
+        for k in 0..3000 {
+            let r = world.robot.as_mut().unwrap();
+            tau.copy_from_slice(signorini::dynamics::gravity_torque(&r.model, &mut r.data, &r.q).as_slice());
+            for k in 0..tau.len() {
+                tau[k] += if k == iv { push } else { 50.0 * (reference[k] - r.q[k]) - 10.0 * r.v[k] };
+            }
+            let report = *stepper.step(&mut world, &tau);
+            assert!(report.converged, "{side}, step {k}: {report:?}");
+            let x = world.robot.as_ref().unwrap().q[iq];
+            let tolerance = 10.0 * 1e-6 * DT;
+            assert!(
+                x >= lower - tolerance && x <= upper + tolerance,
+                "{side}, step {k}: q = {x} outside [{lower}, {upper}]"
+            );
+            if reached.is_none() && (x - bound).abs() < tolerance {
+                reached = Some(k);
+            }
+        }
+        assert!(reached.is_some(), "{side}: never reached the limit");
+        // Other joints may have been swung into theirs on the way: every active limit
+        // balances its own dof.
+        let limits = stepper.joint_limits();
+        assert!(limits.iter().any(|l| l.dof == iv), "{side}: {limits:?}");
+        let r = world.robot.as_mut().unwrap();
+        assert!(r.v.iter().all(|v| v.abs() < 1e-5), "{side}: still moving {:?}", r.v);
+        let g = signorini::dynamics::gravity_torque(&r.model, &mut r.data, &r.q).clone_owned();
+        let n = stepper.contacts().len();
+        for (i, l) in limits.iter().enumerate() {
+            let load = stepper.impulses()[3 * (n + i) + 2] / DT;
+            let expected = l.sign * (g[l.dof] - tau[l.dof]);
+            // To the solver's tolerance: ε_abs = 1e-6 N·m·s on the impulse.
+            assert!(
+                (load - expected).abs() < 1e-6 / DT,
+                "{side}, dof {}: the limit carries {load}, expected {expected}",
+                l.dof
+            );
+        }
+    }
+}
+
 #[test]
 fn solo12_stands_under_a_joint_pd() {
     let (mut world, reference) = sim_scenes::solo12_standing(&common::erd_share());

@@ -105,7 +105,7 @@ pub fn stack(name: &str, cubes: &[Cube], ball: Option<(Vec3, f64, f64, f64)>, mu
     let system = Bodies { robot: None, free: &bodies, free_states: &states };
     let mut problem = ContactProblem::with_capacity(contacts.len());
     let mut assembly = Assembly::with_capacity(contacts.len(), system.nv(), 0);
-    assembly.assemble(&system, &contacts, &v, &v_free, dt, &ProblemSettings::default(), &mut problem).unwrap();
+    assembly.assemble(&system, &contacts, &[], &v, &v_free, dt, &ProblemSettings::default(), &mut problem).unwrap();
     Scene { name: name.to_owned(), problem, dt, contacts, masses: bodies.iter().map(|b| b.inertia.mass).collect() }
 }
 

@@ -35,6 +35,7 @@ use nalgebra::Matrix3xX;
 use serde::{Deserialize, Serialize};
 
 use super::dense::dot;
+use super::joint_limits::JointLimit;
 use super::problem::{ContactProblem, ProblemError};
 use crate::collision::{Contact, Owner};
 use crate::dynamics;
@@ -167,7 +168,8 @@ impl Assembly {
         }
     }
 
-    /// Fills `problem` for `contacts` between `bodies` over a step `dt`: `v` is the
+    /// Fills `problem` for `contacts` between `bodies`, then the robot's joint `limits`
+    /// ([`super::joint_limits`]), over a step `dt`: `v` is the
     /// velocity at the start of the step, `v_free` the velocity at its end without contact
     /// impulses (both nv). Errors (and leaves an empty problem) beyond the capacity.
     #[allow(clippy::too_many_arguments)]
@@ -175,13 +177,14 @@ impl Assembly {
         &mut self,
         bodies: &Bodies,
         contacts: &[Contact],
+        limits: &[JointLimit],
         v: &[f64],
         v_free: &[f64],
         dt: f64,
         settings: &ProblemSettings,
         problem: &mut ContactProblem,
     ) -> Result<(), ProblemError> {
-        let n = contacts.len();
+        let (nc, n) = (contacts.len(), contacts.len() + limits.len());
         let nv = bodies.nv();
         assert_eq!(nv, self.nv, "the assembly was sized for {} dofs", self.nv);
         if n > self.capacity {
@@ -212,7 +215,22 @@ impl Assembly {
             self.support.sort_unstable_by(|a, b| b.cmp(a));
             self.support.dedup();
             for r in 3 * k..3 * k + 3 {
-                self.factor_row(bodies, c, r, robot_nv, &mut problem.factor[r * nv..r * nv + nv]);
+                self.factor_row(bodies, [c.body1, c.body2], r, robot_nv, &mut problem.factor[r * nv..r * nv + nv]);
+            }
+        }
+        // Joint limits: one normal row ±e_dof, no tangent rows (μ = 0).
+        for (i, l) in limits.iter().enumerate() {
+            let k = nc + i;
+            self.support.clear();
+            let span = match bodies.robot {
+                Some((model, _)) if l.dof < robot_nv => self.add_chain(model, l.dof),
+                _ => (0, 0),
+            };
+            self.spans.push(span);
+            if span.1 > span.0 {
+                self.jacobian[(3 * k + 2) * nv + l.dof] = l.sign;
+                let r = 3 * k + 2;
+                self.factor_row(bodies, [Owner::Static; 2], r, robot_nv, &mut problem.factor[r * nv..r * nv + nv]);
             }
         }
         // G = W Wᵀ (symmetric: the lower triangle, mirrored) by 3 × 3 blocks of two
@@ -265,6 +283,15 @@ impl Assembly {
             problem.compliance[rn] = r_n;
             problem.ids[k] = c.id;
         }
+        for (i, l) in limits.iter().enumerate() {
+            let k = nc + i;
+            let rn = 3 * k + 2;
+            let target = if l.gap >= 0.0 { -l.gap / dt } else { -settings.penetration_recovery * l.gap / dt };
+            if l.dof < nv {
+                problem.g[rn] = l.sign * v_free[l.dof] - target;
+            }
+            problem.ids[k] = l.id;
+        }
         Ok(())
     }
 
@@ -278,25 +305,29 @@ impl Assembly {
                 if joint == 0 {
                     return None;
                 }
-                let mut col = model.idx_v[joint] + model.joint_types[joint].nv() - 1;
-                let hi = col + 1;
-                loop {
-                    self.support.push(col);
-                    let parent = model.dof_parent[col];
-                    if parent == crate::model::NO_PARENT {
-                        return Some((col, hi));
-                    }
-                    col = parent;
-                }
+                Some(self.add_chain(model, model.idx_v[joint] + model.joint_types[joint].nv() - 1))
             }
             Owner::Free { body } => Some((robot_nv + 6 * body, robot_nv + 6 * body + 6)),
         }
     }
 
+    /// Adds dof `last` and its ancestors to the support; returns the dofs [root, last + 1).
+    fn add_chain(&mut self, model: &Model, last: usize) -> (usize, usize) {
+        let mut col = last;
+        loop {
+            self.support.push(col);
+            let parent = model.dof_parent[col];
+            if parent == crate::model::NO_PARENT {
+                return (col, last + 1);
+            }
+            col = parent;
+        }
+    }
+
     /// Row `r` of W from row `r` of J: D^{-1/2}·U⁻¹·J_rᵀ on the robot's support (U·y = J_rᵀ
     /// from the deepest dof up: y[j] = J_r[j] − Σ_{k below j} U[j][k]·y[k]) and Cᵀ·J_rᵀ
-    /// on each free body of contact `c`.
-    fn factor_row(&self, bodies: &Bodies, c: &Contact, r: usize, robot_nv: usize, w_row: &mut [f64]) {
+    /// on each free body among `owners`.
+    fn factor_row(&self, bodies: &Bodies, owners: [Owner; 2], r: usize, robot_nv: usize, w_row: &mut [f64]) {
         let nv = self.nv;
         let j_row = &self.jacobian[r * nv..r * nv + nv];
         if let Some((_, data)) = bodies.robot {
@@ -312,7 +343,7 @@ impl Assembly {
                 w_row[j] /= data.ltdl_d[j].sqrt();
             }
         }
-        for owner in [c.body1, c.body2] {
+        for owner in owners {
             if let Owner::Free { body } = owner
                 && let Some(b) = bodies.free.get(body)
             {

@@ -3,8 +3,9 @@
 //! 1. v_f = v + Δt·M⁻¹(τ − b(q, v)) for the robot (τ clamped to the effort limits, URDF
 //!    joint damping D taken implicitly: M + Δt·D is factored) and for every free body
 //!    (gravity, its external wrench, gyroscopic term);
-//! 2. contact detection at q, the contact problem (G, g) of the step, solved from the
-//!    previous step's impulses (warm start by contact id);
+//! 2. contact detection at q and the joint position limits the step may reach (unilateral
+//!    μ = 0 blocks, [`crate::contact::joint_limits`]), the contact problem (G, g) of the
+//!    step, solved from the previous step's impulses (warm start by contact id);
 //! 3. v⁺ = v_f + M⁻¹Jᵀλ, q⁺ = q ⊕ Δt·v⁺.
 //!
 //! After [`Stepper::new`] a step neither allocates nor locks (tested with a counting
@@ -14,13 +15,17 @@
 use crate::collision::ContactBuffer;
 use crate::config::ContactConfig;
 use crate::contact::{
-    Assembly, Bodies, ContactModel, ContactProblem, Metrics, ProblemSettings, SolveResult, Solver, WarmStart,
-    WarmStartCache, prepare_robot,
+    Assembly, Bodies, ContactModel, ContactProblem, JointLimit, Metrics, ProblemSettings, SolveResult, Solver,
+    WarmStart, WarmStartCache, joint_limits, prepare_robot,
 };
 use crate::dynamics;
 use crate::spatial::{Force, Motion};
 
 use super::world::World;
+
+/// A joint limit closer than this (rad or m) is in the problem even when the step's
+/// contact-free velocity does not reach it (contact impulses may push it there).
+const LIMIT_MARGIN: f64 = 1e-3;
 
 /// What one step did.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
@@ -33,6 +38,8 @@ pub struct StepReport {
     pub converged: bool,
     /// Cholesky factorizations the solve did (ADMM: 1 + the penalty changes).
     pub factorizations: usize,
+    /// Joint limits in the problem (after the contacts).
+    pub joint_limits: usize,
     /// The NCP criterion of the step's impulses (seed 002 §2.3, force units).
     pub metrics: Metrics,
     /// Deepest penetration at the start of the step (m, ≥ 0).
@@ -46,6 +53,7 @@ pub struct Stepper {
     settings: ProblemSettings,
     solver: Box<dyn Solver + Send>,
     contacts: ContactBuffer,
+    limits: Vec<JointLimit>,
     problem: ContactProblem,
     assembly: Assembly,
     cache: WarmStartCache,
@@ -62,26 +70,28 @@ pub struct Stepper {
 
 impl Stepper {
     /// A stepper of `dt` for `world`, solving with `contact`'s settings for up to
-    /// `capacity` contacts.
+    /// `capacity` contacts (plus the robot's joint limits).
     pub fn new(world: &World, dt: f64, contact: &ContactConfig, capacity: usize) -> Self {
         let nv = world.nv();
         let (robot_nv, nq) = world.robot.as_ref().map_or((0, 0), |r| (r.model.nv, r.model.nq));
+        let blocks = capacity + 2 * robot_nv;
         Self {
             dt,
             settings: contact.problem_settings(),
-            solver: contact.solver(capacity),
+            solver: contact.solver(blocks),
             contacts: ContactBuffer::with_capacity(capacity),
-            problem: ContactProblem::with_factor_capacity(capacity, nv),
-            assembly: Assembly::with_capacity(capacity, nv, robot_nv),
-            cache: WarmStartCache::with_capacity(capacity),
-            warm: WarmStart::with_capacity(capacity),
-            result: SolveResult::with_capacity(capacity, 0),
+            limits: Vec::with_capacity(2 * robot_nv),
+            problem: ContactProblem::with_factor_capacity(blocks, nv),
+            assembly: Assembly::with_capacity(blocks, nv, robot_nv),
+            cache: WarmStartCache::with_capacity(blocks),
+            warm: WarmStart::with_capacity(blocks),
+            result: SolveResult::with_capacity(blocks, 0),
             tau: vec![0.0; robot_nv],
             v: vec![0.0; nv],
             v_free: vec![0.0; nv],
             displacement: vec![0.0; robot_nv],
             q_next: vec![0.0; nq],
-            sigma: vec![0.0; 3 * capacity],
+            sigma: vec![0.0; 3 * blocks],
             report: StepReport::default(),
         }
     }
@@ -91,7 +101,13 @@ impl Stepper {
         &self.contacts
     }
 
-    /// The last step's impulses λ (N·s, 3 per contact in its (Tx, Ty, N) frame); forces are
+    /// The joint limits in the last step's problem (blocks after the contacts).
+    pub fn joint_limits(&self) -> &[JointLimit] {
+        &self.limits
+    }
+
+    /// The last step's impulses λ (N·s, 3 per block in its (Tx, Ty, N) frame: the contacts,
+    /// then the joint limits, whose N is the joint impulse in N·m·s or N·s); forces are
     /// λ/Δt.
     pub fn impulses(&self) -> &[f64] {
         &self.result.lambda
@@ -128,6 +144,7 @@ impl Stepper {
             }
             prepare_robot(m, &mut r.data, &r.q, &r.v, &self.tau, m.damping.as_slice(), dt, &mut self.v_free[..m.nv]);
             self.v[..m.nv].copy_from_slice(&r.v);
+            joint_limits::collect(m, &r.q, &self.v_free[..m.nv], dt, LIMIT_MARGIN, &mut self.limits);
             world.collision.update_robot(&r.data);
         }
         for (b, (body, state)) in world.bodies.iter().zip(&world.states).enumerate() {
@@ -151,6 +168,7 @@ impl Stepper {
         let assembled = self.assembly.assemble(
             &bodies,
             self.contacts.contacts(),
+            &self.limits,
             &self.v,
             &self.v_free,
             dt,
@@ -200,11 +218,13 @@ impl Stepper {
         world.time += dt;
 
         let max_penetration = self.contacts.contacts().iter().fold(0.0f64, |m, c| m.max(-c.distance));
+        let contacts = self.contacts.len();
         self.report = StepReport {
-            contacts: n,
+            contacts,
             iterations: self.result.iterations,
             converged: self.result.converged,
             factorizations: if n > 0 { self.result.factorizations } else { 0 },
+            joint_limits: self.limits.len(),
             metrics,
             max_penetration,
         };
