@@ -102,8 +102,6 @@ pub struct Assembly {
     rows: usize,
     /// J, 3 n_c rows of nv (rows contiguous).
     jacobian: Vec<f64>,
-    /// Per contact, the dofs [lo, hi) outside which its rows of J (and W) are zero.
-    spans: Vec<(usize, usize)>,
     /// The robot dofs supporting the contact being assembled, deepest first.
     support: Vec<usize>,
     /// Jᵀλ, then M⁻¹Jᵀλ (nv).
@@ -119,7 +117,6 @@ impl Assembly {
             nv,
             rows: 0,
             jacobian: Vec::with_capacity(3 * capacity * nv),
-            spans: Vec::with_capacity(capacity),
             support: Vec::with_capacity(2 * robot_nv),
             impulse: vec![0.0; nv],
             point: Matrix3xX::zeros(robot_nv),
@@ -137,9 +134,8 @@ impl Assembly {
         let nv = self.nv;
         self.impulse.fill(0.0);
         for (r, l) in lambda[..self.rows].iter().enumerate() {
-            let (lo, hi) = self.spans[r / 3];
             if *l != 0.0 {
-                for (tk, jk) in self.impulse[lo..hi].iter_mut().zip(&self.jacobian[r * nv + lo..r * nv + hi]) {
+                for (tk, jk) in self.impulse.iter_mut().zip(&self.jacobian[r * nv..r * nv + nv]) {
                     *tk += l * jk;
                 }
             }
@@ -199,7 +195,6 @@ impl Assembly {
         self.jacobian.resize(m * nv, 0.0);
         problem.factor.resize(m * nv, 0.0);
         problem.factor_cols = nv;
-        self.spans.clear();
         let robot_nv = bodies.robot_nv();
 
         for (k, c) in contacts.iter().enumerate() {
@@ -211,7 +206,7 @@ impl Assembly {
                     (lo, hi) = (lo.min(a), hi.max(b));
                 }
             }
-            self.spans.push(if lo < hi { (lo, hi) } else { (0, 0) });
+            problem.spans.push(if lo < hi { (lo, hi) } else { (0, 0) });
             self.support.sort_unstable_by(|a, b| b.cmp(a));
             self.support.dedup();
             for r in 3 * k..3 * k + 3 {
@@ -226,7 +221,7 @@ impl Assembly {
                 Some((model, _)) if l.dof < robot_nv => self.add_chain(model, l.dof),
                 _ => (0, 0),
             };
-            self.spans.push(span);
+            problem.spans.push(span);
             if span.1 > span.0 {
                 self.jacobian[(3 * k + 2) * nv + l.dof] = l.sign;
                 let r = 3 * k + 2;
@@ -236,9 +231,9 @@ impl Assembly {
         // G = W Wᵀ (symmetric: the lower triangle, mirrored) by 3 × 3 blocks of two
         // contacts, over the dofs both span.
         for ka in 0..n {
-            let (alo, ahi) = self.spans[ka];
+            let (alo, ahi) = problem.spans[ka];
             for kb in 0..=ka {
-                let (blo, bhi) = self.spans[kb];
+                let (blo, bhi) = problem.spans[kb];
                 let (lo, hi) = (alo.max(blo), ahi.min(bhi));
                 let block = if lo < hi {
                     let row = |r: usize| &problem.factor[r * nv + lo..r * nv + hi];
@@ -258,12 +253,11 @@ impl Assembly {
                 }
             }
         }
-        problem.spans.extend_from_slice(&self.spans);
         // g = J v_f + γ, μ, R, ids.
         let r_n = settings.compliance_normal / (dt * dt);
         let r_t = settings.compliance_tangential / (dt * dt);
         for (k, c) in contacts.iter().enumerate() {
-            let (lo, hi) = self.spans[k];
+            let (lo, hi) = problem.spans[k];
             for r in 3 * k..3 * k + 3 {
                 problem.g[r] = dot(&self.jacobian[r * nv + lo..r * nv + hi], &v_free[lo..hi]);
             }
