@@ -14,7 +14,7 @@ use signorini::contact::{
     AdmmSettings, AdmmSolver, Assembly, Bodies, ContactModel, ContactProblem, Metrics, PgsSettings, PgsSolver,
     ProblemSettings, SolveResult, Solver, StoppingRule, WarmStart, WarmStartCache, prepare_robot,
 };
-use signorini::model::{Data, Model, ModelOptions};
+use signorini::model::Data;
 
 use counting::allocations_during;
 
@@ -31,13 +31,8 @@ fn solvers(capacity: usize) -> Vec<Box<dyn Solver>> {
 #[test]
 fn the_quadruped_standing_steps_without_allocating() {
     let dt = 1e-3;
-    let model = Model::from_urdf_file(
-        &common::repo("urdf/quadruped.urdf"),
-        &ModelOptions { floating_base: true, ..Default::default() },
-    )
-    .unwrap();
+    let (model, q) = scenes::quadruped_standing();
     let nv = model.nv;
-    let q: Vec<f64> = serde_json::from_value(scenes::fixture("quadruped_standing")["robot"]["q"].clone()).unwrap();
     let (v, tau) = (vec![0.0; nv], vec![0.0; nv]);
     let mut data = Data::new(&model);
     let mut world = CollisionWorld::new(&model, &EnvironmentConfig::default(), &CollisionConfig::default()).unwrap();

@@ -15,19 +15,14 @@ use signorini::contact::{
     WarmStartCache, cone, prepare_robot,
 };
 use signorini::dynamics;
-use signorini::model::{Data, Model, ModelOptions};
+use signorini::model::Data;
 
 #[test]
 fn a_resting_quadruped_needs_at_most_one_iteration_after_the_first_step() {
     let dt = 1e-3;
-    let model = Model::from_urdf_file(
-        &common::repo("urdf/quadruped.urdf"),
-        &ModelOptions { floating_base: true, ..Default::default() },
-    )
-    .unwrap();
+    let (model, mut q) = scenes::quadruped_standing();
     let nv = model.nv;
     // Feet exactly on the ground (the fixture's posture).
-    let mut q: Vec<f64> = serde_json::from_value(scenes::fixture("quadruped_standing")["robot"]["q"].clone()).unwrap();
     let mut v = vec![0.0; nv];
     let mut data = Data::new(&model);
     let mut world = CollisionWorld::new(&model, &EnvironmentConfig::default(), &CollisionConfig::default()).unwrap();

@@ -155,6 +155,16 @@ pub fn fixture(name: &str) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap()
 }
 
+/// The bundled quadruped (floating base) and the fixture's standing configuration, its
+/// feet exactly on the ground.
+pub fn quadruped_standing() -> (signorini::model::Model, Vec<f64>) {
+    let urdf = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("urdf/quadruped.urdf");
+    let options = signorini::model::ModelOptions { floating_base: true, ..Default::default() };
+    let model = signorini::model::Model::from_urdf_file(&urdf, &options).unwrap();
+    let q = serde_json::from_value(fixture("quadruped_standing")["robot"]["q"].clone()).unwrap();
+    (model, q)
+}
+
 /// The fixture's problem (G, g, μ from Pinocchio).
 pub fn fixture_scene(name: &str) -> Scene {
     let f = fixture(name);
