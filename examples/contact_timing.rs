@@ -150,8 +150,9 @@ fn main() {
         if let Some(dir) = &o.export {
             let m = 3 * n;
             let rows: Vec<&[f64]> = p.delassus().chunks(m).collect();
+            let mu: Vec<f64> = p.sets().iter().map(|s| s.friction()).collect();
             let doc = serde_json::json!({
-                "name": scene.name, "G": rows, "g": p.g(), "mu": p.friction(), "R": p.compliance(),
+                "name": scene.name, "G": rows, "g": p.g(), "mu": mu, "R": p.compliance(),
                 "signorini_lambda": admm_result.lambda,
             });
             write(&dir.join(format!("{key}.json")), &doc.to_string());

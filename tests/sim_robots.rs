@@ -163,15 +163,15 @@ fn an_arm_joint_pushed_into_its_limits_stops_there_and_the_limit_carries_the_loa
         assert!(reached.is_some(), "{side}: never reached the limit");
         // Other joints may have been swung into theirs on the way: every active limit
         // balances its own dof.
-        let limits = stepper.joint_limits();
-        assert!(limits.iter().any(|l| l.dof == iv), "{side}: {limits:?}");
+        let limits = stepper.joint_blocks();
+        assert!(limits.iter().any(|l| l.dof == iv && l.is_limit()), "{side}: {limits:?}");
         let r = world.robot.as_mut().unwrap();
         assert!(r.v.iter().all(|v| v.abs() < 1e-5), "{side}: still moving {:?}", r.v);
         let g = signorini::dynamics::gravity_torque(&r.model, &mut r.data, &r.q).clone_owned();
         let n = stepper.contacts().len();
         for (i, l) in limits.iter().enumerate() {
             let load = stepper.impulses()[3 * (n + i) + 2] / DT;
-            let expected = l.sign * (g[l.dof] - tau[l.dof]);
+            let expected = l.sign() * (g[l.dof] - tau[l.dof]);
             // To the solver's tolerance: ε_abs = 1e-6 N·m·s on the impulse.
             assert!(
                 (load - expected).abs() < 1e-6 / DT,

@@ -9,19 +9,21 @@
 //! z_k = z_{k−1} − ρ (f_k − y_k)                                                 (eq. 36c)
 //! ```
 //!
-//! y_k ∈ K, z_k ∈ K* and y_k ⊥ z_k per contact after every iteration (Moreau). Stop when
-//! the primal ‖f − y‖∞, dual ‖η(f_k − f_{k−1}) + ρ(y_k − y_{k−1})‖∞ and complementarity
-//! max|f_i·z_i| residuals are all below ε_abs (eqs. 40–43). The penalty follows the
-//! spectral rule ρ = √(mL)·κ^p, κ = L/m, p ± 0.05 when one residual exceeds α = 10 times
-//! the other (eqs. 45–46), with L the largest eigenvalue of G + R + ηI (power iteration)
+//! y_k ∈ K, z_k ∈ K* and y_k ⊥ z_k per contact after every iteration (Moreau; on a
+//! joint-friction interval C, z_k ∈ −N_C(y_k): [`cone::BlockSet`]). Stop when the primal
+//! ‖f − y‖∞, dual ‖η(f_k − f_{k−1}) + ρ(y_k − y_{k−1})‖∞ and complementarity
+//! max_i |f_i·z_i| (the Fenchel–Young gap on an interval) residuals are all below ε_abs
+//! (eqs. 40–43). The penalty follows the spectral rule ρ = √(mL)·κ^p, κ = L/m, p ± 0.05
+//! when one residual exceeds α = 10 times the other (eqs. 45–46), with L the largest eigenvalue of G + R + ηI (power iteration)
 //! and m = η + min R; the augmented Delassus is refactored ([`super::delassus`]) only
-//! when ρ changes. Output λ = y, σ = z − Γ(z).
+//! when ρ changes. Joint blocks (limits, friction intervals) get ρ scaled by their
+//! Delassus diagonal (seed 003 eq. 47, see `solve`). Output λ = y, σ = z − Γ(z).
 //!
 //! Defaults (η = 1e-6, p₀ = 0.2, Δp = 0.05, α = 10, 20 power iterations) are Pinocchio's,
 //! where the paper is silent. Unlike Pinocchio, ρ is not scaled by an extra factor τ: the
 //! iteration is the paper's.
 
-use super::cone::{self, Vec3c};
+use super::cone;
 use super::delassus::AugmentedDelassus;
 use super::dense::largest_eigenvalue;
 use super::problem::ContactProblem;
@@ -61,6 +63,9 @@ pub struct AdmmSettings {
     pub power_iterations: usize,
     /// Record the residuals of every iteration in the result's history.
     pub record_history: bool,
+    /// Scale the penalty of joint blocks by their Delassus diagonal relative to the
+    /// contacts' (ρ_i = ρ·d_i/d̄; contacts keep ρ).
+    pub block_scaling: bool,
 }
 
 impl Default for AdmmSettings {
@@ -74,6 +79,7 @@ impl Default for AdmmSettings {
             ratio: 10.0,
             power_iterations: 20,
             record_history: false,
+            block_scaling: true,
         }
     }
 }
@@ -85,8 +91,10 @@ pub struct AdmmSolver {
     pub settings: AdmmSettings,
     capacity: usize,
     delassus: AugmentedDelassus,
-    /// Diagonal added to G: R + (η + ρ).
+    /// Diagonal added to G: R + η + ρ·scale.
     shift: Vec<f64>,
+    /// Per row, the block's penalty scale d_i/d̄ (1 without block scaling).
+    scale: Vec<f64>,
     f: Vec<f64>,
     f_prev: Vec<f64>,
     y_prev: Vec<f64>,
@@ -107,6 +115,7 @@ impl AdmmSolver {
             capacity,
             delassus: AugmentedDelassus::with_capacity(m),
             shift: v(),
+            scale: v(),
             f: v(),
             f_prev: v(),
             y_prev: v(),
@@ -125,18 +134,9 @@ impl AdmmSolver {
     fn factor(&mut self, problem: &ContactProblem, rho: f64) -> bool {
         let m = 3 * problem.contacts();
         for k in 0..m {
-            self.shift[k] = problem.compliance[k] + self.settings.eta + rho;
+            self.shift[k] = problem.compliance[k] + self.settings.eta + rho * self.scale[k];
         }
         self.delassus.factor(problem, &self.shift[..m]).is_ok()
-    }
-}
-
-/// Γ(z) per contact, or 0 for the CCP.
-#[inline]
-fn correction(model: ContactModel, mu: f64, z: &Vec3c) -> Vec3c {
-    match model {
-        ContactModel::Ncp => cone::de_saxce(mu, z),
-        ContactModel::Ccp => [0.0; 3],
     }
 }
 
@@ -157,6 +157,7 @@ impl Solver for AdmmSolver {
         result.reset(m);
         for v in [
             &mut self.shift,
+            &mut self.scale,
             &mut self.f,
             &mut self.f_prev,
             &mut self.y_prev,
@@ -171,7 +172,8 @@ impl Solver for AdmmSolver {
             result.converged = true;
             return;
         }
-        let mu = &problem.mu;
+        let sets = &problem.sets;
+        let ncp = s.model == ContactModel::Ncp;
         // (λ, z) are reused only when every contact has them. A partial guess — a new
         // contact among persistent ones — is an unbalanced load: on a ton resting on a gram
         // the ADMM needed 636 iterations (1000+ with the old ρ) to redistribute it, against
@@ -183,7 +185,7 @@ impl Solver for AdmmSolver {
         let y = &mut result.lambda;
         if let Some(w) = guess {
             for i in 0..n {
-                cone::set_block(y, i, &cone::project_cone(mu[i], &cone::block(&w.lambda, i)));
+                cone::set_block(y, i, &sets[i].project(&cone::block(&w.lambda, i)));
             }
         }
         self.f.copy_from_slice(y);
@@ -193,7 +195,7 @@ impl Solver for AdmmSolver {
         let mut start_error = 0.0f64;
         for i in 0..n {
             let si = cone::block(sigma, i);
-            let shifted = cone::add(&si, &correction(s.model, mu[i], &si));
+            let shifted = cone::add(&si, &sets[i].correction(ncp, &si));
             // The NCP criterion of the starting point in velocity units (y ∈ K by
             // construction): s = σ + Γ(σ) in K*, and s's component along y,
             // |⟨y, s⟩| / ‖y‖ — zero for a sticking contact only if σ = 0, for a sliding one
@@ -201,15 +203,10 @@ impl Solver for AdmmSolver {
             // scale with the impulses and accept velocity errors of a light robot's feet.)
             // A cold start of separating contacts, or a warm start that still solves this
             // step's problem, needs no iteration.
-            let yi = cone::block(y, i);
-            let along = match cone::norm(&yi) {
-                ny if ny > 0.0 => cone::dot(&yi, &shifted).abs() / ny,
-                _ => 0.0,
-            };
-            start_error = start_error.max(cone::distance_to_dual_cone(mu[i], &shifted)).max(along);
+            start_error = start_error.max(sets[i].velocity_error(&cone::block(y, i), &shifted));
             let zi = match guess {
-                Some(w) => cone::project_dual_cone(mu[i], &cone::block(&w.dual, i)),
-                None => cone::project_dual_cone(mu[i], &shifted),
+                Some(w) => sets[i].project_dual(&cone::block(&w.dual, i)),
+                None => sets[i].project_dual(&shifted),
             };
             cone::set_block(z, i, &zi);
         }
@@ -217,12 +214,53 @@ impl Solver for AdmmSolver {
             // σ is exact here; z = σ + Γ(σ) is the consistent dual.
             for i in 0..n {
                 let si = cone::block(sigma, i);
-                cone::set_block(z, i, &cone::add(&si, &correction(s.model, mu[i], &si)));
+                cone::set_block(z, i, &cone::add(&si, &sets[i].correction(ncp, &si)));
             }
             result.converged = true;
             result.rho_power = warm.and_then(|w| w.rho_power).unwrap_or(s.rho_power);
             result.residuals = Residuals { primal: 0.0, dual: 0.0, complementarity: start_error };
             return;
+        }
+
+        // Per-block penalty scale. A joint block (one row: a limit or a friction interval)
+        // has the inverse inertia of its dof as Delassus diagonal, often 100 times the
+        // contacts'; under the contacts' ρ its iterates crawl (the bundled quadruped with
+        // joint friction: 200 iterations a step, then a failure). Its ρ is scaled by its
+        // diagonal relative to the contacts' (geometric mean of their mean diagonals): the
+        // Jacobi preconditioning of Chrono's P-ADMM (seed 003 eq. 47, step Θ·diag(N_ii)
+        // with one scale per block so that the projection commutes) for these blocks only:
+        // contacts keep the paper's scalar ρ, which handles mass ratios better than a
+        // per-contact one (the 15-cube wall: 62 cold-start iterations against 272).
+        let (mut contact_logs, mut contacts, mut joint_logs, mut joints) = (0.0, 0usize, 0.0, 0usize);
+        for i in 0..n {
+            let (mut sum, mut rows) = (0.0, 0);
+            for r in 3 * i..3 * i + 3 {
+                let d = problem.delassus[r * m + r] + problem.compliance[r];
+                if d > 0.0 {
+                    sum += d;
+                    rows += 1;
+                }
+            }
+            // 0 marks a contact, d > 0 a joint block's diagonal.
+            self.scale[3 * i] = 0.0;
+            if rows == 1 {
+                self.scale[3 * i] = sum;
+                joint_logs += sum.ln();
+                joints += 1;
+            } else if rows > 1 {
+                contact_logs += (sum / rows as f64).ln();
+                contacts += 1;
+            }
+        }
+        let reference = match (contacts, joints) {
+            (0, 0) => 1.0,
+            (0, j) => (joint_logs / j as f64).exp(),
+            (c, _) => (contact_logs / c as f64).exp(),
+        };
+        for i in 0..n {
+            let d = self.scale[3 * i];
+            let scale = if s.block_scaling && d > 0.0 { d / reference } else { 1.0 };
+            self.scale[3 * i..3 * i + 3].fill(scale);
         }
 
         // Penalty: L by power iteration on G + R + ηI (warm-started from the last
@@ -263,36 +301,34 @@ impl Solver for AdmmSolver {
             self.z_prev.copy_from_slice(z);
             // f-step (eq. 37) with s = Γ(z_{k−1}).
             for i in 0..n {
-                let gi = correction(s.model, mu[i], &cone::block(z, i));
+                let gi = sets[i].correction(ncp, &cone::block(z, i));
                 for a in 0..3 {
                     let j = 3 * i + a;
-                    self.rhs[j] = -(problem.g[j] + gi[a] - s.eta * self.f[j] - rho * y[j] - z[j]);
+                    self.rhs[j] = -(problem.g[j] + gi[a] - s.eta * self.f[j] - rho * self.scale[j] * y[j] - z[j]);
                 }
             }
             self.f.copy_from_slice(&self.rhs);
             self.delassus.solve(problem, &mut self.f);
             // y-step (eq. 39) and dual step (eq. 36c), per contact.
-            let inv_rho = 1.0 / rho;
             let mut primal = 0.0f64;
             let mut dual = 0.0f64;
             let mut complementarity = 0.0f64;
             for i in 0..n {
                 let fi = cone::block(&self.f, i);
                 let zi = cone::block(z, i);
-                let yi = cone::project_cone(
-                    mu[i],
-                    &[fi[0] - zi[0] * inv_rho, fi[1] - zi[1] * inv_rho, fi[2] - zi[2] * inv_rho],
-                );
+                let rho_i = rho * self.scale[3 * i];
+                let inv_rho = 1.0 / rho_i;
+                let yi = sets[i].project(&[fi[0] - zi[0] * inv_rho, fi[1] - zi[1] * inv_rho, fi[2] - zi[2] * inv_rho]);
                 let r = cone::sub(&fi, &yi);
-                let zi = [zi[0] - rho * r[0], zi[1] - rho * r[1], zi[2] - rho * r[2]];
+                let zi = [zi[0] - rho_i * r[0], zi[1] - rho_i * r[1], zi[2] - rho_i * r[2]];
                 cone::set_block(y, i, &yi);
                 cone::set_block(z, i, &zi);
                 for a in 0..3 {
                     let j = 3 * i + a;
                     primal = primal.max(r[a].abs());
-                    dual = dual.max((s.eta * (self.f[j] - self.f_prev[j]) + rho * (yi[a] - self.y_prev[j])).abs());
+                    dual = dual.max((s.eta * (self.f[j] - self.f_prev[j]) + rho_i * (yi[a] - self.y_prev[j])).abs());
                 }
-                complementarity = complementarity.max(cone::dot(&fi, &zi).abs());
+                complementarity = complementarity.max(sets[i].gap(&fi, &zi));
             }
             let residuals = Residuals { primal, dual, complementarity };
             if s.record_history && result.history.len() < result.history.capacity() {
@@ -347,7 +383,7 @@ impl Solver for AdmmSolver {
         // σ = z − Γ(z).
         for i in 0..n {
             let zi = cone::block(z, i);
-            cone::set_block(&mut result.sigma, i, &cone::sub(&zi, &correction(s.model, mu[i], &zi)));
+            cone::set_block(&mut result.sigma, i, &cone::sub(&zi, &sets[i].correction(ncp, &zi)));
         }
         result.rho = rho;
         result.rho_power = power;

@@ -34,8 +34,9 @@
 use nalgebra::Matrix3xX;
 use serde::{Deserialize, Serialize};
 
+use super::cone::BlockSet;
 use super::dense::dot;
-use super::joint_limits::JointLimit;
+use super::joint_blocks::{JointBlock, JointBlockKind};
 use super::problem::{ContactProblem, ProblemError};
 use crate::collision::{Contact, Owner};
 use crate::dynamics;
@@ -164,8 +165,8 @@ impl Assembly {
         }
     }
 
-    /// Fills `problem` for `contacts` between `bodies`, then the robot's joint `limits`
-    /// ([`super::joint_limits`]), over a step `dt`: `v` is the
+    /// Fills `problem` for `contacts` between `bodies`, then the robot's `joints` blocks
+    /// (limits and friction, [`super::joint_blocks`]), over a step `dt`: `v` is the
     /// velocity at the start of the step, `v_free` the velocity at its end without contact
     /// impulses (both nv). Errors (and leaves an empty problem) beyond the capacity.
     #[allow(clippy::too_many_arguments)]
@@ -173,14 +174,14 @@ impl Assembly {
         &mut self,
         bodies: &Bodies,
         contacts: &[Contact],
-        limits: &[JointLimit],
+        joints: &[JointBlock],
         v: &[f64],
         v_free: &[f64],
         dt: f64,
         settings: &ProblemSettings,
         problem: &mut ContactProblem,
     ) -> Result<(), ProblemError> {
-        let (nc, n) = (contacts.len(), contacts.len() + limits.len());
+        let (nc, n) = (contacts.len(), contacts.len() + joints.len());
         let nv = bodies.nv();
         assert_eq!(nv, self.nv, "the assembly was sized for {} dofs", self.nv);
         if n > self.capacity {
@@ -213,8 +214,8 @@ impl Assembly {
                 self.factor_row(bodies, [c.body1, c.body2], r, robot_nv, &mut problem.factor[r * nv..r * nv + nv]);
             }
         }
-        // Joint limits: one normal row ±e_dof, no tangent rows (μ = 0).
-        for (i, l) in limits.iter().enumerate() {
+        // Joint blocks: one normal row ±e_dof, no tangent rows.
+        for (i, l) in joints.iter().enumerate() {
             let k = nc + i;
             self.support.clear();
             let span = match bodies.robot {
@@ -223,7 +224,7 @@ impl Assembly {
             };
             problem.spans.push(span);
             if span.1 > span.0 {
-                self.jacobian[(3 * k + 2) * nv + l.dof] = l.sign;
+                self.jacobian[(3 * k + 2) * nv + l.dof] = l.sign();
                 let r = 3 * k + 2;
                 self.factor_row(bodies, [Owner::Static; 2], r, robot_nv, &mut problem.factor[r * nv..r * nv + nv]);
             }
@@ -271,18 +272,26 @@ impl Assembly {
                 }
             }
             problem.g[rn] -= target;
-            problem.mu[k] = c.friction;
+            problem.sets[k] = BlockSet::Cone(c.friction);
             problem.compliance[3 * k] = r_t;
             problem.compliance[3 * k + 1] = r_t;
             problem.compliance[rn] = r_n;
             problem.ids[k] = c.id;
         }
-        for (i, l) in limits.iter().enumerate() {
+        for (i, l) in joints.iter().enumerate() {
             let k = nc + i;
             let rn = 3 * k + 2;
-            let target = if l.gap >= 0.0 { -l.gap / dt } else { -settings.penetration_recovery * l.gap / dt };
-            if l.dof < nv {
-                problem.g[rn] = l.sign * v_free[l.dof] - target;
+            let velocity = v_free.get(l.dof).map_or(0.0, |v| l.sign() * v);
+            match l.kind {
+                JointBlockKind::Limit { gap, .. } => {
+                    let target = if gap >= 0.0 { -gap / dt } else { -settings.penetration_recovery * gap / dt };
+                    problem.g[rn] = velocity - target;
+                    problem.sets[k] = BlockSet::Cone(0.0);
+                }
+                JointBlockKind::Friction { force } => {
+                    problem.g[rn] = velocity;
+                    problem.sets[k] = BlockSet::Interval(force * dt);
+                }
             }
             problem.ids[k] = l.id;
         }

@@ -80,6 +80,117 @@ pub fn project_cone_weighted(mu: f64, d_t: f64, d_n: f64, x: &Vec3c) -> Vec3c {
     [p[0] / st, p[1] / st, p[2] / sn]
 }
 
+/// The set a block's impulse lives in, and the operators the solvers need on it.
+///
+/// - `Cone(μ)`: a contact, λ ∈ K_μ (μ = 0 for a joint limit: λ = (0, 0, λ_N ≥ 0)).
+/// - `Interval(b)`: a joint's Coulomb friction, λ = (0, 0, t) with |t| ≤ b (b = F·Δt, the
+///   friction force bound times the step). The set is convex, and maximum dissipation on it
+///   needs no correction: σ ∈ −N_C(λ) says t = −b sign(σ_N) when the joint slips and
+///   σ_N = 0 when it sticks. In place of K* the ADMM's z lies in −N_C(y), which its dual
+///   step gives for any closed convex set (Moreau's decomposition x = P_C(x) + (x − P_C(x))
+///   with the second part in N_C(P_C(x))), and the complementarity measure is the
+///   Fenchel–Young gap ⟨λ, z⟩ + h_C(−z) ≥ 0 (h_C the support function), zero exactly at a
+///   solution; for z ∈ K* the support term vanishes and the gap is the cones' ⟨λ, z⟩.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum BlockSet {
+    /// The Coulomb cone K_μ.
+    Cone(f64),
+    /// The impulse interval |λ_N| ≤ b on the block's last row, other rows zero.
+    Interval(f64),
+}
+
+impl BlockSet {
+    /// The friction coefficient of a cone (0 for an interval).
+    #[inline]
+    pub fn friction(&self) -> f64 {
+        match *self {
+            BlockSet::Cone(mu) => mu,
+            BlockSet::Interval(_) => 0.0,
+        }
+    }
+
+    /// Euclidean projection onto the set.
+    #[inline]
+    pub fn project(&self, x: &Vec3c) -> Vec3c {
+        match *self {
+            BlockSet::Cone(mu) => project_cone(mu, x),
+            BlockSet::Interval(b) => [0.0, 0.0, x[2].clamp(-b, b)],
+        }
+    }
+
+    /// Where a starting dual lies: K* for a cone, anywhere for an interval.
+    #[inline]
+    pub fn project_dual(&self, x: &Vec3c) -> Vec3c {
+        match *self {
+            BlockSet::Cone(mu) => project_dual_cone(mu, x),
+            BlockSet::Interval(_) => *x,
+        }
+    }
+
+    /// The NCP's De Saxcé correction Γ(σ) (zero for the CCP and for intervals).
+    #[inline]
+    pub fn correction(&self, ncp: bool, sigma: &Vec3c) -> Vec3c {
+        match *self {
+            BlockSet::Cone(mu) if ncp => de_saxce(mu, sigma),
+            _ => [0.0; 3],
+        }
+    }
+
+    /// Distance from λ to the set (primal feasibility).
+    #[inline]
+    pub fn distance(&self, x: &Vec3c) -> f64 {
+        norm(&sub(x, &self.project(x)))
+    }
+
+    /// Distance from z to the dual cone (dual feasibility; an interval's dual is
+    /// unconstrained).
+    #[inline]
+    pub fn dual_distance(&self, z: &Vec3c) -> f64 {
+        match *self {
+            BlockSet::Cone(mu) => distance_to_dual_cone(mu, z),
+            BlockSet::Interval(_) => 0.0,
+        }
+    }
+
+    /// The complementarity gap |⟨λ, z⟩ + h_C(−z)|, h_C(−z) = b|z_N| for an interval and 0
+    /// for a cone (z ∈ K*).
+    #[inline]
+    pub fn gap(&self, lambda: &Vec3c, z: &Vec3c) -> f64 {
+        match *self {
+            BlockSet::Cone(_) => dot(lambda, z).abs(),
+            BlockSet::Interval(b) => (dot(lambda, z) + b * z[2].abs()).abs(),
+        }
+    }
+
+    /// How far z is from solving the block with λ = y ∈ C, in velocity units: for a cone
+    /// dist_K*(z) and z's component along y (zero for a sticking contact only if z = 0, for
+    /// a sliding one only if z lies on the dual ray opposite y); for an interval the
+    /// distance from z to −N_C(y): |z_N| inside, the part of z_N along y at a bound.
+    #[inline]
+    pub fn velocity_error(&self, y: &Vec3c, z: &Vec3c) -> f64 {
+        match *self {
+            BlockSet::Cone(mu) => {
+                let along = match norm(y) {
+                    ny if ny > 0.0 => dot(y, z).abs() / ny,
+                    _ => 0.0,
+                };
+                distance_to_dual_cone(mu, z).max(along)
+            }
+            BlockSet::Interval(b) => {
+                if b <= 0.0 {
+                    0.0
+                } else if y[2] >= b {
+                    z[2].max(0.0)
+                } else if y[2] <= -b {
+                    (-z[2]).max(0.0)
+                } else {
+                    z[2].abs()
+                }
+            }
+        }
+    }
+}
+
 /// a − b.
 #[inline]
 pub fn sub(a: &Vec3c, b: &Vec3c) -> Vec3c {
@@ -211,6 +322,30 @@ mod tests {
             // Equal weights: the Euclidean projection.
             let e = project_cone_weighted(mu, 3.0, 3.0, &x);
             assert!(norm(&sub(&e, &project_cone(mu, &x))) < 1e-15);
+        }
+    }
+
+    #[test]
+    fn the_interval_gap_vanishes_exactly_at_maximum_dissipation() {
+        let set = BlockSet::Interval(2.0);
+        assert_eq!(set.project(&[1.0, -3.0, 5.0]), [0.0, 0.0, 2.0]);
+        assert_eq!(set.project(&[1.0, -3.0, -0.5]), [0.0, 0.0, -0.5]);
+        // Slipping forward (σ_N > 0) with the friction at its bound against it: solved.
+        assert_eq!(set.gap(&[0.0, 0.0, -2.0], &[0.0, 0.0, 0.3]), 0.0);
+        // The same friction while slipping backward, or friction inside the bound while
+        // slipping: not solved.
+        assert!(set.gap(&[0.0, 0.0, -2.0], &[0.0, 0.0, -0.3]) > 1.0);
+        assert_eq!(set.velocity_error(&[0.0, 0.0, -2.0], &[0.0, 0.0, -0.3]), 0.3);
+        assert!(set.gap(&[0.0, 0.0, 1.0], &[0.0, 0.0, 0.3]) > 0.5);
+        assert_eq!(set.velocity_error(&[0.0, 0.0, 1.0], &[0.0, 0.0, 0.3]), 0.3);
+        assert_eq!(set.velocity_error(&[0.0, 0.0, 1.99], &[0.0, 0.0, -0.3]), 0.3);
+        // Sticking inside: only σ_N = 0 solves it.
+        assert_eq!(set.gap(&[0.0, 0.0, 1.0], &[0.0, 0.0, 0.0]), 0.0);
+        // The dual step's z = −ρ(x − P_C(x)) always closes the gap (Moreau).
+        for x in [-3.0, -2.0, -0.1, 0.0, 1.5, 2.0, 7.0] {
+            let p = set.project(&[0.0, 0.0, x]);
+            let z = [0.0, 0.0, -(x - p[2])];
+            assert!(set.gap(&p, &z) < 1e-15, "{x}");
         }
     }
 

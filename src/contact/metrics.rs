@@ -11,11 +11,13 @@
 //! and ε_c split into its two non-negative parts (digest §2.3, derived): the Signorini
 //! part λ_N·c_N (a normal force with a separating velocity) and the maximum-dissipation
 //! part μλ_N‖c_T‖ + λ_T·c_T (friction not at the cone's edge opposite the slip).
+//! On a joint-friction interval (|λ_F| ≤ F) ε_c is the Fenchel–Young gap
+//! |λ_F·c + F|c|| and counts as maximum dissipation ([`cone::BlockSet`]).
 //! σ is recomputed from λ here ((G + R)λ + g), whatever the solver reported.
 
 use serde::Serialize;
 
-use super::cone;
+use super::cone::{self, BlockSet};
 use super::problem::ContactProblem;
 use super::solver::ContactModel;
 
@@ -46,18 +48,25 @@ impl Metrics {
         let inv = 1.0 / dt;
         let mut out = Self::default();
         for i in 0..n {
-            let mu = problem.mu[i];
+            // An interval's bound is an impulse too: in force units it is the friction force.
+            let set = match problem.sets[i] {
+                BlockSet::Interval(b) => BlockSet::Interval(b * inv),
+                cone => cone,
+            };
             let l = cone::block(lambda, i).map(|x| x * inv);
             let c = cone::block(sigma, i).map(|x| x * inv);
-            let z = match model {
-                ContactModel::Ncp => cone::add(&c, &cone::de_saxce(mu, &c)),
-                ContactModel::Ccp => c,
-            };
-            out.eps_p = out.eps_p.max(cone::distance_to_cone(mu, &l));
-            out.eps_d = out.eps_d.max(cone::distance_to_dual_cone(mu, &z));
-            out.eps_c = out.eps_c.max(cone::dot(&l, &z).abs());
-            out.signorini = out.signorini.max((l[2] * c[2]).abs());
-            out.mdp = out.mdp.max((mu * l[2] * cone::tangent_norm(&c) + l[0] * c[0] + l[1] * c[1]).abs());
+            let z = cone::add(&c, &set.correction(model == ContactModel::Ncp, &c));
+            out.eps_p = out.eps_p.max(set.distance(&l));
+            out.eps_d = out.eps_d.max(set.dual_distance(&z));
+            let gap = set.gap(&l, &z);
+            out.eps_c = out.eps_c.max(gap);
+            match set {
+                BlockSet::Cone(mu) => {
+                    out.signorini = out.signorini.max((l[2] * c[2]).abs());
+                    out.mdp = out.mdp.max((mu * l[2] * cone::tangent_norm(&c) + l[0] * c[0] + l[1] * c[1]).abs());
+                }
+                BlockSet::Interval(_) => out.mdp = out.mdp.max(gap),
+            }
         }
         out.eps_abs = out.eps_p.max(out.eps_d).max(out.eps_c);
         out

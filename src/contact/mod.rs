@@ -2,8 +2,10 @@
 //!
 //! - [`ContactProblem`]: G, g, μ, R of one step ([`problem`]), built from the bodies and
 //!   the detected contacts by [`Assembly`] ([`assembly`]).
-//! - [`joint_limits`]: joint position limits as μ = 0 blocks of the same problem.
-//! - [`cone`]: the friction cone, its dual, the De Saxcé correction, projections.
+//! - [`joint_blocks`]: joint position limits (μ = 0 cones) and joint Coulomb friction
+//!   (intervals) as blocks of the same problem.
+//! - [`cone`]: the friction cone, its dual, the De Saxcé correction, projections, and the
+//!   set of each block ([`cone::BlockSet`]).
 //! - Solvers behind one [`Solver`] trait: [`AdmmSolver`] (seed 000 Alg. 1, the default)
 //!   and [`PgsSolver`] (the per-contact baseline), each for the NCP or the CCP.
 //! - [`Metrics`]: the NCP criteria of seed 002, the same yardstick for every solver.
@@ -16,7 +18,7 @@ pub mod assembly;
 pub mod cone;
 pub mod delassus;
 pub mod dense;
-pub mod joint_limits;
+pub mod joint_blocks;
 pub mod metrics;
 pub mod pgs;
 pub mod problem;
@@ -25,7 +27,7 @@ pub mod warm_start;
 
 pub use admm::{AdmmSettings, AdmmSolver, RhoRule};
 pub use assembly::{Assembly, Bodies, ProblemSettings, prepare_robot};
-pub use joint_limits::JointLimit;
+pub use joint_blocks::{JointBlock, JointBlockKind};
 pub use metrics::Metrics;
 pub use pgs::{PgsSettings, PgsSolver};
 pub use problem::{ContactProblem, ProblemError};

@@ -5,6 +5,7 @@
 //!   then a tangential step λ_T ← λ_T − σ_T/min(G_TxTx, G_TyTy) with σ_T updated for the
 //!   new λ_N, projected "horizontally" onto the disk ‖λ_T‖ ≤ μλ_N.
 //! - CCP-PGS (seed 002 Alg. 2): λ_i ← P_K(λ_i − 3σ_i / tr(G_ii)).
+//! - A joint-friction interval (either model): λ_N ← clamp(λ_N − σ_N/G_NN, −b, b).
 //!
 //! with σ = (G + R)λ + g from the latest values (Gauss–Seidel). Relaxation uses the usual
 //! convention λ ← ω·λ_new + (1 − ω)·λ_old (ω = 1: plain Gauss–Seidel; the digest's §2.5.5
@@ -14,7 +15,7 @@
 //! strongly coupled ones (mass ratios) and leaves internal forces in hyperstatic ones,
 //! which is why it is a baseline here.
 
-use super::cone::{self, Vec3c};
+use super::cone::{self, BlockSet, Vec3c};
 use super::dense::dot;
 use super::problem::ContactProblem;
 use super::solver::{ContactModel, Residuals, SolveResult, Solver, StoppingRule, WarmStart, norm_inf};
@@ -71,12 +72,13 @@ impl Solver for PgsSolver {
         result.reset(m);
         self.previous.clear();
         self.previous.resize(m, 0.0);
-        let (g_mat, g, mu, r) = (&problem.delassus, &problem.g, &problem.mu, &problem.compliance);
+        let (g_mat, g, sets, r) = (&problem.delassus, &problem.g, &problem.sets, &problem.compliance);
+        let ncp = s.model == ContactModel::Ncp;
         let lambda = &mut result.lambda;
         if let Some(w) = warm {
             for i in 0..n {
                 if w.known.get(i).copied().unwrap_or(false) {
-                    cone::set_block(lambda, i, &cone::project_cone(mu[i], &cone::block(&w.lambda, i)));
+                    cone::set_block(lambda, i, &sets[i].project(&cone::block(&w.lambda, i)));
                 }
             }
         }
@@ -97,8 +99,12 @@ impl Solver for PgsSolver {
                 let d = |a: usize| g_mat[(3 * i + a) * m + 3 * i + a] + r[3 * i + a];
                 let old = cone::block(lambda, i);
                 let sigma = velocity(lambda, i);
-                let new = match s.model {
-                    ContactModel::Ncp => {
+                let new = match (sets[i], s.model) {
+                    // A joint-friction interval: the exact 1-D step, clamped.
+                    (BlockSet::Interval(b), _) => {
+                        [0.0, 0.0, (old[2] - sigma[2] / d(2).max(f64::MIN_POSITIVE)).clamp(-b, b)]
+                    }
+                    (BlockSet::Cone(mu), ContactModel::Ncp) => {
                         let normal = (old[2] - sigma[2] / d(2).max(f64::MIN_POSITIVE)).max(0.0);
                         // σ_T after the normal change: column N of the contact's block.
                         let dn = normal - old[2];
@@ -106,7 +112,7 @@ impl Solver for PgsSolver {
                         let st = [sigma[0] + row(0) * dn, sigma[1] + row(1) * dn];
                         let step = 1.0 / d(0).min(d(1)).max(f64::MIN_POSITIVE);
                         let mut t = [old[0] - st[0] * step, old[1] - st[1] * step];
-                        let limit = mu[i] * normal;
+                        let limit = mu * normal;
                         let len = (t[0] * t[0] + t[1] * t[1]).sqrt();
                         if len > limit {
                             let scale = if len > 0.0 { limit / len } else { 0.0 };
@@ -114,10 +120,10 @@ impl Solver for PgsSolver {
                         }
                         [t[0], t[1], normal]
                     }
-                    ContactModel::Ccp => {
+                    (BlockSet::Cone(mu), ContactModel::Ccp) => {
                         let step = 3.0 / (d(0) + d(1) + d(2)).max(f64::MIN_POSITIVE);
                         cone::project_cone(
-                            mu[i],
+                            mu,
                             &[old[0] - step * sigma[0], old[1] - step * sigma[1], old[2] - step * sigma[2]],
                         )
                     }
@@ -127,7 +133,7 @@ impl Solver for PgsSolver {
                     next[a] = omega * new[a] + (1.0 - omega) * old[a];
                 }
                 if omega > 1.0 {
-                    next = cone::project_cone(mu[i], &next);
+                    next = sets[i].project(&next);
                 }
                 cone::set_block(lambda, i, &next);
                 // The criterion of this contact with its new value (σ_i moves by G_ii Δλ_i).
@@ -137,13 +143,10 @@ impl Solver for PgsSolver {
                     let j = 3 * i + a;
                     after[a] += (0..3).map(|b| g_mat[j * m + 3 * i + b] * change[b]).sum::<f64>() + r[j] * change[a];
                 }
-                let shifted = match s.model {
-                    ContactModel::Ncp => cone::add(&after, &cone::de_saxce(mu[i], &after)),
-                    ContactModel::Ccp => after,
-                };
-                worst.primal = worst.primal.max(cone::distance_to_cone(mu[i], &next));
-                worst.dual = worst.dual.max(cone::distance_to_dual_cone(mu[i], &shifted));
-                worst.complementarity = worst.complementarity.max(cone::dot(&next, &shifted).abs());
+                let shifted = cone::add(&after, &sets[i].correction(ncp, &after));
+                worst.primal = worst.primal.max(sets[i].distance(&next));
+                worst.dual = worst.dual.max(sets[i].dual_distance(&shifted));
+                worst.complementarity = worst.complementarity.max(sets[i].gap(&next, &shifted));
             }
             if s.record_history && result.history.len() < result.history.capacity() {
                 result.history.push(worst);
@@ -169,10 +172,7 @@ impl Solver for PgsSolver {
         problem.contact_velocity(&result.lambda, &mut result.sigma);
         for i in 0..n {
             let si = cone::block(&result.sigma, i);
-            let zi = match s.model {
-                ContactModel::Ncp => cone::add(&si, &cone::de_saxce(mu[i], &si)),
-                ContactModel::Ccp => si,
-            };
+            let zi = cone::add(&si, &sets[i].correction(ncp, &si));
             cone::set_block(&mut result.dual, i, &zi);
         }
     }

@@ -8,12 +8,15 @@
 //! of the step (m/s), each a 3-vector (Tx, Ty, N) in its contact frame; G = J·M⁻¹·Jᵀ the
 //! Delassus matrix; g = J·v_f + γ the contact velocities without contact impulses plus the
 //! position bias; μ the friction coefficients; R ≥ 0 the diagonal compliance (0: rigid).
+//! A block is a contact's cone K_μ or, for a joint's Coulomb friction, an interval
+//! ([`BlockSet`]): the same solvers handle both.
 //!
 //! The storage is sized once for the largest problem ([`ContactProblem::with_capacity`])
 //! and refilled every step without allocating (see [`super::assembly`]).
 
 use thiserror::Error;
 
+use super::cone::BlockSet;
 use crate::collision::ContactId;
 
 /// Why a problem given as plain data is refused.
@@ -49,7 +52,7 @@ pub enum ProblemError {
     },
 }
 
-/// G, g, μ and R of one step, plus the persistent id of each contact (for warm starts).
+/// G, g, the blocks' sets (μ) and R of one step, plus the persistent id of each contact (for warm starts).
 #[derive(Clone, Debug)]
 pub struct ContactProblem {
     capacity: usize,
@@ -58,8 +61,8 @@ pub struct ContactProblem {
     pub(crate) delassus: Vec<f64>,
     /// g, 3 n_c.
     pub(crate) g: Vec<f64>,
-    /// μ, n_c.
-    pub(crate) mu: Vec<f64>,
+    /// The set of each block: K_μ, or an interval for joint friction (n_c).
+    pub(crate) sets: Vec<BlockSet>,
     /// Diagonal of R, 3 n_c.
     pub(crate) compliance: Vec<f64>,
     /// Id of each contact.
@@ -81,7 +84,7 @@ impl ContactProblem {
             contacts: 0,
             delassus: Vec::with_capacity(m * m),
             g: Vec::with_capacity(m),
-            mu: Vec::with_capacity(capacity),
+            sets: Vec::with_capacity(capacity),
             compliance: Vec::with_capacity(m),
             ids: Vec::with_capacity(capacity),
             factor: Vec::new(),
@@ -118,7 +121,7 @@ impl ContactProblem {
         p.contacts = n;
         p.delassus.extend(g_rows.iter().flatten());
         p.g.extend_from_slice(g);
-        p.mu.extend_from_slice(mu);
+        p.sets.extend(mu.iter().map(|&m| BlockSet::Cone(m)));
         if r.is_empty() {
             p.compliance.resize(m, 0.0);
         } else {
@@ -137,10 +140,19 @@ impl ContactProblem {
         };
         finite("G", &self.delassus)?;
         finite("g", &self.g)?;
-        finite("mu", &self.mu)?;
         finite("R", &self.compliance)?;
-        if let Some(index) = self.mu.iter().position(|&x| x < 0.0) {
-            return Err(ProblemError::Value { key: "mu", index, reason: "negative friction coefficient" });
+        for (index, set) in self.sets.iter().enumerate() {
+            let (key, x) = match *set {
+                BlockSet::Cone(mu) => ("mu", mu),
+                BlockSet::Interval(b) => ("bound", b),
+            };
+            if !x.is_finite() {
+                return Err(ProblemError::Value { key, index, reason: "not a finite number" });
+            }
+            if x < 0.0 {
+                let reason = if key == "mu" { "negative friction coefficient" } else { "negative bound" };
+                return Err(ProblemError::Value { key, index, reason });
+            }
         }
         if let Some(index) = self.compliance.iter().position(|&x| x < 0.0) {
             return Err(ProblemError::Value { key: "R", index, reason: "negative compliance" });
@@ -180,9 +192,9 @@ impl ContactProblem {
         &self.g
     }
 
-    /// μ per contact.
-    pub fn friction(&self) -> &[f64] {
-        &self.mu
+    /// The set of each block (the contacts' cones K_μ, joint-friction intervals).
+    pub fn sets(&self) -> &[BlockSet] {
+        &self.sets
     }
 
     /// Diagonal of R (3 n_c).
@@ -228,8 +240,8 @@ impl ContactProblem {
         self.g.resize(m, 0.0);
         self.compliance.clear();
         self.compliance.resize(m, 0.0);
-        self.mu.clear();
-        self.mu.resize(contacts, 0.0);
+        self.sets.clear();
+        self.sets.resize(contacts, BlockSet::Cone(0.0));
         self.ids.clear();
         self.ids.resize(contacts, ContactId::new(0, 0, 0, 0));
         self.factor.clear();

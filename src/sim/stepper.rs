@@ -3,9 +3,10 @@
 //! 1. v_f = v + Δt·M⁻¹(τ − b(q, v)) for the robot (τ clamped to the effort limits, URDF
 //!    joint damping D taken implicitly: M + Δt·D is factored) and for every free body
 //!    (gravity, its external wrench, gyroscopic term);
-//! 2. contact detection at q and the joint position limits the step may reach (unilateral
-//!    μ = 0 blocks, [`crate::contact::joint_limits`]), the contact problem (G, g) of the
-//!    step, solved from the previous step's impulses (warm start by contact id);
+//! 2. contact detection at q, the joint position limits the step may reach (unilateral
+//!    μ = 0 blocks) and the joints' Coulomb friction (interval blocks,
+//!    [`crate::contact::joint_blocks`]): the contact problem (G, g) of the step, solved
+//!    from the previous step's impulses (warm start by contact id);
 //! 3. v⁺ = v_f + M⁻¹Jᵀλ, q⁺ = q ⊕ Δt·v⁺.
 //!
 //! After [`Stepper::new`] a step neither allocates nor locks (tested with a counting
@@ -15,8 +16,8 @@
 use crate::collision::ContactBuffer;
 use crate::config::ContactConfig;
 use crate::contact::{
-    Assembly, Bodies, ContactModel, ContactProblem, JointLimit, Metrics, ProblemSettings, SolveResult, Solver,
-    WarmStart, WarmStartCache, joint_limits, prepare_robot,
+    Assembly, Bodies, ContactModel, ContactProblem, JointBlock, Metrics, ProblemSettings, SolveResult, Solver,
+    WarmStart, WarmStartCache, joint_blocks, prepare_robot,
 };
 use crate::dynamics;
 use crate::spatial::{Force, Motion};
@@ -40,6 +41,8 @@ pub struct StepReport {
     pub factorizations: usize,
     /// Joint limits in the problem (after the contacts).
     pub joint_limits: usize,
+    /// Joints with Coulomb friction in the problem (after the contacts).
+    pub joint_friction: usize,
     /// The NCP criterion of the step's impulses (seed 002 §2.3, force units).
     pub metrics: Metrics,
     /// Deepest penetration at the start of the step (m, ≥ 0).
@@ -53,7 +56,7 @@ pub struct Stepper {
     settings: ProblemSettings,
     solver: Box<dyn Solver + Send>,
     contacts: ContactBuffer,
-    limits: Vec<JointLimit>,
+    joints: Vec<JointBlock>,
     problem: ContactProblem,
     assembly: Assembly,
     cache: WarmStartCache,
@@ -70,17 +73,18 @@ pub struct Stepper {
 
 impl Stepper {
     /// A stepper of `dt` for `world`, solving with `contact`'s settings for up to
-    /// `capacity` contacts (plus the robot's joint limits).
+    /// `capacity` contacts (plus the robot's joint limits and friction).
     pub fn new(world: &World, dt: f64, contact: &ContactConfig, capacity: usize) -> Self {
         let nv = world.nv();
         let (robot_nv, nq) = world.robot.as_ref().map_or((0, 0), |r| (r.model.nv, r.model.nq));
-        let blocks = capacity + 2 * robot_nv;
+        let joint_capacity = world.robot.as_ref().map_or(0, |r| joint_blocks::capacity(&r.model));
+        let blocks = capacity + joint_capacity;
         Self {
             dt,
             settings: contact.problem_settings(),
             solver: contact.solver(blocks),
             contacts: ContactBuffer::with_capacity(capacity),
-            limits: Vec::with_capacity(2 * robot_nv),
+            joints: Vec::with_capacity(joint_capacity),
             problem: ContactProblem::with_factor_capacity(blocks, nv),
             assembly: Assembly::with_capacity(blocks, nv, robot_nv),
             cache: WarmStartCache::with_capacity(blocks),
@@ -101,13 +105,13 @@ impl Stepper {
         &self.contacts
     }
 
-    /// The joint limits in the last step's problem (blocks after the contacts).
-    pub fn joint_limits(&self) -> &[JointLimit] {
-        &self.limits
+    /// The joint blocks (limits, friction) in the last step's problem, after the contacts.
+    pub fn joint_blocks(&self) -> &[JointBlock] {
+        &self.joints
     }
 
     /// The last step's impulses λ (N·s, 3 per block in its (Tx, Ty, N) frame: the contacts,
-    /// then the joint limits, whose N is the joint impulse in N·m·s or N·s); forces are
+    /// then the joint blocks, whose N is the joint impulse in N·m·s or N·s); forces are
     /// λ/Δt.
     pub fn impulses(&self) -> &[f64] {
         &self.result.lambda
@@ -144,7 +148,7 @@ impl Stepper {
             }
             prepare_robot(m, &mut r.data, &r.q, &r.v, &self.tau, m.damping.as_slice(), dt, &mut self.v_free[..m.nv]);
             self.v[..m.nv].copy_from_slice(&r.v);
-            joint_limits::collect(m, &r.q, &self.v_free[..m.nv], dt, LIMIT_MARGIN, &mut self.limits);
+            joint_blocks::collect(m, &r.q, &self.v_free[..m.nv], dt, LIMIT_MARGIN, &mut self.joints);
             world.collision.update_robot(&r.data);
         }
         for (b, (body, state)) in world.bodies.iter().zip(&world.states).enumerate() {
@@ -168,7 +172,7 @@ impl Stepper {
         let assembled = self.assembly.assemble(
             &bodies,
             self.contacts.contacts(),
-            &self.limits,
+            &self.joints,
             &self.v,
             &self.v_free,
             dt,
@@ -224,7 +228,8 @@ impl Stepper {
             iterations: self.result.iterations,
             converged: self.result.converged,
             factorizations: if n > 0 { self.result.factorizations } else { 0 },
-            joint_limits: self.limits.len(),
+            joint_limits: self.joints.iter().filter(|b| b.is_limit()).count(),
+            joint_friction: self.joints.iter().filter(|b| !b.is_limit()).count(),
             metrics,
             max_penetration,
         };
