@@ -455,8 +455,9 @@ pub fn prepare_robot(
     }
     dynamics::ltdl_decompose(model, data);
     let b = dynamics::nonlinear_effects(model, data, q, v);
+    // (M + Δt·D)(v_f − v) = Δt(τ − b − D·v), i.e. M(v_f − v) = Δt(τ − b − D·v_f).
     for k in 0..model.nv {
-        v_free[k] = tau[k] - b[k];
+        v_free[k] = tau[k] - b[k] - damping.get(k).map_or(0.0, |d| d * v[k]);
     }
     dynamics::ltdl_solve(model, data, &mut v_free[..model.nv]);
     for k in 0..model.nv {

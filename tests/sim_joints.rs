@@ -1,3 +1,6 @@
+//! URDF joint damping, taken implicitly: a damped turntable spinning freely slows as
+//! implicit Euler says, v_{k+1} = v_k·I/(I + Δt·d).
+//!
 //! Joint Coulomb friction (URDF `<dynamics friction>`) as interval blocks of the contact
 //! problem, against the analytic answers of a 1-dof turntable (vertical axis, so gravity
 //! exerts no torque; inertia about the axis I = I_zz + m·d²): it sticks while |τ| ≤ F,
@@ -29,6 +32,10 @@ fn tight() -> ContactConfig {
 }
 
 fn turntable() -> World {
+    turntable_with(0.0, FRICTION)
+}
+
+fn turntable_with(damping: f64, friction: f64) -> World {
     let xml = format!(
         r#"<robot name="turntable">
   <link name="base"/>
@@ -43,12 +50,12 @@ fn turntable() -> World {
     <parent link="base"/>
     <child link="arm"/>
     <axis xyz="0 0 1"/>
-    <dynamics damping="0" friction="{FRICTION}"/>
+    <dynamics damping="{damping}" friction="{friction}"/>
   </joint>
 </robot>"#
     );
     let model = Model::from_urdf_xml(&xml, "turntable", &ModelOptions::default()).unwrap();
-    assert_eq!(model.friction[0], FRICTION);
+    assert_eq!((model.damping[0], model.friction[0]), (damping, friction));
     let q = model.neutral_configuration().as_slice().to_vec();
     World::new(Some(Robot::new(model, q)), &EnvironmentConfig::default(), &CollisionConfig::default()).unwrap()
 }
@@ -68,6 +75,20 @@ fn friction_torque(stepper: &Stepper) -> f64 {
     assert_eq!(blocks.len(), 1, "{blocks:?}");
     assert_eq!(blocks[0].kind, JointBlockKind::Friction { force: FRICTION });
     stepper.impulses()[2] / DT
+}
+
+#[test]
+fn a_damped_turntable_slows_as_implicit_euler_says() {
+    let (d, v0) = (0.3, 2.0);
+    let mut world = turntable_with(d, 0.0);
+    world.robot.as_mut().unwrap().v[0] = v0;
+    let mut stepper = Stepper::new(&world, DT, &tight(), 4);
+    let decay = inertia() / (inertia() + DT * d);
+    for k in 1..=1000 {
+        stepper.step(&mut world, &[0.0]);
+        let want = v0 * decay.powi(k);
+        assert!((speed(&world) - want).abs() < 1e-12, "step {k}: v = {}, expected {want}", speed(&world));
+    }
 }
 
 #[test]
