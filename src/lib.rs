@@ -12,6 +12,7 @@
 //! - [`runtime`]: the fixed-rate real-time loop, its statistics, watchdog and the
 //!   wait-free exchanges with the I/O side. Nothing below [`ros`] knows ROS exists.
 //! - [`sim`]: what the loop runs.
+//! - [`control`]: contact-aware inverse dynamics.
 //! - [`config`] and [`setup`]: the YAML configuration and what is built from it.
 //! - [`cli`]: the logic of the command-line tools.
 //! - `ros` (feature `ros`): the r2r node around the loop.
@@ -22,6 +23,7 @@ pub mod cli;
 pub mod collision;
 pub mod config;
 pub mod contact;
+pub mod control;
 pub mod dynamics;
 pub mod model;
 #[cfg(feature = "ros")]

@@ -11,7 +11,7 @@ mod scenes;
 use signorini::collision::{CollisionWorld, ContactBuffer};
 use signorini::config::{CollisionConfig, EnvironmentConfig};
 use signorini::contact::{
-    AdmmSettings, AdmmSolver, Assembly, Bodies, ContactModel, ContactProblem, Metrics, PgsSettings, PgsSolver,
+    AdmmSettings, AdmmSolver, Assembly, Bodies, Build, ContactModel, ContactProblem, Metrics, PgsSettings, PgsSolver,
     ProblemSettings, SolveResult, Solver, StoppingRule, WarmStart, WarmStartCache, prepare_robot,
 };
 use signorini::model::Data;
@@ -62,6 +62,7 @@ fn the_quadruped_standing_steps_without_allocating() {
                         dt,
                         &ProblemSettings::default(),
                         &mut problem,
+                        Build::Delassus,
                     )
                     .unwrap();
                 cache.guess(problem.ids(), &mut warm);

@@ -14,8 +14,8 @@ mod scenes;
 use serde_json::Value;
 use signorini::collision::{Contact, ContactId, Owner};
 use signorini::contact::{
-    AdmmSettings, AdmmSolver, Assembly, Bodies, ContactModel, ContactProblem, Metrics, ProblemSettings, SolveResult,
-    Solver, StoppingRule, prepare_robot,
+    AdmmSettings, AdmmSolver, Assembly, Bodies, Build, ContactModel, ContactProblem, Metrics, ProblemSettings,
+    SolveResult, Solver, StoppingRule, prepare_robot,
 };
 use signorini::model::{Data, FreeBody, FreeBodyState, Model, ModelOptions, joint::quaternion_to_rotation};
 use signorini::spatial::{Force, Inertia, Mat3, Motion, SE3, Vec3};
@@ -111,7 +111,9 @@ fn assemble(f: &Value) -> ContactProblem {
         Bodies { robot: robot.as_ref().zip(data.as_ref()).map(|(r, d)| (&r.0, d)), free: &free, free_states: &states };
     let mut problem = ContactProblem::with_capacity(contacts.len());
     let mut assembly = Assembly::with_capacity(contacts.len(), bodies.nv(), bodies.robot_nv());
-    assembly.assemble(&bodies, &contacts, &[], &v, &v_free, dt, &ProblemSettings::default(), &mut problem).unwrap();
+    assembly
+        .assemble(&bodies, &contacts, &[], &v, &v_free, dt, &ProblemSettings::default(), &mut problem, Build::Delassus)
+        .unwrap();
     problem
 }
 

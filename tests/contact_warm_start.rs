@@ -11,7 +11,7 @@ use nalgebra::{DMatrix, DVector};
 use signorini::collision::{CollisionWorld, ContactBuffer};
 use signorini::config::{CollisionConfig, EnvironmentConfig};
 use signorini::contact::{
-    AdmmSettings, AdmmSolver, Assembly, Bodies, ContactProblem, ProblemSettings, SolveResult, Solver, WarmStart,
+    AdmmSettings, AdmmSolver, Assembly, Bodies, Build, ContactProblem, ProblemSettings, SolveResult, Solver, WarmStart,
     WarmStartCache, cone, prepare_robot,
 };
 use signorini::dynamics;
@@ -39,7 +39,9 @@ fn a_resting_quadruped_needs_at_most_one_iteration_after_the_first_step() {
     world.detect(&mut contacts);
     assert_eq!(contacts.len(), 4);
     let bodies = Bodies { robot: Some((&model, &data)), free: &[], free_states: &[] };
-    assembly.assemble(&bodies, contacts.contacts(), &[], &v, &v_free, dt, &settings, &mut problem).unwrap();
+    assembly
+        .assemble(&bodies, contacts.contacts(), &[], &v, &v_free, dt, &settings, &mut problem, Build::Delassus)
+        .unwrap();
     let j = DMatrix::from_row_slice(12, nv, assembly.jacobian());
     let gravity = dynamics::gravity_torque(&model, &mut data, &q).clone();
     let a = j.columns(0, 6).transpose(); // 6 × 12
@@ -63,7 +65,9 @@ fn a_resting_quadruped_needs_at_most_one_iteration_after_the_first_step() {
         world.detect(&mut contacts);
         assert_eq!(contacts.len(), 4, "step {step}");
         let bodies = Bodies { robot: Some((&model, &data)), free: &[], free_states: &[] };
-        assembly.assemble(&bodies, contacts.contacts(), &[], &v, &v_free, dt, &settings, &mut problem).unwrap();
+        assembly
+            .assemble(&bodies, contacts.contacts(), &[], &v, &v_free, dt, &settings, &mut problem, Build::Delassus)
+            .unwrap();
         cache.guess(problem.ids(), &mut warm);
         solver.solve(&problem, Some(&warm), &mut result);
         assert!(result.converged, "step {step}");

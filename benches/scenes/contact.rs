@@ -4,7 +4,7 @@
 #![allow(dead_code)]
 
 use signorini::collision::{Contact, ContactId, Owner};
-use signorini::contact::{Assembly, Bodies, ContactProblem, ProblemSettings};
+use signorini::contact::{Assembly, Bodies, Build, ContactProblem, ProblemSettings};
 use signorini::model::{FreeBody, FreeBodyState};
 use signorini::spatial::{Force, Mat3, Motion, SE3, Vec3};
 
@@ -105,7 +105,9 @@ pub fn stack(name: &str, cubes: &[Cube], ball: Option<(Vec3, f64, f64, f64)>, mu
     let system = Bodies { robot: None, free: &bodies, free_states: &states };
     let mut problem = ContactProblem::with_capacity(contacts.len());
     let mut assembly = Assembly::with_capacity(contacts.len(), system.nv(), 0);
-    assembly.assemble(&system, &contacts, &[], &v, &v_free, dt, &ProblemSettings::default(), &mut problem).unwrap();
+    assembly
+        .assemble(&system, &contacts, &[], &v, &v_free, dt, &ProblemSettings::default(), &mut problem, Build::Delassus)
+        .unwrap();
     Scene { name: name.to_owned(), problem, dt, contacts, masses: bodies.iter().map(|b| b.inertia.mass).collect() }
 }
 

@@ -94,6 +94,15 @@ impl Default for ProblemSettings {
     }
 }
 
+/// What [`Assembly::assemble`] builds.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Build {
+    /// Everything, G = W·Wᵀ included (the simulator).
+    Delassus,
+    /// The rows J, g, the sets, R and the ids (inverse dynamics: no G).
+    Rows,
+}
+
 /// The Jacobian and the factor W (G = W·Wᵀ) of the last assembled problem, in buffers
 /// sized once.
 #[derive(Clone, Debug)]
@@ -168,7 +177,11 @@ impl Assembly {
     /// Fills `problem` for `contacts` between `bodies`, then the robot's `joints` blocks
     /// (limits and friction, [`super::joint_blocks`]), over a step `dt`: `v` is the
     /// velocity at the start of the step, `v_free` the velocity at its end without contact
-    /// impulses (both nv). Errors (and leaves an empty problem) beyond the capacity.
+    /// impulses (both nv; inverse dynamics passes its reference v_ref), so g = J·v_free + γ.
+    /// `build` says whether G and its factor W are built ([`Build::Delassus`], which needs
+    /// M's factors in the robot's Data) or only the rows J, g, the sets, R and the ids
+    /// ([`Build::Rows`]: G stays zero, W empty). Errors (and leaves an empty problem) beyond
+    /// the capacity.
     #[allow(clippy::too_many_arguments)]
     pub fn assemble(
         &mut self,
@@ -180,7 +193,9 @@ impl Assembly {
         dt: f64,
         settings: &ProblemSettings,
         problem: &mut ContactProblem,
+        build: Build,
     ) -> Result<(), ProblemError> {
+        let delassus = build == Build::Delassus;
         let (nc, n) = (contacts.len(), contacts.len() + joints.len());
         let nv = bodies.nv();
         assert_eq!(nv, self.nv, "the assembly was sized for {} dofs", self.nv);
@@ -194,8 +209,10 @@ impl Assembly {
         self.rows = m;
         self.jacobian.clear();
         self.jacobian.resize(m * nv, 0.0);
-        problem.factor.resize(m * nv, 0.0);
-        problem.factor_cols = nv;
+        if delassus {
+            problem.factor.resize(m * nv, 0.0);
+            problem.factor_cols = nv;
+        }
         let robot_nv = bodies.robot_nv();
 
         for (k, c) in contacts.iter().enumerate() {
@@ -208,6 +225,9 @@ impl Assembly {
                 }
             }
             problem.spans.push(if lo < hi { (lo, hi) } else { (0, 0) });
+            if !delassus {
+                continue;
+            }
             self.support.sort_unstable_by(|a, b| b.cmp(a));
             self.support.dedup();
             for r in 3 * k..3 * k + 3 {
@@ -225,13 +245,16 @@ impl Assembly {
             problem.spans.push(span);
             if span.1 > span.0 {
                 self.jacobian[(3 * k + 2) * nv + l.dof] = l.sign();
+                if !delassus {
+                    continue;
+                }
                 let r = 3 * k + 2;
                 self.factor_row(bodies, [Owner::Static; 2], r, robot_nv, &mut problem.factor[r * nv..r * nv + nv]);
             }
         }
         // G = W Wᵀ (symmetric: the lower triangle, mirrored) by 3 × 3 blocks of two
         // contacts, over the dofs both span.
-        for ka in 0..n {
+        for ka in (0..n).filter(|_| delassus) {
             let (alo, ahi) = problem.spans[ka];
             for kb in 0..=ka {
                 let (blo, bhi) = problem.spans[kb];

@@ -118,6 +118,16 @@ impl BlockSet {
         }
     }
 
+    /// Projection in the metric diag(d_t, d_t, d_n) > 0 (for a cone, the analytic
+    /// [`project_cone_weighted`]; an interval's rows are separate, so the clamp is it).
+    #[inline]
+    pub fn project_weighted(&self, d_t: f64, d_n: f64, x: &Vec3c) -> Vec3c {
+        match *self {
+            BlockSet::Cone(mu) => project_cone_weighted(mu, d_t, d_n, x),
+            BlockSet::Interval(_) => self.project(x),
+        }
+    }
+
     /// Where a starting dual lies: K* for a cone, anywhere for an interval.
     #[inline]
     pub fn project_dual(&self, x: &Vec3c) -> Vec3c {

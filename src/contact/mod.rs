@@ -26,7 +26,7 @@ pub mod solver;
 pub mod warm_start;
 
 pub use admm::{AdmmSettings, AdmmSolver, RhoRule};
-pub use assembly::{Assembly, Bodies, ProblemSettings, prepare_robot};
+pub use assembly::{Assembly, Bodies, Build, ProblemSettings, prepare_robot};
 pub use joint_blocks::{JointBlock, JointBlockKind};
 pub use metrics::Metrics;
 pub use pgs::{PgsSettings, PgsSolver};

@@ -16,7 +16,7 @@
 use crate::collision::ContactBuffer;
 use crate::config::ContactConfig;
 use crate::contact::{
-    Assembly, Bodies, ContactModel, ContactProblem, JointBlock, Metrics, ProblemSettings, SolveResult, Solver,
+    Assembly, Bodies, Build, ContactModel, ContactProblem, JointBlock, Metrics, ProblemSettings, SolveResult, Solver,
     WarmStart, WarmStartCache, joint_blocks, prepare_robot,
 };
 use crate::dynamics;
@@ -178,6 +178,7 @@ impl Stepper {
             dt,
             &self.settings,
             &mut self.problem,
+            Build::Delassus,
         );
         let n = self.problem.contacts();
         if assembled.is_ok() && n > 0 {

@@ -1,0 +1,351 @@
+//! Proximal contact inverse dynamics, seed 000 §IV Algorithm 2.
+//!
+//! Given (q, v) and a reference next velocity v_ref (a = (v_ref − v)/Δt), the contact
+//! velocities are fixed at c = J·v_ref + γ, so the Delassus matrix drops out of the
+//! contact problem and the NCP becomes, per contact (seed 000 eq. 47),
+//!
+//! ```text
+//! K_μ ∋ λ ⊥ σ + Γ(σ) ∈ K*_μ,     σ = R·λ + c.
+//! ```
+//!
+//! Without G the contacts do not couple; each is solved by the proximal point iteration on
+//! the KKT form (eq. 48) with the De Saxcé fixed point:
+//!
+//! ```text
+//! s ← Γ(R λ + c)                                         (0 for the CCP)
+//! λ ← P^{R+ρI}_K( −(R + ρI)⁻¹ (c + s − ρ λ) )             weighted projection, analytic
+//! ```
+//!
+//! then τ = RNEA(q, v, a) + D·v_ref − Jᵀλ/Δt, with D the URDF joint damping the simulator
+//! takes implicitly (so that the simulator driven by τ reproduces v_ref and λ). Compliant
+//! contacts (R ≻ 0) make λ unique; rigid ones (R = 0) leave it under-determined and the
+//! proximal term picks the solution nearest the start (the previous tick's, by contact
+//! id). Under the CCP a sliding reference (c_N = 0, c_T ≠ 0) has no solution and the
+//! iterates grow without bound (AT-13): the NCP is what makes sliding invertible.
+//!
+//! The stopping rule is Pinocchio's: ‖λ_k − λ_{k−1}‖∞ ≤ ε_abs or ≤ ε_rel·max‖λ‖∞. The
+//! result also carries the residual of eq. 47 in velocity units (per contact, the distance
+//! of σ + Γ(σ) from the dual cone and its component along λ, as the ADMM's start test).
+
+use thiserror::Error;
+
+use crate::collision::Contact;
+use crate::contact::cone;
+use crate::contact::{
+    Assembly, Bodies, Build, ContactModel, ContactProblem, ProblemError, ProblemSettings, Residuals, SolveResult,
+    WarmStart, WarmStartCache,
+};
+use crate::dynamics;
+use crate::model::{Data, Model};
+
+/// Settings of Algorithm 2.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct InverseDynamicsSettings {
+    /// NCP (with the De Saxcé term) or CCP (s = 0).
+    pub model: ContactModel,
+    /// Proximal weight ρ (impulse per velocity). The paper's rigid wall slide: 1e-8.
+    pub rho: f64,
+    /// Stop when ‖Δλ‖∞ ≤ this (N·s).
+    pub absolute: f64,
+    /// ... or ‖Δλ‖∞ ≤ this × max(‖λ_k‖∞, ‖λ_{k−1}‖∞).
+    pub relative: f64,
+    /// Iteration cap.
+    pub max_iterations: usize,
+}
+
+impl Default for InverseDynamicsSettings {
+    fn default() -> Self {
+        Self { model: ContactModel::Ncp, rho: 1e-8, absolute: 1e-12, relative: 1e-12, max_iterations: 100 }
+    }
+}
+
+/// Runs Algorithm 2 on `problem` (its G is not used: g holds c = J·v_ref + γ), from the
+/// impulses in `result.lambda` (3 n_c, projected first; zeros when empty). Fills λ, σ,
+/// z = σ + Γ(σ), the iteration count, convergence, and the residuals (primal: the last
+/// ‖Δλ‖∞, dual and complementarity: eq. 47's, in velocity units).
+pub fn solve_impulses(problem: &ContactProblem, settings: &InverseDynamicsSettings, result: &mut SolveResult) {
+    let n = problem.contacts();
+    let m = 3 * n;
+    let (sets, r, c) = (problem.sets(), problem.compliance(), problem.g());
+    let ncp = settings.model == ContactModel::Ncp;
+    if result.lambda.len() != m {
+        result.lambda.clear();
+        result.lambda.resize(m, 0.0);
+    }
+    for v in [&mut result.sigma, &mut result.dual] {
+        v.clear();
+        v.resize(m, 0.0);
+    }
+    result.converged = n == 0;
+    result.stalled = false;
+    result.iterations = 0;
+    result.rho = settings.rho;
+    result.factorizations = 0;
+    let rho = settings.rho;
+    let mut change = 0.0f64;
+    for (i, set) in sets.iter().enumerate() {
+        let start = set.project(&cone::block(&result.lambda, i));
+        cone::set_block(&mut result.lambda, i, &start);
+    }
+    // σ_i = R_i λ_i + c_i.
+    let velocity = |i: usize, l: &cone::Vec3c| {
+        let (ri, ci) = (cone::block(r, i), cone::block(c, i));
+        [ri[0] * l[0] + ci[0], ri[1] * l[1] + ci[1], ri[2] * l[2] + ci[2]]
+    };
+    for k in 1..=settings.max_iterations {
+        change = 0.0;
+        let mut largest = 0.0f64;
+        for (i, set) in sets.iter().enumerate() {
+            let old = cone::block(&result.lambda, i);
+            let (ri, ci) = (cone::block(r, i), cone::block(c, i));
+            let s = set.correction(ncp, &velocity(i, &old));
+            // The metric R + ρI; the two tangent rows share one compliance in an assembled
+            // problem (their geometric mean otherwise).
+            let d = [ri[0] + rho, ri[1] + rho, ri[2] + rho];
+            let x = [
+                -(ci[0] + s[0] - rho * old[0]) / d[0],
+                -(ci[1] + s[1] - rho * old[1]) / d[1],
+                -(ci[2] + s[2] - rho * old[2]) / d[2],
+            ];
+            let new = set.project_weighted((d[0] * d[1]).sqrt(), d[2], &x);
+            for a in 0..3 {
+                change = change.max((new[a] - old[a]).abs());
+                largest = largest.max(new[a].abs()).max(old[a].abs());
+            }
+            cone::set_block(&mut result.lambda, i, &new);
+        }
+        result.iterations = k;
+        if !change.is_finite() {
+            break;
+        }
+        if change <= settings.absolute || change <= settings.relative * largest {
+            result.converged = true;
+            break;
+        }
+    }
+    // σ, z and the residual of eq. 47 at the final λ.
+    let mut error = 0.0f64;
+    for (i, set) in sets.iter().enumerate() {
+        let l = cone::block(&result.lambda, i);
+        let sigma = velocity(i, &l);
+        let z = cone::add(&sigma, &set.correction(ncp, &sigma));
+        error = error.max(set.velocity_error(&l, &z));
+        cone::set_block(&mut result.sigma, i, &sigma);
+        cone::set_block(&mut result.dual, i, &z);
+    }
+    result.residuals = Residuals { primal: change, dual: error, complementarity: error };
+}
+
+/// Why inverse dynamics could not run.
+#[derive(Clone, Debug, PartialEq, Error)]
+pub enum InverseDynamicsError {
+    /// A state or reference of the wrong size.
+    #[error("`{key}`: expected {expected} values, found {found}")]
+    Size {
+        /// The offending input.
+        key: &'static str,
+        /// What its size should be.
+        expected: usize,
+        /// What it is.
+        found: usize,
+    },
+    /// A NaN or infinite value in the state or reference.
+    #[error("`{key}`[{index}] is not a finite number")]
+    NotFinite {
+        /// The offending input.
+        key: &'static str,
+        /// Its index.
+        index: usize,
+    },
+    /// More contacts than the workspace holds.
+    #[error(transparent)]
+    Problem(#[from] ProblemError),
+}
+
+/// The workspace of contact inverse dynamics for one robot: sized once, reused every tick
+/// without allocating.
+#[derive(Debug)]
+pub struct InverseDynamics {
+    /// Algorithm 2's settings.
+    pub settings: InverseDynamicsSettings,
+    problem_settings: ProblemSettings,
+    assembly: Assembly,
+    problem: ContactProblem,
+    cache: WarmStartCache,
+    warm: WarmStart,
+    result: SolveResult,
+    accel: Vec<f64>,
+    contact_torque: Vec<f64>,
+    tau: Vec<f64>,
+}
+
+impl InverseDynamics {
+    /// A workspace for `model` and up to `capacity` contacts, with the contact problem's
+    /// bias and compliance from `problem_settings` (the simulator's, for a controller that
+    /// predicts it).
+    pub fn new(
+        model: &Model,
+        capacity: usize,
+        problem_settings: ProblemSettings,
+        settings: InverseDynamicsSettings,
+    ) -> Self {
+        let nv = model.nv;
+        Self {
+            settings,
+            problem_settings,
+            assembly: Assembly::with_capacity(capacity, nv, nv),
+            problem: ContactProblem::with_capacity(capacity),
+            cache: WarmStartCache::with_capacity(capacity),
+            warm: WarmStart::with_capacity(capacity),
+            result: SolveResult::with_capacity(capacity, 0),
+            accel: vec![0.0; nv],
+            contact_torque: vec![0.0; nv],
+            tau: vec![0.0; nv],
+        }
+    }
+
+    /// The joint forces τ (nv) that take the robot from (q, v) to v_ref in one step of
+    /// `dt` under `contacts` (detected at q between the robot and the static world), and
+    /// the contact impulses that come with them ([`InverseDynamics::impulses`]). The
+    /// impulses of contacts that persist (by id) start from the previous call's.
+    #[allow(clippy::too_many_arguments)]
+    pub fn compute(
+        &mut self,
+        model: &Model,
+        data: &mut Data,
+        q: &[f64],
+        v: &[f64],
+        v_ref: &[f64],
+        contacts: &[Contact],
+        dt: f64,
+    ) -> Result<&[f64], InverseDynamicsError> {
+        let nv = model.nv;
+        for (key, x, expected) in [("q", q, model.nq), ("v", v, nv), ("v_ref", v_ref, nv)] {
+            if x.len() != expected {
+                return Err(InverseDynamicsError::Size { key, expected, found: x.len() });
+            }
+            if let Some(index) = x.iter().position(|y| !y.is_finite()) {
+                return Err(InverseDynamicsError::NotFinite { key, index });
+            }
+        }
+        dynamics::compute_joint_jacobians(model, data, q);
+        let bodies = Bodies { robot: Some((model, data)), free: &[], free_states: &[] };
+        let assembled = self.assembly.assemble(
+            &bodies,
+            contacts,
+            &[],
+            v,
+            v_ref,
+            dt,
+            &self.problem_settings,
+            &mut self.problem,
+            Build::Rows,
+        );
+        if let Err(e) = assembled {
+            self.cache.clear();
+            return Err(e.into());
+        }
+        self.cache.guess(self.problem.ids(), &mut self.warm);
+        self.result.lambda.clear();
+        self.result.lambda.extend_from_slice(&self.warm.lambda);
+        solve_impulses(&self.problem, &self.settings, &mut self.result);
+        self.cache.store(self.problem.ids(), &self.result);
+
+        for k in 0..nv {
+            self.accel[k] = (v_ref[k] - v[k]) / dt;
+        }
+        self.contact_torque.fill(0.0);
+        self.assembly.add_transpose_product(&self.result.lambda, &mut self.contact_torque);
+        let rnea = dynamics::rnea(model, data, q, v, &self.accel);
+        for k in 0..nv {
+            self.tau[k] = rnea[k] + model.damping[k] * v_ref[k] - self.contact_torque[k] / dt;
+        }
+        Ok(&self.tau)
+    }
+
+    /// The last τ (nv).
+    pub fn torques(&self) -> &[f64] {
+        &self.tau
+    }
+
+    /// The last contact impulses λ (N·s, 3 per contact in its (Tx, Ty, N) frame); forces
+    /// are λ/Δt.
+    pub fn impulses(&self) -> &[f64] {
+        &self.result.lambda
+    }
+
+    /// The last solve: iterations, convergence, residuals, σ.
+    pub fn result(&self) -> &SolveResult {
+        &self.result
+    }
+
+    /// The last contact problem (g = J·v_ref + γ; G not built).
+    pub fn problem(&self) -> &ContactProblem {
+        &self.problem
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! AT-13 of the seed 000–002 digest: a rigid sliding contact.
+    #![allow(clippy::needless_range_loop)]
+    use super::*;
+
+    /// One rigid contact (R = 0, μ = 0.5) sliding at c = (0.1, 0, 0) m/s.
+    fn sliding() -> ContactProblem {
+        let zero = vec![vec![0.0; 3]; 3];
+        ContactProblem::from_dense(&zero, &[0.1, 0.0, 0.0], &[0.5], &[]).unwrap()
+    }
+
+    #[test]
+    fn at13_one_iteration_puts_the_impulse_on_the_cone_edge_opposite_the_slip() {
+        let settings = InverseDynamicsSettings { max_iterations: 1, ..Default::default() };
+        let mut result = SolveResult::with_capacity(1, 0);
+        result.lambda.extend([0.0, 0.0, 1.0]);
+        solve_impulses(&sliding(), &settings, &mut result);
+        // (λ₀·d) d with d = (−μ, 0, 1)/√(1 + μ²): (−0.4, 0, 0.8), up to the cancellation
+        // in μ‖x_T‖ + x_N between two terms of size μ|u|/ρ = 5e6: ε_mach·5e6 ≈ 1e-9.
+        let want = [-0.4, 0.0, 0.8];
+        for a in 0..3 {
+            assert!((result.lambda[a] - want[a]).abs() < 1e-9, "{:?}", result.lambda);
+        }
+        // A fixed point: further iterations keep it, and eq. 47 holds exactly.
+        let settings = InverseDynamicsSettings::default();
+        solve_impulses(&sliding(), &settings, &mut result);
+        assert!(result.converged);
+        assert!(result.iterations <= 2, "{}", result.iterations);
+        for a in 0..3 {
+            assert!((result.lambda[a] - want[a]).abs() < 1e-9, "{:?}", result.lambda);
+        }
+        assert!(result.residuals.dual < 1e-15, "{:?}", result.residuals);
+    }
+
+    #[test]
+    fn at13_under_the_ccp_the_sliding_reference_has_no_solution_and_the_iterates_grow() {
+        let settings = InverseDynamicsSettings { model: ContactModel::Ccp, ..Default::default() };
+        let mut result = SolveResult::with_capacity(1, 0);
+        result.lambda.extend([0.0, 0.0, 1.0]);
+        solve_impulses(&sliding(), &settings, &mut result);
+        assert!(!result.converged);
+        let size = cone::norm(&cone::block(&result.lambda, 0));
+        // ‖λ_k‖ grows like k·|u|/ρ: 100 iterations, 0.1 m/s, ρ = 1e-8.
+        assert!(size > 1e8, "‖λ‖ = {size}");
+    }
+
+    #[test]
+    fn compliant_contacts_give_the_closed_form_in_one_step() {
+        // AT-14's first half: with R ≻ 0 and Γ ≡ 0, Alg. 2 with ρ → 0 is
+        // λ = P^R_K(−R⁻¹ c) (the MuJoCo-style inverse).
+        let zero = vec![vec![0.0; 3]; 3];
+        let (r, c) = ([2e-3, 2e-3, 1e-3], [0.05, -0.02, -0.3]);
+        let problem = ContactProblem::from_dense(&zero, &c, &[0.4], &r).unwrap();
+        let settings = InverseDynamicsSettings { model: ContactModel::Ccp, rho: 1e-12, ..Default::default() };
+        let mut result = SolveResult::with_capacity(1, 0);
+        solve_impulses(&problem, &settings, &mut result);
+        let want = cone::project_cone_weighted(0.4, r[0], r[2], &[-c[0] / r[0], -c[1] / r[1], -c[2] / r[2]]);
+        assert!(result.converged);
+        for a in 0..3 {
+            assert!((result.lambda[a] - want[a]).abs() < 1e-9 * want[2], "{:?} vs {want:?}", result.lambda);
+        }
+    }
+}
