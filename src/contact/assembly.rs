@@ -94,6 +94,14 @@ impl Default for ProblemSettings {
     }
 }
 
+impl ProblemSettings {
+    /// c*_N for a gap φ (m, or rad for a joint limit) over a step `dt`: −φ/Δt when open (it
+    /// may close within the step), −β·φ/Δt when violated (the recovery rate β).
+    pub fn gap_velocity(&self, phi: f64, dt: f64) -> f64 {
+        if phi >= 0.0 { -phi / dt } else { -self.penetration_recovery * phi / dt }
+    }
+}
+
 /// What [`Assembly::assemble`] builds.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Build {
@@ -142,14 +150,11 @@ impl Assembly {
     /// those of the last [`Assembly::assemble`] (M's factors unchanged).
     pub fn apply_impulses(&mut self, bodies: &Bodies, lambda: &[f64], v: &mut [f64]) {
         let nv = self.nv;
-        self.impulse.fill(0.0);
-        for (r, l) in lambda[..self.rows].iter().enumerate() {
-            if *l != 0.0 {
-                for (tk, jk) in self.impulse.iter_mut().zip(&self.jacobian[r * nv..r * nv + nv]) {
-                    *tk += l * jk;
-                }
-            }
-        }
+        // Taking the buffer out (and back) moves it, no allocation.
+        let mut impulse = std::mem::take(&mut self.impulse);
+        impulse.fill(0.0);
+        self.add_transpose_product(lambda, &mut impulse);
+        self.impulse = impulse;
         let robot_nv = bodies.robot_nv();
         if let Some((model, data)) = bodies.robot {
             dynamics::ltdl_solve(model, data, &mut self.impulse[..robot_nv]);
@@ -167,7 +172,7 @@ impl Assembly {
     /// Adds Jᵀλ to `tau` (nv): the generalized impulse (or force, for forces) of λ.
     pub fn add_transpose_product(&self, lambda: &[f64], tau: &mut [f64]) {
         let nv = self.nv;
-        for (r, l) in lambda[..self.rows].iter().enumerate() {
+        for (r, l) in lambda[..self.rows].iter().enumerate().filter(|(_, l)| **l != 0.0) {
             for (tk, jk) in tau[..nv].iter_mut().zip(&self.jacobian[r * nv..r * nv + nv]) {
                 *tk += l * jk;
             }
@@ -287,7 +292,7 @@ impl Assembly {
             }
             let rn = 3 * k + 2;
             let phi = c.distance;
-            let mut target = if phi >= 0.0 { -phi / dt } else { -settings.penetration_recovery * phi / dt };
+            let mut target = settings.gap_velocity(phi, dt);
             if c.restitution > 0.0 {
                 let before = dot(&self.jacobian[rn * nv + lo..rn * nv + hi], &v[lo..hi]);
                 if before < -settings.restitution_threshold && phi + dt * before < 0.0 {
@@ -307,8 +312,7 @@ impl Assembly {
             let velocity = v_free.get(l.dof).map_or(0.0, |v| l.sign() * v);
             match l.kind {
                 JointBlockKind::Limit { gap, .. } => {
-                    let target = if gap >= 0.0 { -gap / dt } else { -settings.penetration_recovery * gap / dt };
-                    problem.g[rn] = velocity - target;
+                    problem.g[rn] = velocity - settings.gap_velocity(gap, dt);
                     problem.sets[k] = BlockSet::Cone(0.0);
                 }
                 JointBlockKind::Friction { force } => {
