@@ -87,3 +87,28 @@ fn a_control_tick_of_inverse_dynamics_allocates_nothing() {
         assert_eq!(allocations, 0, "tick {k}");
     }
 }
+
+#[test]
+fn bad_states_and_references_are_refused_by_name() {
+    let (world, _, _) = sim_scenes::quadruped(0.0);
+    let model = world.robot.as_ref().unwrap().model.clone();
+    let mut data = Data::new(&model);
+    let mut id = InverseDynamics::new(&model, 8, Default::default(), InverseDynamicsSettings::default());
+    let q = world.robot.as_ref().unwrap().q.clone();
+    let v = vec![0.0; model.nv];
+    let mut nan = q.clone();
+    nan[3] = f64::NAN;
+    let cases: [(&[f64], &[f64], f64, String); 4] = [
+        (&q, &v[1..], DT, format!("`v_ref`: expected {} values, found {}", model.nv, model.nv - 1)),
+        (&nan, &v, DT, "`q`[3]: not a finite number".to_string()),
+        (&q, &v, 0.0, "`dt`[0]: not a positive finite step".to_string()),
+        (&q, &v, f64::NAN, "`dt`[0]: not a positive finite step".to_string()),
+    ];
+    for (q, v_ref, dt, message) in cases {
+        let e = id.compute(&model, &mut data, q, &v, v_ref, &[], dt).unwrap_err();
+        assert_eq!(e.to_string(), message);
+    }
+    // And it still works afterwards.
+    let tau = id.compute(&model, &mut data, &q, &v, &v, &[], DT).unwrap();
+    assert!(tau.iter().all(|t| t.is_finite()));
+}

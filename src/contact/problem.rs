@@ -19,7 +19,7 @@ use thiserror::Error;
 use super::cone::BlockSet;
 use crate::collision::ContactId;
 
-/// Why a problem given as plain data is refused.
+/// Why a problem, or an input it is built from, is refused.
 #[derive(Clone, Debug, PartialEq, Error)]
 pub enum ProblemError {
     /// Sizes that do not agree.

@@ -27,8 +27,6 @@
 //! result also carries the residual of eq. 47 in velocity units (per contact, the distance
 //! of σ + Γ(σ) from the dual cone and its component along λ, as the ADMM's start test).
 
-use thiserror::Error;
-
 use crate::collision::Contact;
 use crate::contact::cone;
 use crate::contact::{
@@ -136,32 +134,6 @@ pub fn solve_impulses(problem: &ContactProblem, settings: &InverseDynamicsSettin
     result.residuals = Residuals { primal: change, dual: error, complementarity: error };
 }
 
-/// Why inverse dynamics could not run.
-#[derive(Clone, Debug, PartialEq, Error)]
-pub enum InverseDynamicsError {
-    /// A state or reference of the wrong size.
-    #[error("`{key}`: expected {expected} values, found {found}")]
-    Size {
-        /// The offending input.
-        key: &'static str,
-        /// What its size should be.
-        expected: usize,
-        /// What it is.
-        found: usize,
-    },
-    /// A NaN or infinite value in the state or reference.
-    #[error("`{key}`[{index}] is not a finite number")]
-    NotFinite {
-        /// The offending input.
-        key: &'static str,
-        /// Its index.
-        index: usize,
-    },
-    /// More contacts than the workspace holds.
-    #[error(transparent)]
-    Problem(#[from] ProblemError),
-}
-
 /// The workspace of contact inverse dynamics for one robot: sized once, reused every tick
 /// without allocating.
 #[derive(Debug)]
@@ -207,7 +179,9 @@ impl InverseDynamics {
     /// The joint forces τ (nv) that take the robot from (q, v) to v_ref in one step of
     /// `dt` under `contacts` (detected at q between the robot and the static world), and
     /// the contact impulses that come with them ([`InverseDynamics::impulses`]). The
-    /// impulses of contacts that persist (by id) start from the previous call's.
+    /// impulses of contacts that persist (by id) start from the previous call's. A state or
+    /// reference of the wrong size or with a NaN, a step that is not positive, or more
+    /// contacts than the capacity is refused with an error naming it.
     #[allow(clippy::too_many_arguments)]
     pub fn compute(
         &mut self,
@@ -218,14 +192,17 @@ impl InverseDynamics {
         v_ref: &[f64],
         contacts: &[Contact],
         dt: f64,
-    ) -> Result<&[f64], InverseDynamicsError> {
+    ) -> Result<&[f64], ProblemError> {
         let nv = model.nv;
+        if dt.is_nan() || dt <= 0.0 || dt.is_infinite() {
+            return Err(ProblemError::Value { key: "dt", index: 0, reason: "not a positive finite step" });
+        }
         for (key, x, expected) in [("q", q, model.nq), ("v", v, nv), ("v_ref", v_ref, nv)] {
             if x.len() != expected {
-                return Err(InverseDynamicsError::Size { key, expected, found: x.len() });
+                return Err(ProblemError::Size { key, expected, found: x.len() });
             }
             if let Some(index) = x.iter().position(|y| !y.is_finite()) {
-                return Err(InverseDynamicsError::NotFinite { key, index });
+                return Err(ProblemError::Value { key, index, reason: "not a finite number" });
             }
         }
         dynamics::compute_joint_jacobians(model, data, q);
@@ -243,7 +220,7 @@ impl InverseDynamics {
         );
         if let Err(e) = assembled {
             self.cache.clear();
-            return Err(e.into());
+            return Err(e);
         }
         self.cache.guess(self.problem.ids(), &mut self.warm);
         self.result.lambda.clear();

@@ -5,4 +5,4 @@
 
 pub mod inverse_dynamics;
 
-pub use inverse_dynamics::{InverseDynamics, InverseDynamicsError, InverseDynamicsSettings, solve_impulses};
+pub use inverse_dynamics::{InverseDynamics, InverseDynamicsSettings, solve_impulses};
