@@ -202,10 +202,10 @@ impl Setup {
         if m.has_free_flyer() {
             let sim = &self.config.sim;
             let [r, p, y] = sim.base_rpy.map(|v| v.get());
-            let rotation = nalgebra::UnitQuaternion::from_matrix(&rotation_from_rpy(r, p, y));
+            let rotation = crate::model::joint::rotation_to_quaternion(&rotation_from_rpy(r, p, y));
             let position = sim.base_position.map_or([0.0; 3], |p| p.map(|v| v.get()));
             q[..3].copy_from_slice(&position);
-            q[3..7].copy_from_slice(&[rotation.i, rotation.j, rotation.k, rotation.w]);
+            q[3..7].copy_from_slice(&rotation);
         }
         q
     }

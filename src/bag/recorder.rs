@@ -131,8 +131,11 @@ impl BagRecorder {
         })
     }
 
-    /// Records the state after a step (robot joint forces `tau`, nv).
-    pub fn record(&mut self, world: &World, stepper: &Stepper, tau: &[f64]) -> Result<(), BagError> {
+    /// Records the state after a step: the effort is the torque the step applied (clamped
+    /// to the effort limits); contact wrenches are zero when the step's impulses were not
+    /// finite (the stepper did not apply them).
+    pub fn record(&mut self, world: &World, stepper: &Stepper) -> Result<(), BagError> {
+        let tau = stepper.applied_torques();
         let ns = (world.time * 1e9).round() as u64;
         self.sink.sequence += 1;
         self.sink.write(self.clock, ns, &messages::clock(ns))?;
@@ -158,14 +161,14 @@ impl BagRecorder {
             }
         }
         for ((channel, name), s) in self.bodies.iter().zip(&world.states) {
-            let q = nalgebra::UnitQuaternion::from_matrix(&s.pose.rotation);
+            let q = crate::model::joint::rotation_to_quaternion(&s.pose.rotation);
             let p = s.pose.translation;
             let msg = messages::odometry(
                 ns,
                 "world",
                 name,
                 [p.x, p.y, p.z],
-                [q.i, q.j, q.k, q.w],
+                q,
                 s.velocity.linear.into(),
                 s.velocity.angular.into(),
             );
@@ -177,7 +180,8 @@ impl BagRecorder {
             world.robot.as_ref().map_or(SE3::IDENTITY, |r| if joint > 0 { r.data.o_m_i[joint] } else { SE3::IDENTITY })
         };
         let lambda = stepper.impulses();
-        for (i, c) in stepper.contacts().contacts().iter().enumerate() {
+        let applied = lambda.iter().all(|x| x.is_finite());
+        for (i, c) in stepper.contacts().contacts().iter().enumerate().filter(|_| applied) {
             if lambda.len() < 3 * i + 3 {
                 break;
             }

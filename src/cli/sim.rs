@@ -128,15 +128,16 @@ pub fn run(
         hold.torques(&world, &mut tau);
         let r = *stepper.step(&mut world, &tau);
         let finite = world.robot.as_ref().is_none_or(|r| r.q.iter().chain(&r.v).all(|x| x.is_finite()))
-            && world
-                .states
-                .iter()
-                .all(|b| b.pose.translation.iter().chain(b.velocity.linear.iter()).all(|x| x.is_finite()));
+            && world.states.iter().all(|b| {
+                let (pose, velocity) = (&b.pose, &b.velocity);
+                pose.translation.iter().chain(pose.rotation.iter()).all(|x| x.is_finite())
+                    && velocity.linear.iter().chain(velocity.angular.iter()).all(|x| x.is_finite())
+            });
         if !finite {
             return Err(SimError::Diverged { time: world.time, step: k });
         }
         if let Some(bag) = recorder.as_mut() {
-            bag.record(&world, &stepper, &tau)?;
+            bag.record(&world, &stepper)?;
         }
         s.steps = k + 1;
         if r.contacts > 0 {

@@ -105,6 +105,11 @@ impl Stepper {
         &self.contacts
     }
 
+    /// The robot joint forces the last step applied (τ clamped to the effort limits, nv).
+    pub fn applied_torques(&self) -> &[f64] {
+        &self.tau
+    }
+
     /// The joint blocks (limits, friction) in the last step's problem, after the contacts.
     pub fn joint_blocks(&self) -> &[JointBlock] {
         &self.joints
