@@ -3,7 +3,9 @@
 //! hold), after 1 s of settling: µs per step, median of `--rounds` runs of
 //! 1000 steps. `--json OUT` writes the figures for scripts/bench_sim.py.
 //!
-//!   cargo run --release --example sim_timing -- [--rounds 7] [--json OUT.json]
+//!   cargo run --release --example sim_timing -- [--rounds 7] [--json OUT.json] [--scene NAME]
+//!
+//! `--scene` times one scene only (solo12_standing or quadruped_standing: for profiling).
 
 use std::time::Instant;
 
@@ -22,6 +24,7 @@ struct Figures {
     contacts: usize,
     iterations: f64,
     factorizations: f64,
+    polished: f64,
     eps_abs: f64,
 }
 
@@ -32,7 +35,8 @@ fn time(mut world: World, reference: &[f64], kp: f64, kd: f64, rounds: usize) ->
         sim_scenes::pd(&world, reference, kp, kd, &mut tau);
         stepper.step(&mut world, &tau);
     }
-    let (mut times, mut iterations, mut factorizations, mut eps) = (Vec::new(), 0usize, 0usize, 0.0f64);
+    let (mut times, mut iterations, mut factorizations, mut polished, mut eps) =
+        (Vec::new(), 0usize, 0usize, 0usize, 0.0f64);
     for _ in 0..rounds.max(1) {
         let t0 = Instant::now();
         for _ in 0..1000 {
@@ -40,6 +44,7 @@ fn time(mut world: World, reference: &[f64], kp: f64, kd: f64, rounds: usize) ->
             let r = stepper.step(&mut world, &tau);
             iterations += r.iterations;
             factorizations += r.factorizations;
+            polished += usize::from(r.polished);
             eps = eps.max(r.metrics.eps_abs);
         }
         times.push(t0.elapsed().as_secs_f64() * 1e3);
@@ -50,40 +55,52 @@ fn time(mut world: World, reference: &[f64], kp: f64, kd: f64, rounds: usize) ->
         contacts: stepper.report().contacts,
         iterations: iterations as f64 / (1000 * rounds.max(1)) as f64,
         factorizations: factorizations as f64 / (1000 * rounds.max(1)) as f64,
+        polished: polished as f64 / (1000 * rounds.max(1)) as f64,
         eps_abs: eps,
     }
 }
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let (mut rounds, mut json) = (7usize, None::<String>);
+    let usage = || -> ! {
+        eprintln!("usage: sim_timing [--rounds N] [--json OUT] [--scene solo12_standing|quadruped_standing]");
+        std::process::exit(2);
+    };
+    let (mut rounds, mut json, mut only) = (7usize, None::<String>, None::<String>);
     while let Some(a) = args.next() {
         match (a.as_str(), args.next()) {
-            ("--rounds", Some(v)) => rounds = v.parse().unwrap_or(7),
+            ("--rounds", Some(v)) => rounds = v.parse().unwrap_or_else(|_| usage()),
             ("--json", Some(v)) => json = Some(v),
-            _ => {
-                eprintln!("usage: sim_timing [--rounds N] [--json OUT]");
-                std::process::exit(2);
-            }
+            ("--scene", Some(v)) if ["solo12_standing", "quadruped_standing"].contains(&v.as_str()) => only = Some(v),
+            _ => usage(),
         }
     }
-    let share = collision_scenes::erd_share();
-    let (solo, solo_ref) = sim_scenes::solo12_standing(&share);
-    let (quadruped, quadruped_ref, (kp, kd)) = sim_scenes::quadruped(0.0);
-    let scenes = [
-        ("solo12_standing", "solo12 standing", time(solo, &solo_ref, 5.0, 0.1, rounds)),
-        ("quadruped_standing", "quadruped standing", time(quadruped, &quadruped_ref, kp, kd, rounds)),
-    ];
+    let wanted = |key: &str| only.as_deref().is_none_or(|o| o == key);
+    let mut scenes = Vec::new();
+    if wanted("solo12_standing") {
+        let (solo, solo_ref) = sim_scenes::solo12_standing(&collision_scenes::erd_share());
+        scenes.push(("solo12_standing", "solo12 standing", time(solo, &solo_ref, 5.0, 0.1, rounds)));
+    }
+    if wanted("quadruped_standing") {
+        let (quadruped, quadruped_ref, (kp, kd)) = sim_scenes::quadruped(0.0);
+        scenes.push(("quadruped_standing", "quadruped standing", time(quadruped, &quadruped_ref, kp, kd, rounds)));
+    }
     let mut doc = serde_json::Map::new();
     for (key, name, f) in &scenes {
         println!(
-            "{name}: {:.2} µs/step, {} contacts, {:.2} iterations and {:.2} factorizations per step, max ε_abs {:.1e}",
-            f.us, f.contacts, f.iterations, f.factorizations, f.eps_abs
+            "{name}: {:.2} µs/step, {} contacts, {:.2} iterations and {:.2} factorizations per step, {:.0} % of \
+             steps polished, max ε_abs {:.1e}",
+            f.us,
+            f.contacts,
+            f.iterations,
+            f.factorizations,
+            100.0 * f.polished,
+            f.eps_abs
         );
         doc.insert(
             (*key).into(),
             serde_json::json!({"us_per_step": f.us, "contacts": f.contacts, "iterations": f.iterations,
-                "factorizations": f.factorizations, "eps_abs": f.eps_abs}),
+                "factorizations": f.factorizations, "polished": f.polished, "eps_abs": f.eps_abs}),
         );
     }
     if let Some(path) = json

@@ -40,6 +40,10 @@ pub struct ContactConfig {
     pub compliance_normal: NonNegativeF64,
     /// Tangential compliance (m/N); 0 = exact stiction. 0.
     pub compliance_tangential: NonNegativeF64,
+    /// Before the solver, try the previous step's contact modes (sticking, separated, at
+    /// a friction bound) as an exact linear solve, kept when it meets the tolerance
+    /// ([`crate::contact::polish`]). true.
+    pub polish: bool,
 }
 
 impl Default for ContactConfig {
@@ -55,6 +59,7 @@ impl Default for ContactConfig {
             restitution_threshold: nn(d.restitution_threshold),
             compliance_normal: nn(d.compliance_normal),
             compliance_tangential: nn(d.compliance_tangential),
+            polish: true,
         }
     }
 }

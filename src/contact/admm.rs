@@ -153,6 +153,7 @@ impl Solver for AdmmSolver {
         let n = problem.contacts();
         let m = 3 * n;
         assert!(n <= self.capacity, "ADMM workspace holds {} contacts, the problem has {n}", self.capacity);
+        assert!(problem.has_delassus(), "the ADMM needs G: ContactProblem::build_delassus");
         let s = self.settings;
         result.reset(m);
         for v in [

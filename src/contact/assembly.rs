@@ -105,8 +105,11 @@ impl ProblemSettings {
 /// What [`Assembly::assemble`] builds.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Build {
-    /// Everything, G = W·Wᵀ included (the simulator).
+    /// Everything, G = W·Wᵀ included.
     Delassus,
+    /// The rows and W, G left to [`ContactProblem::build_delassus`] (the simulator: a
+    /// polished step needs only W, [`super::polish`]).
+    Factor,
     /// The rows J, g, the sets, R and the ids (inverse dynamics: no G).
     Rows,
 }
@@ -120,7 +123,8 @@ pub struct Assembly {
     rows: usize,
     /// J, 3 n_c rows of nv (rows contiguous).
     jacobian: Vec<f64>,
-    /// The robot dofs supporting the contact being assembled, deepest first.
+    /// The dofs supporting the contact being assembled (its rows of J can be non-zero only
+    /// there), deepest first once closed.
     support: Vec<usize>,
     /// Jᵀλ, then M⁻¹Jᵀλ (nv).
     impulse: Vec<f64>,
@@ -135,7 +139,7 @@ impl Assembly {
             nv,
             rows: 0,
             jacobian: Vec::with_capacity(3 * capacity * nv),
-            support: Vec::with_capacity(2 * robot_nv),
+            support: Vec::with_capacity(2 * robot_nv + 12),
             impulse: vec![0.0; nv],
             point: Matrix3xX::zeros(robot_nv),
         }
@@ -184,9 +188,9 @@ impl Assembly {
     /// velocity at the start of the step, `v_free` the velocity at its end without contact
     /// impulses (both nv; inverse dynamics passes its reference v_ref), so g = J·v_free + γ.
     /// `build` says whether G and its factor W are built ([`Build::Delassus`], which needs
-    /// M's factors in the robot's Data) or only the rows J, g, the sets, R and the ids
-    /// ([`Build::Rows`]: G stays zero, W empty). Errors (and leaves an empty problem) beyond
-    /// the capacity.
+    /// M's factors in the robot's Data), W alone ([`Build::Factor`]) or only the rows J, g,
+    /// the sets, R and the ids ([`Build::Rows`]: no G, W empty). Errors (and leaves an
+    /// empty problem) beyond the capacity.
     #[allow(clippy::too_many_arguments)]
     pub fn assemble(
         &mut self,
@@ -200,7 +204,7 @@ impl Assembly {
         problem: &mut ContactProblem,
         build: Build,
     ) -> Result<(), ProblemError> {
-        let delassus = build == Build::Delassus;
+        let delassus = build != Build::Rows;
         let (nc, n) = (contacts.len(), contacts.len() + joints.len());
         let nv = bodies.nv();
         assert_eq!(nv, self.nv, "the assembly was sized for {} dofs", self.nv);
@@ -222,82 +226,50 @@ impl Assembly {
 
         for (k, c) in contacts.iter().enumerate() {
             self.support.clear();
-            let (mut lo, mut hi) = (nv, 0);
             for (owner, sign) in [(c.body1, 1.0), (c.body2, -1.0)] {
                 self.add_body_rows(bodies, k, &owner, &c.point, &c.frame, sign, robot_nv);
-                if let Some((a, b)) = self.add_support(bodies, &owner, robot_nv) {
-                    (lo, hi) = (lo.min(a), hi.max(b));
+                self.add_support(bodies, &owner, robot_nv);
+            }
+            self.close_support(problem);
+            if delassus {
+                for r in 3 * k..3 * k + 3 {
+                    self.factor_row(bodies, [c.body1, c.body2], r, robot_nv, &mut problem.factor[r * nv..r * nv + nv]);
                 }
-            }
-            problem.spans.push(if lo < hi { (lo, hi) } else { (0, 0) });
-            if !delassus {
-                continue;
-            }
-            self.support.sort_unstable_by(|a, b| b.cmp(a));
-            self.support.dedup();
-            for r in 3 * k..3 * k + 3 {
-                self.factor_row(bodies, [c.body1, c.body2], r, robot_nv, &mut problem.factor[r * nv..r * nv + nv]);
             }
         }
         // Joint blocks: one normal row ±e_dof, no tangent rows.
         for (i, l) in joints.iter().enumerate() {
             let k = nc + i;
             self.support.clear();
-            let span = match bodies.robot {
-                Some((model, _)) if l.dof < robot_nv => self.add_chain(model, l.dof),
-                _ => (0, 0),
-            };
-            problem.spans.push(span);
-            if span.1 > span.0 {
+            if let Some((model, _)) = bodies.robot.filter(|_| l.dof < robot_nv) {
+                self.add_chain(model, l.dof);
                 self.jacobian[(3 * k + 2) * nv + l.dof] = l.sign();
-                if !delassus {
-                    continue;
-                }
+            }
+            self.close_support(problem);
+            if delassus && !self.support.is_empty() {
                 let r = 3 * k + 2;
                 self.factor_row(bodies, [Owner::Static; 2], r, robot_nv, &mut problem.factor[r * nv..r * nv + nv]);
-            }
-        }
-        // G = W Wᵀ (symmetric: the lower triangle, mirrored) by 3 × 3 blocks of two
-        // contacts, over the dofs both span.
-        for ka in (0..n).filter(|_| delassus) {
-            let (alo, ahi) = problem.spans[ka];
-            for kb in 0..=ka {
-                let (blo, bhi) = problem.spans[kb];
-                let (lo, hi) = (alo.max(blo), ahi.min(bhi));
-                let block = if lo < hi {
-                    let row = |r: usize| &problem.factor[r * nv + lo..r * nv + hi];
-                    dot3x3(
-                        [row(3 * ka), row(3 * ka + 1), row(3 * ka + 2)],
-                        [row(3 * kb), row(3 * kb + 1), row(3 * kb + 2)],
-                    )
-                } else {
-                    [[0.0; 3]; 3]
-                };
-                for (i, bi) in block.iter().enumerate() {
-                    for (j, x) in bi.iter().enumerate() {
-                        let (a, b) = (3 * ka + i, 3 * kb + j);
-                        problem.delassus[a * m + b] = *x;
-                        problem.delassus[b * m + a] = *x;
-                    }
-                }
             }
         }
         // g = J v_f + γ, μ, R, ids.
         let r_n = settings.compliance_normal / (dt * dt);
         let r_t = settings.compliance_tangential / (dt * dt);
         for (k, c) in contacts.iter().enumerate() {
-            let (lo, hi) = problem.spans[k];
-            for r in 3 * k..3 * k + 3 {
-                problem.g[r] = dot(&self.jacobian[r * nv + lo..r * nv + hi], &v_free[lo..hi]);
-            }
+            let support = problem.factor_support(k);
+            let row_dot = |r: usize, x: &[f64]| -> f64 {
+                support.iter().map(|&(lo, hi)| dot(&self.jacobian[r * nv + lo..r * nv + hi], &x[lo..hi])).sum()
+            };
             let rn = 3 * k + 2;
+            let free = [row_dot(3 * k, v_free), row_dot(3 * k + 1, v_free), row_dot(rn, v_free)];
+            let before = (c.restitution > 0.0).then(|| row_dot(rn, v));
+            problem.g[3 * k..3 * k + 3].copy_from_slice(&free);
             let phi = c.distance;
             let mut target = settings.gap_velocity(phi, dt);
-            if c.restitution > 0.0 {
-                let before = dot(&self.jacobian[rn * nv + lo..rn * nv + hi], &v[lo..hi]);
-                if before < -settings.restitution_threshold && phi + dt * before < 0.0 {
-                    target = target.max(-c.restitution * before);
-                }
+            if let Some(before) = before
+                && before < -settings.restitution_threshold
+                && phi + dt * before < 0.0
+            {
+                target = target.max(-c.restitution * before);
             }
             problem.g[rn] -= target;
             problem.sets[k] = BlockSet::Cone(c.friction);
@@ -322,36 +294,49 @@ impl Assembly {
             }
             problem.ids[k] = l.id;
         }
+        if build == Build::Delassus {
+            problem.build_delassus();
+        }
         Ok(())
     }
 
-    /// Adds the robot dofs supporting `owner` to the support and returns the dofs [lo, hi)
-    /// its rows can touch (None for the world).
-    fn add_support(&mut self, bodies: &Bodies, owner: &Owner, robot_nv: usize) -> Option<(usize, usize)> {
+    /// Adds the dofs supporting `owner` to the support: a robot link's joint and its
+    /// ancestors', a free body's six.
+    fn add_support(&mut self, bodies: &Bodies, owner: &Owner, robot_nv: usize) {
         match *owner {
-            Owner::Static => None,
+            Owner::Static => {}
             Owner::Robot { joint } => {
-                let (model, _) = bodies.robot?;
-                if joint == 0 {
-                    return None;
+                if let Some((model, _)) = bodies.robot.filter(|_| joint != 0) {
+                    self.add_chain(model, model.idx_v[joint] + model.joint_types[joint].nv() - 1);
                 }
-                Some(self.add_chain(model, model.idx_v[joint] + model.joint_types[joint].nv() - 1))
             }
-            Owner::Free { body } => Some((robot_nv + 6 * body, robot_nv + 6 * body + 6)),
+            Owner::Free { body } => self.support.extend(robot_nv + 6 * body..robot_nv + 6 * body + 6),
         }
     }
 
-    /// Adds dof `last` and its ancestors to the support; returns the dofs [root, last + 1).
-    fn add_chain(&mut self, model: &Model, last: usize) -> (usize, usize) {
+    /// Adds dof `last` and its ancestors to the support.
+    fn add_chain(&mut self, model: &Model, last: usize) {
         let mut col = last;
-        loop {
+        while col != crate::model::NO_PARENT {
             self.support.push(col);
-            let parent = model.dof_parent[col];
-            if parent == crate::model::NO_PARENT {
-                return (col, last + 1);
-            }
-            col = parent;
+            col = model.dof_parent[col];
         }
+    }
+
+    /// Sorts the support deepest (highest dof) first, as [`Assembly::factor_row`] walks
+    /// it, and pushes it to `problem` as runs of consecutive dofs.
+    fn close_support(&mut self, problem: &mut ContactProblem) {
+        self.support.sort_unstable_by(|a, b| b.cmp(a));
+        self.support.dedup();
+        let mut runs = self.support.iter().rev().peekable();
+        problem.push_support(std::iter::from_fn(|| {
+            let lo = *runs.next()?;
+            let mut hi = lo + 1;
+            while runs.next_if(|&&d| d == hi).is_some() {
+                hi += 1;
+            }
+            Some((lo, hi))
+        }));
     }
 
     /// Row `r` of W from row `r` of J: D^{-1/2}·U⁻¹·J_rᵀ on the robot's support (U·y = J_rᵀ
@@ -362,14 +347,16 @@ impl Assembly {
         let j_row = &self.jacobian[r * nv..r * nv + nv];
         if let Some((_, data)) = bodies.robot {
             let u = data.ltdl_u.as_slice();
-            for (i, &j) in self.support.iter().enumerate() {
+            // The robot's dofs of the support (free bodies' come first, being higher).
+            let robot = &self.support[self.support.partition_point(|&d| d >= robot_nv)..];
+            for (i, &j) in robot.iter().enumerate() {
                 let mut y = j_row[j];
-                for &k in &self.support[..i] {
+                for &k in &robot[..i] {
                     y -= u[j * robot_nv + k] * w_row[k];
                 }
                 w_row[j] = y;
             }
-            for &j in &self.support {
+            for &j in robot {
                 w_row[j] /= data.ltdl_d[j].sqrt();
             }
         }
@@ -437,25 +424,6 @@ impl Assembly {
             }
         }
     }
-}
-
-/// The nine dot products a_i·b_j of three rows by three (all of one length), sharing their
-/// loads.
-#[inline]
-fn dot3x3(a: [&[f64]; 3], b: [&[f64]; 3]) -> [[f64; 3]; 3] {
-    let n = a[0].len();
-    let (a0, a1, a2) = (&a[0][..n], &a[1][..n], &a[2][..n]);
-    let (b0, b1, b2) = (&b[0][..n], &b[1][..n], &b[2][..n]);
-    let mut s = [[0.0; 3]; 3];
-    for k in 0..n {
-        let (x, y) = ([a0[k], a1[k], a2[k]], [b0[k], b1[k], b2[k]]);
-        for i in 0..3 {
-            for j in 0..3 {
-                s[i][j] += x[i] * y[j];
-            }
-        }
-    }
-    s
 }
 
 /// The robot's part of a step's setup at (q, v) under joint forces `tau`: placements and

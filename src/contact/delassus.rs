@@ -16,7 +16,7 @@
 //!
 //! Buffers are sized once; nothing allocates after construction.
 
-use super::dense::{Cholesky, NotPositiveDefinite, dot};
+use super::dense::{Cholesky, NotPositiveDefinite};
 use super::problem::ContactProblem;
 
 /// A = G + diag(s), factored one of the two ways.
@@ -68,17 +68,29 @@ impl AugmentedDelassus {
             }
             self.inv_s.push(1.0 / x);
         }
-        // K − I = Σ_r w_r w_rᵀ / s_r over each row's span (lower triangle).
+        // K − I = Σ_r w_r w_rᵀ / s_r, a contact's three rows at a time over its support
+        // (lower triangle: for each column c of a run, the columns d ≤ c of the runs up to
+        // it).
         self.k.clear();
         self.k.resize(nw * nw, 0.0);
-        for (r, inv) in self.inv_s.iter().enumerate() {
-            let (lo, hi) = problem.factor_spans()[r / 3];
-            let wr = &w[r * nw..r * nw + nw];
-            for i in lo..hi {
-                let wi = wr[i] * inv;
-                if wi != 0.0 {
-                    for (kij, wj) in self.k[i * nw + lo..i * nw + i + 1].iter_mut().zip(&wr[lo..=i]) {
-                        *kij += wi * wj;
+        for i in 0..problem.contacts() {
+            let support = problem.factor_support(i);
+            let [w0, w1, w2] = rows(w, nw, i);
+            let s = &self.inv_s[3 * i..3 * i + 3];
+            for (a, &(lo, hi)) in support.iter().enumerate() {
+                for c in lo..hi {
+                    let (x0, x1, x2) = (w0[c] * s[0], w1[c] * s[1], w2[c] * s[2]);
+                    if x0 == 0.0 && x1 == 0.0 && x2 == 0.0 {
+                        continue;
+                    }
+                    let k_row = &mut self.k[c * nw..c * nw + c + 1];
+                    for &(blo, bhi) in &support[..=a] {
+                        let bhi = bhi.min(c + 1);
+                        for (((kd, y0), y1), y2) in
+                            k_row[blo..bhi].iter_mut().zip(&w0[blo..bhi]).zip(&w1[blo..bhi]).zip(&w2[blo..bhi])
+                        {
+                            *kd += x0 * y0 + x1 * y1 + x2 * y2;
+                        }
                     }
                 }
             }
@@ -103,41 +115,70 @@ impl AugmentedDelassus {
             return;
         }
         let Some((w, nw)) = problem.delassus_factor() else { return };
-        let m = 3 * problem.contacts();
-        // t = S⁻¹ b; u = Wᵀ t; u ← K⁻¹ u; x = t − S⁻¹ W u.
+        // t = S⁻¹ b; u = Wᵀ t; u ← K⁻¹ u; x = t − S⁻¹ W u, a contact's three rows at a
+        // time over its support.
         self.u.fill(0.0);
-        for r in 0..m {
-            x[r] *= self.inv_s[r];
-            let (lo, hi) = problem.factor_spans()[r / 3];
-            let t = x[r];
-            for (uk, wk) in self.u[lo..hi].iter_mut().zip(&w[r * nw + lo..r * nw + hi]) {
-                *uk += t * wk;
+        for i in 0..problem.contacts() {
+            let [w0, w1, w2] = rows(w, nw, i);
+            let s = &self.inv_s[3 * i..3 * i + 3];
+            let t = &mut x[3 * i..3 * i + 3];
+            let (t0, t1, t2) = (t[0] * s[0], t[1] * s[1], t[2] * s[2]);
+            t.copy_from_slice(&[t0, t1, t2]);
+            for &(lo, hi) in problem.factor_support(i) {
+                let u = &mut self.u[lo..hi];
+                let n = u.len();
+                let (a0, a1, a2) = (&w0[lo..lo + n], &w1[lo..lo + n], &w2[lo..lo + n]);
+                for c in 0..n {
+                    u[c] += t0 * a0[c] + t1 * a1[c] + t2 * a2[c];
+                }
             }
         }
         self.capacitance.solve(&mut self.u);
-        for r in 0..m {
-            let (lo, hi) = problem.factor_spans()[r / 3];
-            x[r] -= self.inv_s[r] * dot(&w[r * nw + lo..r * nw + hi], &self.u[lo..hi]);
+        for i in 0..problem.contacts() {
+            let [w0, w1, w2] = rows(w, nw, i);
+            let mut d = [0.0; 3];
+            for &(lo, hi) in problem.factor_support(i) {
+                let u = &self.u[lo..hi];
+                let n = u.len();
+                let (a0, a1, a2) = (&w0[lo..lo + n], &w1[lo..lo + n], &w2[lo..lo + n]);
+                for c in 0..n {
+                    d[0] += a0[c] * u[c];
+                    d[1] += a1[c] * u[c];
+                    d[2] += a2[c] * u[c];
+                }
+            }
+            for a in 0..3 {
+                x[3 * i + a] -= self.inv_s[3 * i + a] * d[a];
+            }
         }
     }
 }
 
+/// The three rows of W (of `nw` columns) of contact `i`.
+#[inline]
+fn rows(w: &[f64], nw: usize, i: usize) -> [&[f64]; 3] {
+    let at = 3 * i * nw;
+    [&w[at..at + nw], &w[at + nw..at + 2 * nw], &w[at + 2 * nw..at + 3 * nw]]
+}
+
 #[cfg(test)]
 mod tests {
+    use super::super::dense::dot;
     use super::*;
 
     /// The Woodbury path solves the same system as the dense Cholesky, with zero blocks
-    /// outside the spans as an assembled problem has them.
+    /// outside the supports as an assembled problem has them (runs with gaps included).
     #[test]
     fn the_low_rank_path_agrees_with_the_dense_one() {
         let (n, nw) = (4, 7);
         let m = 3 * n;
-        let spans = [(0, 5), (0, 7), (2, 6), (5, 7)];
+        let supports = [vec![(0, 5)], vec![(0, 2), (3, 7)], vec![(2, 6)], vec![(0, 1), (5, 7)]];
         let mut w = vec![0.0; m * nw];
         for r in 0..m {
-            let (lo, hi) = spans[r / 3];
-            for c in lo..hi {
-                w[r * nw + c] = ((r * 7 + c * 3) as f64 * 0.91).sin();
+            for &(lo, hi) in &supports[r / 3] {
+                for c in lo..hi {
+                    w[r * nw + c] = ((r * 7 + c * 3) as f64 * 0.91).sin();
+                }
             }
         }
         let g: Vec<Vec<f64>> =
@@ -154,7 +195,9 @@ mod tests {
 
         problem.factor = w;
         problem.factor_cols = nw;
-        problem.spans = spans.to_vec();
+        for support in supports {
+            problem.push_support(support);
+        }
         let mut low = AugmentedDelassus::with_capacity(m);
         low.factor(&problem, &s).unwrap();
         assert!(low.is_low_rank());

@@ -148,6 +148,15 @@ impl Cholesky {
         self.n
     }
 
+    /// The smallest diagonal entry of the factor L over its largest (1 for an empty
+    /// matrix): κ(A) ≥ 1/ratio², a cheap test of near-singularity.
+    pub fn pivot_ratio(&self) -> f64 {
+        let n = self.n;
+        let (lo, hi) =
+            (0..n).map(|i| self.l[i * n + i]).fold((f64::INFINITY, 0.0f64), |(lo, hi), d| (lo.min(d), hi.max(d)));
+        if n == 0 { 1.0 } else { lo / hi }
+    }
+
     /// Factors A = G + diag(d) for the n × n symmetric `g` (rows contiguous). Errors if A
     /// is not positive definite; the factor is then unusable.
     pub fn factor(&mut self, g: &[f64], d: &[f64], n: usize) -> Result<(), NotPositiveDefinite> {

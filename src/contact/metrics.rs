@@ -43,8 +43,20 @@ impl Metrics {
     /// NCP, also for solutions of the CCP: that is how its artefacts show), in force units
     /// for a step `dt` (1: the problem's own units). `sigma` is scratch of length 3 n_c.
     pub fn evaluate(problem: &ContactProblem, lambda: &[f64], dt: f64, model: ContactModel, sigma: &mut [f64]) -> Self {
-        let n = problem.contacts();
         problem.contact_velocity(lambda, sigma);
+        Self::of_velocities(problem, lambda, sigma, dt, model)
+    }
+
+    /// The criteria of `lambda` whose contact velocities `sigma` = (G + R)λ + g the caller
+    /// has computed (as [`super::polish`] does).
+    pub fn of_velocities(
+        problem: &ContactProblem,
+        lambda: &[f64],
+        sigma: &[f64],
+        dt: f64,
+        model: ContactModel,
+    ) -> Self {
+        let n = problem.contacts();
         let inv = 1.0 / dt;
         let mut out = Self::default();
         for i in 0..n {

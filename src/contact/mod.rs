@@ -8,6 +8,7 @@
 //!   set of each block ([`cone::BlockSet`]).
 //! - Solvers behind one [`Solver`] trait: [`AdmmSolver`] (seed 000 Alg. 1, the default)
 //!   and [`PgsSolver`] (the per-contact baseline), each for the NCP or the CCP.
+//! - [`polish`]: the warm start's active set solved exactly, before the ADMM iterates.
 //! - [`Metrics`]: the NCP criteria of seed 002, the same yardstick for every solver.
 //! - [`WarmStartCache`]: the previous step's solution by persistent contact id.
 // Index loops over parallel per-contact arrays read like the equations they implement.
@@ -21,6 +22,7 @@ pub mod dense;
 pub mod joint_blocks;
 pub mod metrics;
 pub mod pgs;
+pub mod polish;
 pub mod problem;
 pub mod solver;
 pub mod warm_start;

@@ -72,6 +72,7 @@ impl Solver for PgsSolver {
         result.reset(m);
         self.previous.clear();
         self.previous.resize(m, 0.0);
+        assert!(problem.has_delassus(), "PGS needs G: ContactProblem::build_delassus");
         let (g_mat, g, sets, r) = (&problem.delassus, &problem.g, &problem.sets, &problem.compliance);
         let ncp = s.model == ContactModel::Ncp;
         let lambda = &mut result.lambda;

@@ -17,6 +17,7 @@
 use thiserror::Error;
 
 use super::cone::BlockSet;
+use super::dense::dot;
 use crate::collision::ContactId;
 
 /// Why a problem, or an input it is built from, is refused.
@@ -57,8 +58,11 @@ pub enum ProblemError {
 pub struct ContactProblem {
     capacity: usize,
     contacts: usize,
-    /// G, (3 n_c)², rows contiguous (symmetric).
+    /// G, (3 n_c)², rows contiguous (symmetric), once `dense`.
     pub(crate) delassus: Vec<f64>,
+    /// Whether `delassus` holds G (plain data always; an assembled problem after
+    /// [`ContactProblem::build_delassus`]).
+    dense: bool,
     /// g, 3 n_c.
     pub(crate) g: Vec<f64>,
     /// The set of each block: K_μ, or an interval for joint friction (n_c).
@@ -71,8 +75,11 @@ pub struct ContactProblem {
     /// assembled from bodies (`factor_cols` = their dofs); empty for plain data.
     pub(crate) factor: Vec<f64>,
     pub(crate) factor_cols: usize,
-    /// Per contact, the columns [lo, hi) outside which its rows of W are zero.
-    pub(crate) spans: Vec<(usize, usize)>,
+    /// Per contact i, the runs of columns [lo, hi) outside which its rows of W are zero:
+    /// `runs[run_start[i]..run_start[i + 1]]`, ascending and disjoint (a foot: the
+    /// floating base's dofs and its leg's).
+    pub(crate) runs: Vec<(usize, usize)>,
+    pub(crate) run_start: Vec<usize>,
 }
 
 impl ContactProblem {
@@ -83,13 +90,15 @@ impl ContactProblem {
             capacity,
             contacts: 0,
             delassus: Vec::with_capacity(m * m),
+            dense: false,
             g: Vec::with_capacity(m),
             sets: Vec::with_capacity(capacity),
             compliance: Vec::with_capacity(m),
             ids: Vec::with_capacity(capacity),
             factor: Vec::new(),
             factor_cols: 0,
-            spans: Vec::with_capacity(capacity),
+            runs: Vec::new(),
+            run_start: Vec::with_capacity(capacity + 1),
         }
     }
 
@@ -97,6 +106,8 @@ impl ContactProblem {
     pub fn with_factor_capacity(capacity: usize, cols: usize) -> Self {
         let mut p = Self::with_capacity(capacity);
         p.factor.reserve(3 * capacity * cols);
+        // A contact's support has at most `cols` runs (of one column each).
+        p.runs.reserve(capacity * cols);
         p
     }
 
@@ -120,6 +131,7 @@ impl ContactProblem {
         let mut p = Self::with_capacity(n);
         p.contacts = n;
         p.delassus.extend(g_rows.iter().flatten());
+        p.dense = true;
         p.g.extend_from_slice(g);
         p.sets.extend(mu.iter().map(|&m| BlockSet::Cone(m)));
         if r.is_empty() {
@@ -182,9 +194,67 @@ impl ContactProblem {
         self.capacity
     }
 
-    /// G (3 n_c × 3 n_c, rows contiguous).
+    /// G (3 n_c × 3 n_c, rows contiguous); an assembled problem has it after
+    /// [`ContactProblem::build_delassus`] (empty before).
     pub fn delassus(&self) -> &[f64] {
         &self.delassus
+    }
+
+    /// Whether [`ContactProblem::delassus`] holds G: the solvers need it.
+    pub fn has_delassus(&self) -> bool {
+        self.dense
+    }
+
+    /// Builds G = W·Wᵀ from the factor of an assembled problem (nothing if G is there or
+    /// there is no factor): the symmetric G by 3 × 3 blocks of two contacts
+    /// ([`ContactProblem::delassus_block`]), the lower triangle computed and mirrored.
+    pub fn build_delassus(&mut self) {
+        if self.dense || self.factor_cols == 0 {
+            return;
+        }
+        let m = 3 * self.contacts;
+        self.delassus.clear();
+        self.delassus.resize(m * m, 0.0);
+        for a in 0..self.contacts {
+            for b in 0..=a {
+                let block = self.delassus_block(a, b);
+                for (i, bi) in block.iter().enumerate() {
+                    for (j, x) in bi.iter().enumerate() {
+                        let (r, c) = (3 * a + i, 3 * b + j);
+                        self.delassus[r * m + c] = *x;
+                        self.delassus[c * m + r] = *x;
+                    }
+                }
+            }
+        }
+        self.dense = true;
+    }
+
+    /// The 3 × 3 block G_ab (rows of contact `a`, columns of contact `b`): from G when it
+    /// is there, else the products of their rows of W over the columns both are supported
+    /// by.
+    pub fn delassus_block(&self, a: usize, b: usize) -> [[f64; 3]; 3] {
+        let mut block = [[0.0; 3]; 3];
+        if self.dense {
+            let m = 3 * self.contacts;
+            for (i, bi) in block.iter_mut().enumerate() {
+                bi.copy_from_slice(&self.delassus[(3 * a + i) * m + 3 * b..(3 * a + i) * m + 3 * b + 3]);
+            }
+            return block;
+        }
+        let nw = self.factor_cols;
+        if nw == 0 {
+            return block; // rows only (inverse dynamics): no G
+        }
+        for_overlaps(self.factor_support(a), self.factor_support(b), |lo, hi| {
+            let row = |r: usize| &self.factor[r * nw + lo..r * nw + hi];
+            let part =
+                dot3x3([row(3 * a), row(3 * a + 1), row(3 * a + 2)], [row(3 * b), row(3 * b + 1), row(3 * b + 2)]);
+            for (x, p) in block.iter_mut().flatten().zip(part.iter().flatten()) {
+                *x += p;
+            }
+        });
+        block
     }
 
     /// g = J·v_f + γ (3 n_c).
@@ -208,9 +278,23 @@ impl ContactProblem {
         (self.factor_cols > 0).then(|| (&self.factor[..], self.factor_cols))
     }
 
-    /// Per contact, the columns [lo, hi) of W its rows can be non-zero on.
-    pub fn factor_spans(&self) -> &[(usize, usize)] {
-        &self.spans
+    /// The runs of columns [lo, hi) of W the rows of contact `i` can be non-zero on
+    /// (ascending, disjoint; empty without W).
+    pub fn factor_support(&self, i: usize) -> &[(usize, usize)] {
+        match (self.run_start.get(i), self.run_start.get(i + 1)) {
+            (Some(&a), Some(&b)) => &self.runs[a..b],
+            _ => &[],
+        }
+    }
+
+    /// Closes contact `i`'s support (the runs pushed since the previous one's): contacts'
+    /// supports are pushed in order.
+    pub(crate) fn push_support(&mut self, runs: impl IntoIterator<Item = (usize, usize)>) {
+        if self.run_start.is_empty() {
+            self.run_start.push(0);
+        }
+        self.runs.extend(runs);
+        self.run_start.push(self.runs.len());
     }
 
     /// Persistent id of each contact.
@@ -218,12 +302,58 @@ impl ContactProblem {
         &self.ids
     }
 
-    /// σ = (G + R)·λ + g into `sigma`.
+    /// σ = (G + R)·λ + g into `sigma`: by G when it is there, else by blocks of W for
+    /// the contacts with a non-zero impulse.
     pub fn contact_velocity(&self, lambda: &[f64], sigma: &mut [f64]) {
         let m = 3 * self.contacts;
-        super::dense::mat_vec(&self.delassus, m, lambda, sigma);
+        if self.dense {
+            super::dense::mat_vec(&self.delassus, m, lambda, sigma);
+        } else {
+            sigma[..m].fill(0.0);
+            for b in (0..self.contacts).filter(|&b| lambda[3 * b..3 * b + 3].iter().any(|&x| x != 0.0)) {
+                for a in 0..self.contacts {
+                    let block = self.delassus_block(a, b);
+                    for (i, bi) in block.iter().enumerate() {
+                        sigma[3 * a + i] +=
+                            bi[0] * lambda[3 * b] + bi[1] * lambda[3 * b + 1] + bi[2] * lambda[3 * b + 2];
+                    }
+                }
+            }
+        }
         for k in 0..m {
             sigma[k] += self.compliance[k] * lambda[k] + self.g[k];
+        }
+    }
+
+    /// σ = (G + R)·λ + g into `sigma` by W (G = W·Wᵀ: t = Wᵀλ over the contacts with a
+    /// non-zero impulse, then σ = W·t over each contact's support), with `t` scratch of
+    /// the factor's columns; by [`ContactProblem::contact_velocity`] without a factor.
+    pub fn contact_velocity_by_factor(&self, lambda: &[f64], sigma: &mut [f64], t: &mut [f64]) {
+        let Some((w, nw)) = self.delassus_factor() else {
+            return self.contact_velocity(lambda, sigma);
+        };
+        let t = &mut t[..nw];
+        t.fill(0.0);
+        for i in 0..self.contacts {
+            let l = &lambda[3 * i..3 * i + 3];
+            if l.iter().all(|&x| x == 0.0) {
+                continue;
+            }
+            for &(lo, hi) in self.factor_support(i) {
+                for r in 0..3 {
+                    let row = &w[(3 * i + r) * nw..(3 * i + r + 1) * nw];
+                    for (tc, wc) in t[lo..hi].iter_mut().zip(&row[lo..hi]) {
+                        *tc += l[r] * wc;
+                    }
+                }
+            }
+        }
+        for i in 0..self.contacts {
+            for r in 3 * i..3 * i + 3 {
+                let row = &w[r * nw..(r + 1) * nw];
+                let wt: f64 = self.factor_support(i).iter().map(|&(lo, hi)| dot(&row[lo..hi], &t[lo..hi])).sum();
+                sigma[r] = wt + self.compliance[r] * lambda[r] + self.g[r];
+            }
         }
     }
 
@@ -235,7 +365,7 @@ impl ContactProblem {
         let m = 3 * contacts;
         self.contacts = contacts;
         self.delassus.clear();
-        self.delassus.resize(m * m, 0.0);
+        self.dense = false;
         self.g.clear();
         self.g.resize(m, 0.0);
         self.compliance.clear();
@@ -246,9 +376,46 @@ impl ContactProblem {
         self.ids.resize(contacts, ContactId::new(0, 0, 0, 0));
         self.factor.clear();
         self.factor_cols = 0;
-        self.spans.clear();
+        self.runs.clear();
+        self.run_start.clear();
         Ok(())
     }
+}
+
+/// Calls `f(lo, hi)` for every non-empty intersection of a run of `a` with a run of `b`
+/// (both ascending and disjoint).
+fn for_overlaps(a: &[(usize, usize)], b: &[(usize, usize)], mut f: impl FnMut(usize, usize)) {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        let (lo, hi) = (a[i].0.max(b[j].0), a[i].1.min(b[j].1));
+        if lo < hi {
+            f(lo, hi);
+        }
+        if a[i].1 <= b[j].1 {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+}
+
+/// The nine dot products a_i·b_j of three rows by three (all of one length), sharing their
+/// loads.
+#[inline]
+fn dot3x3(a: [&[f64]; 3], b: [&[f64]; 3]) -> [[f64; 3]; 3] {
+    let n = a[0].len();
+    let (a0, a1, a2) = (&a[0][..n], &a[1][..n], &a[2][..n]);
+    let (b0, b1, b2) = (&b[0][..n], &b[1][..n], &b[2][..n]);
+    let mut s = [[0.0; 3]; 3];
+    for k in 0..n {
+        let (x, y) = ([a0[k], a1[k], a2[k]], [b0[k], b1[k], b2[k]]);
+        for i in 0..3 {
+            for j in 0..3 {
+                s[i][j] += x[i] * y[j];
+            }
+        }
+    }
+    s
 }
 
 #[cfg(test)]

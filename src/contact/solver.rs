@@ -118,6 +118,9 @@ pub struct SolveResult {
     pub converged: bool,
     /// Whether the relative stagnation rule stopped the solve.
     pub stalled: bool,
+    /// Whether the warm start's active set gave the solution ([`super::polish`]; no
+    /// iteration).
+    pub polished: bool,
     /// Final residuals.
     pub residuals: Residuals,
     /// Final ADMM penalty ρ (0 for solvers without one).
@@ -151,6 +154,7 @@ impl SolveResult {
         self.iterations = 0;
         self.converged = false;
         self.stalled = false;
+        self.polished = false;
         self.residuals = Residuals::default();
         self.rho = 0.0;
         self.rho_power = 0.0;

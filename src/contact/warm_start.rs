@@ -53,6 +53,9 @@ impl WarmStartCache {
     /// did not converge, or holds non-finite values, is forgotten instead: starting from it
     /// would only spread the failure.
     pub fn store(&mut self, ids: &[ContactId], result: &SolveResult) {
+        // A solve that set no penalty (a polished step, a warm start accepted as it was)
+        // keeps the last one.
+        let penalty = self.rho_power;
         self.clear();
         let n = ids.len().min(self.capacity);
         let finite = result.lambda.iter().chain(&result.dual).all(|x| x.is_finite());
@@ -63,9 +66,8 @@ impl WarmStartCache {
         self.dual.extend_from_slice(&result.dual[..3 * n]);
         self.index.extend(ids[..n].iter().enumerate().map(|(k, id)| (*id, k as u32)));
         self.index.sort_unstable();
-        if result.rho_power.is_finite() && result.rho > 0.0 {
-            self.rho_power = Some(result.rho_power);
-        }
+        self.rho_power =
+            if result.rho_power.is_finite() && result.rho > 0.0 { Some(result.rho_power) } else { penalty };
     }
 
     /// The guess for a problem with contacts `ids`: known ids take their stored values.

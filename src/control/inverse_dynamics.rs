@@ -166,7 +166,7 @@ impl InverseDynamics {
             settings,
             problem_settings,
             assembly: Assembly::with_capacity(capacity, nv, nv),
-            problem: ContactProblem::with_capacity(capacity),
+            problem: ContactProblem::with_factor_capacity(capacity, nv),
             cache: WarmStartCache::with_capacity(capacity),
             warm: WarmStart::with_capacity(capacity),
             result: SolveResult::with_capacity(capacity, 0),

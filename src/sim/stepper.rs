@@ -15,6 +15,7 @@
 
 use crate::collision::ContactBuffer;
 use crate::config::ContactConfig;
+use crate::contact::polish::Polish;
 use crate::contact::{
     Assembly, Bodies, Build, ContactModel, ContactProblem, JointBlock, Metrics, ProblemSettings, SolveResult, Solver,
     WarmStart, WarmStartCache, joint_blocks, prepare_robot,
@@ -37,6 +38,9 @@ pub struct StepReport {
     pub iterations: usize,
     /// Whether the solver reached its tolerance.
     pub converged: bool,
+    /// Whether the warm start's active set solved the step (no iteration; see
+    /// [`crate::contact::polish`]).
+    pub polished: bool,
     /// Cholesky factorizations the solve did (ADMM: 1 + the penalty changes).
     pub factorizations: usize,
     /// Joint limits in the problem (after the contacts).
@@ -55,6 +59,9 @@ pub struct Stepper {
     pub dt: f64,
     settings: ProblemSettings,
     solver: Box<dyn Solver + Send>,
+    /// The warm start's active set, tried before the solver (None: `contact.polish` off).
+    polish: Option<Polish>,
+    tolerance: f64,
     contacts: ContactBuffer,
     joints: Vec<JointBlock>,
     problem: ContactProblem,
@@ -83,6 +90,8 @@ impl Stepper {
             dt,
             settings: contact.problem_settings(),
             solver: contact.solver(blocks),
+            polish: contact.polish.then(|| Polish::with_capacity(nv)),
+            tolerance: contact.tolerance.get(),
             contacts: ContactBuffer::with_capacity(capacity),
             joints: Vec::with_capacity(joint_capacity),
             problem: ContactProblem::with_factor_capacity(blocks, nv),
@@ -183,12 +192,21 @@ impl Stepper {
             dt,
             &self.settings,
             &mut self.problem,
-            Build::Delassus,
+            Build::Factor,
         );
         let n = self.problem.contacts();
+        let model = self.solver.model();
+        let mut polished = false;
         if assembled.is_ok() && n > 0 {
             self.cache.guess(self.problem.ids(), &mut self.warm);
-            self.solver.solve(&self.problem, Some(&self.warm), &mut self.result);
+            polished = self
+                .polish
+                .as_mut()
+                .is_some_and(|p| p.try_solve(&self.problem, &self.warm, model, self.tolerance, &mut self.result));
+            if !polished {
+                self.problem.build_delassus();
+                self.solver.solve(&self.problem, Some(&self.warm), &mut self.result);
+            }
             self.cache.store(self.problem.ids(), &self.result);
         } else {
             self.result.lambda.clear();
@@ -196,8 +214,10 @@ impl Stepper {
             self.result.converged = assembled.is_ok();
             self.cache.clear();
         }
-        let metrics = if n > 0 {
-            Metrics::evaluate(&self.problem, &self.result.lambda, dt, self.solver.model(), &mut self.sigma[..3 * n])
+        let metrics = if polished {
+            Metrics::of_velocities(&self.problem, &self.result.lambda, &self.result.sigma, dt, model)
+        } else if n > 0 {
+            Metrics::evaluate(&self.problem, &self.result.lambda, dt, model, &mut self.sigma[..3 * n])
         } else {
             Metrics::default()
         };
@@ -233,6 +253,7 @@ impl Stepper {
             contacts,
             iterations: self.result.iterations,
             converged: self.result.converged,
+            polished,
             factorizations: if n > 0 { self.result.factorizations } else { 0 },
             joint_limits: self.joints.iter().filter(|b| b.is_limit()).count(),
             joint_friction: self.joints.iter().filter(|b| !b.is_limit()).count(),
