@@ -128,6 +128,8 @@ pub struct Assembly {
     support: Vec<usize>,
     /// Jᵀλ, then M⁻¹Jᵀλ (nv).
     impulse: Vec<f64>,
+    /// D^{-1/2} of the robot's M = U·D·Uᵀ (robot nv).
+    inv_sqrt_d: Vec<f64>,
     point: Matrix3xX<f64>,
 }
 
@@ -141,6 +143,7 @@ impl Assembly {
             jacobian: Vec::with_capacity(3 * capacity * nv),
             support: Vec::with_capacity(2 * robot_nv + 12),
             impulse: vec![0.0; nv],
+            inv_sqrt_d: vec![0.0; robot_nv],
             point: Matrix3xX::zeros(robot_nv),
         }
     }
@@ -221,6 +224,11 @@ impl Assembly {
         if delassus {
             problem.factor.resize(m * nv, 0.0);
             problem.factor_cols = nv;
+            if let Some((_, data)) = bodies.robot {
+                for (s, d) in self.inv_sqrt_d.iter_mut().zip(data.ltdl_d.iter()) {
+                    *s = 1.0 / d.sqrt();
+                }
+            }
         }
         let robot_nv = bodies.robot_nv();
 
@@ -232,9 +240,8 @@ impl Assembly {
             }
             self.close_support(problem);
             if delassus {
-                for r in 3 * k..3 * k + 3 {
-                    self.factor_row(bodies, [c.body1, c.body2], r, robot_nv, &mut problem.factor[r * nv..r * nv + nv]);
-                }
+                let w = &mut problem.factor[3 * k * nv..3 * (k + 1) * nv];
+                self.factor_rows(bodies, [c.body1, c.body2], k, robot_nv, w);
             }
         }
         // Joint blocks: one normal row ±e_dof, no tangent rows.
@@ -247,8 +254,8 @@ impl Assembly {
             }
             self.close_support(problem);
             if delassus && !self.support.is_empty() {
-                let r = 3 * k + 2;
-                self.factor_row(bodies, [Owner::Static; 2], r, robot_nv, &mut problem.factor[r * nv..r * nv + nv]);
+                let w = &mut problem.factor[3 * k * nv..3 * (k + 1) * nv];
+                self.factor_rows(bodies, [Owner::Static; 2], k, robot_nv, w);
             }
         }
         // g = J v_f + γ, μ, R, ids.
@@ -323,7 +330,7 @@ impl Assembly {
         }
     }
 
-    /// Sorts the support deepest (highest dof) first, as [`Assembly::factor_row`] walks
+    /// Sorts the support deepest (highest dof) first, as [`Assembly::factor_rows`] walks
     /// it, and pushes it to `problem` as runs of consecutive dofs.
     fn close_support(&mut self, problem: &mut ContactProblem) {
         self.support.sort_unstable_by(|a, b| b.cmp(a));
@@ -339,25 +346,34 @@ impl Assembly {
         }));
     }
 
-    /// Row `r` of W from row `r` of J: D^{-1/2}·U⁻¹·J_rᵀ on the robot's support (U·y = J_rᵀ
-    /// from the deepest dof up: y[j] = J_r[j] − Σ_{k below j} U[j][k]·y[k]) and Cᵀ·J_rᵀ
-    /// on each free body among `owners`.
-    fn factor_row(&self, bodies: &Bodies, owners: [Owner; 2], r: usize, robot_nv: usize, w_row: &mut [f64]) {
+    /// Rows 3k..3k+3 of W (`w`, 3 rows of nv) from those of J: D^{-1/2}·U⁻¹·J_rᵀ on the
+    /// robot's support (U·y = J_rᵀ from the deepest dof up: y[j] = J_r[j] − Σ_{i below j}
+    /// U[j][i]·y[i], the three rows at once: they share U's entries) and Cᵀ·J_rᵀ on each
+    /// free body among `owners`.
+    fn factor_rows(&self, bodies: &Bodies, owners: [Owner; 2], k: usize, robot_nv: usize, w: &mut [f64]) {
         let nv = self.nv;
-        let j_row = &self.jacobian[r * nv..r * nv + nv];
+        let j_rows = &self.jacobian[3 * k * nv..3 * (k + 1) * nv];
+        let (w0, rest) = w.split_at_mut(nv);
+        let (w1, w2) = rest.split_at_mut(nv);
+        let (j0, j1, j2) = (&j_rows[..nv], &j_rows[nv..2 * nv], &j_rows[2 * nv..]);
         if let Some((_, data)) = bodies.robot {
             let u = data.ltdl_u.as_slice();
             // The robot's dofs of the support (free bodies' come first, being higher).
             let robot = &self.support[self.support.partition_point(|&d| d >= robot_nv)..];
-            for (i, &j) in robot.iter().enumerate() {
-                let mut y = j_row[j];
-                for &k in &robot[..i] {
-                    y -= u[j * robot_nv + k] * w_row[k];
+            for (a, &j) in robot.iter().enumerate() {
+                let (mut y0, mut y1, mut y2) = (j0[j], j1[j], j2[j]);
+                let u_j = &u[j * robot_nv..j * robot_nv + robot_nv];
+                for &i in &robot[..a] {
+                    let uji = u_j[i];
+                    y0 -= uji * w0[i];
+                    y1 -= uji * w1[i];
+                    y2 -= uji * w2[i];
                 }
-                w_row[j] = y;
+                (w0[j], w1[j], w2[j]) = (y0, y1, y2);
             }
             for &j in robot {
-                w_row[j] /= data.ltdl_d[j].sqrt();
+                let s = self.inv_sqrt_d[j];
+                (w0[j], w1[j], w2[j]) = (w0[j] * s, w1[j] * s, w2[j] * s);
             }
         }
         for owner in owners {
@@ -365,8 +381,11 @@ impl Assembly {
                 && let Some(b) = bodies.free.get(body)
             {
                 let at = robot_nv + 6 * body;
-                let x = b.inverse_factor().transpose() * nalgebra::Vector6::from_column_slice(&j_row[at..at + 6]);
-                w_row[at..at + 6].copy_from_slice(x.as_slice());
+                let ct = b.inverse_factor().transpose();
+                for (w_r, j_r) in [(&mut *w0, j0), (&mut *w1, j1), (&mut *w2, j2)] {
+                    let x = ct * nalgebra::Vector6::from_column_slice(&j_r[at..at + 6]);
+                    w_r[at..at + 6].copy_from_slice(x.as_slice());
+                }
             }
         }
     }
@@ -443,13 +462,14 @@ pub fn prepare_robot(
     dt: f64,
     v_free: &mut [f64],
 ) {
-    dynamics::compute_joint_jacobians(model, data, q);
+    // CRBA places the joints and fills their world Jacobians on its way down: the one
+    // kinematics pass of the step.
     dynamics::crba(model, data, q);
     for (k, d) in damping.iter().enumerate() {
         data.mass_matrix[(k, k)] += dt * d;
     }
     dynamics::ltdl_decompose(model, data);
-    let b = dynamics::nonlinear_effects(model, data, q, v);
+    let b = dynamics::nonlinear_effects_placed(model, data, v);
     // (M + Δt·D)(v_f − v) = Δt(τ − b − D·v), i.e. M(v_f − v) = Δt(τ − b − D·v_f).
     for k in 0..model.nv {
         v_free[k] = tau[k] - b[k] - damping.get(k).map_or(0.0, |d| d * v[k]);

@@ -119,9 +119,13 @@ impl Polish {
         let nf = self.free.len();
         // b = −(g + (G + R)·λ_X) on the free rows (λ holds λ_X, zero on F).
         let sigma = &mut result.sigma;
-        problem.contact_velocity_by_factor(lambda, sigma, &mut self.t);
         self.b.clear();
-        self.b.extend(self.free.iter().map(|&r| -sigma[r]));
+        if lambda.iter().all(|&x| x == 0.0) {
+            self.b.extend(self.free.iter().map(|&r| -problem.g[r]));
+        } else {
+            problem.contact_velocity_by_factor(lambda, sigma, &mut self.t);
+            self.b.extend(self.free.iter().map(|&r| -sigma[r]));
+        }
         // (G + R)_FF by the 3 × 3 blocks of the active blocks' pairs (free rows ascending).
         self.a.clear();
         self.a.resize(nf * nf, 0.0);

@@ -17,7 +17,6 @@
 use thiserror::Error;
 
 use super::cone::BlockSet;
-use super::dense::dot;
 use crate::collision::ContactId;
 
 /// Why a problem, or an input it is built from, is refused.
@@ -334,25 +333,35 @@ impl ContactProblem {
         };
         let t = &mut t[..nw];
         t.fill(0.0);
+        let rows = |i: usize| {
+            let at = 3 * i * nw;
+            (&w[at..at + nw], &w[at + nw..at + 2 * nw], &w[at + 2 * nw..at + 3 * nw])
+        };
         for i in 0..self.contacts {
             let l = &lambda[3 * i..3 * i + 3];
             if l.iter().all(|&x| x == 0.0) {
                 continue;
             }
+            let (w0, w1, w2) = rows(i);
             for &(lo, hi) in self.factor_support(i) {
-                for r in 0..3 {
-                    let row = &w[(3 * i + r) * nw..(3 * i + r + 1) * nw];
-                    for (tc, wc) in t[lo..hi].iter_mut().zip(&row[lo..hi]) {
-                        *tc += l[r] * wc;
-                    }
+                for c in lo..hi {
+                    t[c] += l[0] * w0[c] + l[1] * w1[c] + l[2] * w2[c];
                 }
             }
         }
         for i in 0..self.contacts {
-            for r in 3 * i..3 * i + 3 {
-                let row = &w[r * nw..(r + 1) * nw];
-                let wt: f64 = self.factor_support(i).iter().map(|&(lo, hi)| dot(&row[lo..hi], &t[lo..hi])).sum();
-                sigma[r] = wt + self.compliance[r] * lambda[r] + self.g[r];
+            let (w0, w1, w2) = rows(i);
+            let mut d = [0.0; 3];
+            for &(lo, hi) in self.factor_support(i) {
+                for c in lo..hi {
+                    d[0] += w0[c] * t[c];
+                    d[1] += w1[c] * t[c];
+                    d[2] += w2[c] * t[c];
+                }
+            }
+            for (a, da) in d.iter().enumerate() {
+                let r = 3 * i + a;
+                sigma[r] = da + self.compliance[r] * lambda[r] + self.g[r];
             }
         }
     }

@@ -54,12 +54,23 @@ pub fn nonlinear_effects<'d>(model: &Model, data: &'d mut Data, q: &[f64], v: &[
     &data.tau
 }
 
-/// Velocities, accelerations (with gravity) and body forces. `a` empty means zero.
+/// [`nonlinear_effects`] at the placements already in `data` (after [`super::crba`] or
+/// [`super::forward_kinematics`] at the same q): no second kinematics pass.
+pub(crate) fn nonlinear_effects_placed<'d>(model: &Model, data: &'d mut Data, v: &[f64]) -> &'d DVector<f64> {
+    forward_pass(model, data, &[], v, &[], None);
+    backward_pass(model, data);
+    &data.tau
+}
+
+/// Velocities, accelerations (with gravity) and body forces. `a` empty means zero; `q`
+/// empty means the placements in `data` are current.
 #[inline]
 fn forward_pass(model: &Model, data: &mut Data, q: &[f64], v: &[f64], a: &[f64], fext: Option<&[Force]>) {
     let minus_gravity = -model.gravity;
     for i in 1..model.njoints() {
-        place_joint(model, data, i, q);
+        if !q.is_empty() {
+            place_joint(model, data, i, q);
+        }
         let t = &model.joint_types[i];
         let (iv, nv) = (model.idx_v[i], t.nv());
         let vj = joint_velocity(t, &v[iv..iv + nv]);
