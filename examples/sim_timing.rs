@@ -3,9 +3,10 @@
 //! hold), after 1 s of settling: µs per step, median of `--rounds` runs of
 //! 1000 steps. `--json OUT` writes the figures for scripts/bench_sim.py.
 //!
-//!   cargo run --release --example sim_timing -- [--rounds 7] [--json OUT.json] [--scene NAME]
+//!   cargo run --release --example sim_timing -- [--rounds 7] [--json OUT.json] [--scene NAME] [--no-polish]
 //!
-//! `--scene` times one scene only (solo12_standing or quadruped_standing: for profiling).
+//! `--scene` times one scene only (solo12_standing or quadruped_standing: for profiling);
+//! `--no-polish` turns `contact.polish` off (the ADMM solves every step).
 
 use std::time::Instant;
 
@@ -28,8 +29,8 @@ struct Figures {
     eps_abs: f64,
 }
 
-fn time(mut world: World, reference: &[f64], kp: f64, kd: f64, rounds: usize) -> Figures {
-    let mut stepper = Stepper::new(&world, DT, &ContactConfig::default(), 128);
+fn time(mut world: World, reference: &[f64], kp: f64, kd: f64, rounds: usize, contact: &ContactConfig) -> Figures {
+    let mut stepper = Stepper::new(&world, DT, contact, 128);
     let mut tau = vec![0.0; world.nv()];
     for _ in 0..1000 {
         sim_scenes::pd(&world, reference, kp, kd, &mut tau);
@@ -63,11 +64,16 @@ fn time(mut world: World, reference: &[f64], kp: f64, kd: f64, rounds: usize) ->
 fn main() {
     let mut args = std::env::args().skip(1);
     let usage = || -> ! {
-        eprintln!("usage: sim_timing [--rounds N] [--json OUT] [--scene solo12_standing|quadruped_standing]");
+        eprintln!("usage: sim_timing [--rounds N] [--json OUT] [--scene solo12_standing|quadruped_standing] [--no-polish]");
         std::process::exit(2);
     };
     let (mut rounds, mut json, mut only) = (7usize, None::<String>, None::<String>);
+    let mut contact = ContactConfig::default();
     while let Some(a) = args.next() {
+        if a == "--no-polish" {
+            contact.polish = false;
+            continue;
+        }
         match (a.as_str(), args.next()) {
             ("--rounds", Some(v)) => rounds = v.parse().unwrap_or_else(|_| usage()),
             ("--json", Some(v)) => json = Some(v),
@@ -79,11 +85,11 @@ fn main() {
     let mut scenes = Vec::new();
     if wanted("solo12_standing") {
         let (solo, solo_ref) = sim_scenes::solo12_standing(&collision_scenes::erd_share());
-        scenes.push(("solo12_standing", "solo12 standing", time(solo, &solo_ref, 5.0, 0.1, rounds)));
+        scenes.push(("solo12_standing", "solo12 standing", time(solo, &solo_ref, 5.0, 0.1, rounds, &contact)));
     }
     if wanted("quadruped_standing") {
         let (quadruped, quadruped_ref, (kp, kd)) = sim_scenes::quadruped(0.0);
-        scenes.push(("quadruped_standing", "quadruped standing", time(quadruped, &quadruped_ref, kp, kd, rounds)));
+        scenes.push(("quadruped_standing", "quadruped standing", time(quadruped, &quadruped_ref, kp, kd, rounds, &contact)));
     }
     let mut doc = serde_json::Map::new();
     for (key, name, f) in &scenes {
