@@ -64,7 +64,9 @@ fn time(mut world: World, reference: &[f64], kp: f64, kd: f64, rounds: usize, co
 fn main() {
     let mut args = std::env::args().skip(1);
     let usage = || -> ! {
-        eprintln!("usage: sim_timing [--rounds N] [--json OUT] [--scene solo12_standing|quadruped_standing] [--no-polish]");
+        eprintln!(
+            "usage: sim_timing [--rounds N] [--json OUT] [--scene solo12_standing|quadruped_standing] [--no-polish]"
+        );
         std::process::exit(2);
     };
     let (mut rounds, mut json, mut only) = (7usize, None::<String>, None::<String>);
@@ -89,7 +91,11 @@ fn main() {
     }
     if wanted("quadruped_standing") {
         let (quadruped, quadruped_ref, (kp, kd)) = sim_scenes::quadruped(0.0);
-        scenes.push(("quadruped_standing", "quadruped standing", time(quadruped, &quadruped_ref, kp, kd, rounds, &contact)));
+        scenes.push((
+            "quadruped_standing",
+            "quadruped standing",
+            time(quadruped, &quadruped_ref, kp, kd, rounds, &contact),
+        ));
     }
     let mut doc = serde_json::Map::new();
     for (key, name, f) in &scenes {

@@ -1,5 +1,5 @@
 //! AT-14 of the seed 000–002 digest: the forward/inverse round trip with compliant
-//! contacts. The simulator steps the bundled quadruped (standing on compliant feet, under
+//! contacts, and its rigid counterpart through the floating base's least squares. The simulator steps the bundled quadruped (standing on compliant feet, under
 //! its PD) with τ and gives v⁺ and λ; inverse dynamics from the same (q, v) and contacts
 //! with v_ref = v⁺ must return that τ (zero on the floating base's rows) and that λ.
 
@@ -10,31 +10,56 @@ mod sim_scenes;
 
 use signorini::config::ContactConfig;
 use signorini::control::{InverseDynamics, InverseDynamicsSettings};
-use signorini::model::Data;
-use signorini::sim::Stepper;
+use signorini::model::{Data, Model};
+use signorini::sim::{StepReport, Stepper, World};
 
 const DT: f64 = 1e-3;
 
+/// The bundled quadruped standing in the simulator under its PD, with contact settings
+/// `yaml`, and an inverse dynamics of the same contact problem settings.
+struct Rig {
+    world: World,
+    reference: Vec<f64>,
+    gains: (f64, f64),
+    config: ContactConfig,
+    stepper: Stepper,
+    model: Model,
+    data: Data,
+    id: InverseDynamics,
+}
+
+impl Rig {
+    fn new(yaml: &str) -> Self {
+        let (world, reference, gains) = sim_scenes::quadruped(0.0);
+        let config: ContactConfig = serde_yaml_ng::from_str(yaml).unwrap();
+        let stepper = Stepper::new(&world, DT, &config, 64);
+        let model = world.robot.as_ref().unwrap().model.clone();
+        let data = Data::new(&model);
+        let id = InverseDynamics::new(&model, 64, config.problem_settings(), InverseDynamicsSettings::default());
+        Self { world, reference, gains, config, stepper, model, data, id }
+    }
+
+    /// One PD step: the state before it, the torques, the report.
+    fn step(&mut self, tau: &mut [f64]) -> (Vec<f64>, Vec<f64>, StepReport) {
+        let (kp, kd) = self.gains;
+        sim_scenes::pd(&self.world, &self.reference, kp, kd, tau);
+        let r = self.world.robot.as_ref().unwrap();
+        let (q, v) = (r.q.clone(), r.v.clone());
+        let report = *self.stepper.step(&mut self.world, tau);
+        (q, v, report)
+    }
+}
+
 #[test]
 fn at14_inverse_dynamics_returns_the_torques_and_impulses_of_a_compliant_forward_step() {
-    let (mut world, reference, (kp, kd)) = sim_scenes::quadruped(0.0);
-    let config: ContactConfig =
-        serde_yaml_ng::from_str("tolerance: 1e-13\ncompliance_normal: 1e-5\ncompliance_tangential: 2e-5").unwrap();
-    let mut stepper = Stepper::new(&world, DT, &config, 64);
-    let mut tau = vec![0.0; world.nv()];
-    let model = world.robot.as_ref().unwrap().model.clone();
-    let mut data = Data::new(&model);
-    let mut id = InverseDynamics::new(&model, 64, config.problem_settings(), InverseDynamicsSettings::default());
+    let mut rig = Rig::new("tolerance: 1e-13\ncompliance_normal: 1e-5\ncompliance_tangential: 2e-5");
+    let mut tau = vec![0.0; rig.world.nv()];
     let mut checked = 0;
     // While it settles (moving, then at rest), every 50th step.
     for k in 0..1500 {
-        sim_scenes::pd(&world, &reference, kp, kd, &mut tau);
-        let (q, v) = {
-            let r = world.robot.as_ref().unwrap();
-            (r.q.clone(), r.v.clone())
-        };
-        let report = *stepper.step(&mut world, &tau);
+        let (q, v, report) = rig.step(&mut tau);
         assert!(report.converged, "step {k}: {report:?}");
+        let Rig { world, stepper, model, data, id, .. } = &mut rig;
         if k % 50 != 0 {
             continue;
         }
@@ -43,7 +68,7 @@ fn at14_inverse_dynamics_returns_the_torques_and_impulses_of_a_compliant_forward
         let contacts = stepper.contacts().contacts();
         let n = contacts.len();
         assert_eq!(n, 4, "step {k}");
-        let tau_id = id.compute(&model, &mut data, &q, &v, &v_next, contacts, DT).unwrap().to_vec();
+        let tau_id = id.compute(model, data, &q, &v, &v_next, contacts, DT).unwrap().to_vec();
         assert!(id.result().converged, "step {k}: {:?}", id.result());
         let forward = &stepper.impulses()[..3 * n];
         let inverse = id.impulses();
@@ -63,28 +88,23 @@ fn at14_inverse_dynamics_returns_the_torques_and_impulses_of_a_compliant_forward
     assert_eq!(checked, 30);
 }
 
+/// Compliant feet (Algorithm 2 alone) and rigid ones (then the floating base's least
+/// squares, every tick after touch-down).
 #[test]
 fn a_control_tick_of_inverse_dynamics_allocates_nothing() {
-    let (mut world, reference, (kp, kd)) = sim_scenes::quadruped(0.0);
-    let config: ContactConfig = serde_yaml_ng::from_str("compliance_normal: 1e-5").unwrap();
-    let mut stepper = Stepper::new(&world, DT, &config, 64);
-    let mut tau = vec![0.0; world.nv()];
-    let model = world.robot.as_ref().unwrap().model.clone();
-    let mut data = Data::new(&model);
-    let mut id = InverseDynamics::new(&model, 64, config.problem_settings(), InverseDynamicsSettings::default());
-    let (mut q, mut v) = (vec![0.0; model.nq], vec![0.0; model.nv]);
-    for k in 0..300 {
-        sim_scenes::pd(&world, &reference, kp, kd, &mut tau);
-        let r = world.robot.as_ref().unwrap();
-        q.copy_from_slice(&r.q);
-        v.copy_from_slice(&r.v);
-        stepper.step(&mut world, &tau);
-        let v_next = &world.robot.as_ref().unwrap().v;
-        let contacts = stepper.contacts().contacts();
-        let allocations = counting::allocations_during(|| {
-            id.compute(&model, &mut data, &q, &v, v_next, contacts, DT).unwrap();
-        });
-        assert_eq!(allocations, 0, "tick {k}");
+    for yaml in ["compliance_normal: 1e-5", "tolerance: 1e-6"] {
+        let mut rig = Rig::new(yaml);
+        let mut tau = vec![0.0; rig.world.nv()];
+        for k in 0..300 {
+            let (q, v, _) = rig.step(&mut tau);
+            let Rig { world, stepper, model, data, id, .. } = &mut rig;
+            let v_next = &world.robot.as_ref().unwrap().v;
+            let contacts = stepper.contacts().contacts();
+            let allocations = counting::allocations_during(|| {
+                id.compute(model, data, &q, &v, v_next, contacts, DT).unwrap();
+            });
+            assert_eq!(allocations, 0, "{yaml}: tick {k}");
+        }
     }
 }
 
@@ -111,4 +131,53 @@ fn bad_states_and_references_are_refused_by_name() {
     // And it still works afterwards.
     let tau = id.compute(&model, &mut data, &q, &v, &v, &[], DT).unwrap();
     assert!(tau.iter().all(|t| t.is_finite()));
+}
+
+/// The floating base with rigid feet (seed 000 §VII's open case): while the quadruped
+/// settles on its PD, inverse dynamics for the reference v⁺ the simulator reached finds
+/// impulses that produce the base wrench (residual below 1e-7 N of a 100 N weight) and joint torques; the
+/// simulator driven by those torques from the same state reaches v⁺ again with exactly the
+/// predicted impulses (unique: four sticking feet, G of full rank).
+#[test]
+fn floating_base_inverse_dynamics_predicts_the_simulated_rigid_contact_forces() {
+    let mut rig = Rig::new("tolerance: 1e-13");
+    let (mut replay, _, _) = sim_scenes::quadruped(0.0);
+    let mut replayer = Stepper::new(&replay, DT, &rig.config, 64);
+    let mut tau = vec![0.0; rig.world.nv()];
+    let mut checked = 0;
+    for k in 0..1500 {
+        let (q, v, report) = rig.step(&mut tau);
+        assert!(report.converged, "step {k}");
+        let Rig { world, stepper, model, data, id, .. } = &mut rig;
+        let contacts = stepper.contacts().contacts();
+        // From the first touch-down on, every 50th step with the four feet down.
+        if k % 50 != 0 || contacts.len() != 4 || k < 200 {
+            continue;
+        }
+        let v_next = world.robot.as_ref().unwrap().v.clone();
+        let tau_id = id.compute(model, data, &q, &v, &v_next, contacts, DT).unwrap().to_vec();
+        let residual = id.base_residual().expect("a floating base");
+        assert!(residual.iter().all(|e| e.abs() < 1e-7), "step {k}: base residual {residual:?}");
+        let predicted = id.impulses().to_vec();
+        let normal: f64 = (0..4).map(|i| predicted[3 * i + 2]).sum::<f64>() / DT;
+        assert!(normal > 0.0, "step {k}");
+
+        let r = replay.robot.as_mut().unwrap();
+        r.q.copy_from_slice(&q);
+        r.v.copy_from_slice(&v);
+        let mut joints = tau_id.clone();
+        joints[..6].fill(0.0);
+        let report = *replayer.step(&mut replay, &joints);
+        assert!(report.converged && report.contacts == 4, "step {k}: {report:?}");
+        let simulated = &replayer.impulses()[..12];
+        for (a, (x, y)) in simulated.iter().zip(&predicted).enumerate() {
+            assert!((x - y).abs() < 1e-9, "step {k}, λ[{a}]: simulated {x}, predicted {y}");
+        }
+        let v_replay = &replay.robot.as_ref().unwrap().v;
+        for (j, (x, y)) in v_replay.iter().zip(&v_next).enumerate() {
+            assert!((x - y).abs() < 1e-9, "step {k}, v⁺[{j}]: replayed {x}, reference {y}");
+        }
+        checked += 1;
+    }
+    assert!(checked >= 20, "{checked} steps checked");
 }

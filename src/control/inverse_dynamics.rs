@@ -17,7 +17,9 @@
 //! ```
 //!
 //! then τ = RNEA(q, v, a) + D·v_ref − Jᵀλ/Δt, with D the URDF joint damping the simulator
-//! takes implicitly (so that the simulator driven by τ reproduces v_ref and λ). Compliant
+//! takes implicitly (so that the simulator driven by τ reproduces v_ref and λ). With a
+//! floating base the rigid sticking contacts' impulses are then chosen to produce the base
+//! wrench ([`super::floating_base`]). Compliant
 //! contacts (R ≻ 0) make λ unique; rigid ones (R = 0) leave it under-determined and the
 //! proximal term picks the solution nearest the start (the previous tick's, by contact
 //! id). Under the CCP a sliding reference (c_N = 0, c_T ≠ 0) has no solution and the
@@ -27,6 +29,7 @@
 //! result also carries the residual of eq. 47 in velocity units (per contact, the distance
 //! of σ + Γ(σ) from the dual cone and its component along λ, as the ADMM's start test).
 
+use super::floating_base::{FloatingBase, FloatingBaseSettings};
 use crate::collision::Contact;
 use crate::contact::cone;
 use crate::contact::{
@@ -34,7 +37,7 @@ use crate::contact::{
     WarmStart, WarmStartCache,
 };
 use crate::dynamics;
-use crate::model::{Data, Model};
+use crate::model::{Data, JointType, Model};
 
 /// Settings of Algorithm 2.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -49,11 +52,20 @@ pub struct InverseDynamicsSettings {
     pub relative: f64,
     /// Iteration cap.
     pub max_iterations: usize,
+    /// The base wrench's least squares, for a floating base ([`super::floating_base`]).
+    pub floating_base: FloatingBaseSettings,
 }
 
 impl Default for InverseDynamicsSettings {
     fn default() -> Self {
-        Self { model: ContactModel::Ncp, rho: 1e-8, absolute: 1e-12, relative: 1e-12, max_iterations: 100 }
+        Self {
+            model: ContactModel::Ncp,
+            rho: 1e-8,
+            absolute: 1e-12,
+            relative: 1e-12,
+            max_iterations: 100,
+            floating_base: FloatingBaseSettings::default(),
+        }
     }
 }
 
@@ -149,6 +161,8 @@ pub struct InverseDynamics {
     accel: Vec<f64>,
     contact_torque: Vec<f64>,
     tau: Vec<f64>,
+    /// For a floating base (the model's first joint a free flyer).
+    base: Option<FloatingBase>,
 }
 
 impl InverseDynamics {
@@ -173,6 +187,8 @@ impl InverseDynamics {
             accel: vec![0.0; nv],
             contact_torque: vec![0.0; nv],
             tau: vec![0.0; nv],
+            base: (model.joint_types.get(1) == Some(&JointType::FreeFlyer))
+                .then(|| FloatingBase::with_capacity(capacity, settings.floating_base)),
         }
     }
 
@@ -231,16 +247,30 @@ impl InverseDynamics {
         for k in 0..nv {
             self.accel[k] = (v_ref[k] - v[k]) / dt;
         }
-        self.contact_torque.fill(0.0);
-        self.assembly.add_transpose_product(&self.result.lambda, &mut self.contact_torque);
         let rnea = dynamics::rnea(model, data, q, v, &self.accel);
         for k in 0..nv {
-            self.tau[k] = rnea[k] + model.damping[k] * v_ref[k] - self.contact_torque[k] / dt;
+            self.tau[k] = rnea[k] + model.damping[k] * v_ref[k];
+        }
+        if let Some(base) = self.base.as_mut() {
+            base.solve(&self.problem, self.assembly.jacobian(), nv, dt, &self.tau[..6], &mut self.result);
+        }
+        self.contact_torque.fill(0.0);
+        self.assembly.add_transpose_product(&self.result.lambda, &mut self.contact_torque);
+        for k in 0..nv {
+            self.tau[k] -= self.contact_torque[k] / dt;
         }
         Ok(&self.tau)
     }
 
-    /// The last τ (nv).
+    /// For a floating base, the base wrench the contacts could not produce at the last
+    /// call (N, N·m, in the base's velocity frame; zero for a feasible reference): also
+    /// the base rows of [`InverseDynamics::torques`], negated. None for a fixed base.
+    pub fn base_residual(&self) -> Option<&[f64; 6]> {
+        self.base.as_ref().map(|b| b.residual())
+    }
+
+    /// The last τ (nv). With a floating base its first six entries are the base wrench
+    /// still missing (−[`InverseDynamics::base_residual`]); the joints' are the rest.
     pub fn torques(&self) -> &[f64] {
         &self.tau
     }

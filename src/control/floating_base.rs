@@ -1,0 +1,252 @@
+//! The floating base of contact inverse dynamics (what seed 000 leaves open, §VII).
+//!
+//! Algorithm 2 gives the impulses λ₀ the contact model predicts for the reference, and
+//! τ = RNEA − Jᵀλ/Δt. With a floating base the six base rows of τ cannot be actuated: the
+//! contacts must produce the base wrench c = RNEA_base (in force units, F = λ/Δt):
+//!
+//! ```text
+//! J_bᵀ F = c                J_b: the base columns of J (3 n_c × 6)
+//! ```
+//!
+//! Which contacts may change: the rigid ones the reference keeps sticking (σ = J v_ref + γ
+//! ≈ 0, where any impulse of the cone is complementary to σ). A separating contact
+//! (σ_N > 0) must stay at zero, a sliding one on the cone's edge opposite its slip, and a
+//! compliant one (R ≻ 0: σ = Rλ + c) has the one impulse its deformation gives, so they
+//! keep Algorithm 2's impulses and their wrench moves to the right-hand side. The sticking
+//! ones solve the cone-constrained least squares
+//!
+//! ```text
+//! min ½‖J_Sᵀ F_S − c'‖² + ½ε‖F_S − F₀‖²   s.t. F_S ∈ K_μ,     c' = c − Σ_{fixed} J_iᵀ F₀,i
+//! ```
+//!
+//! with the proximal term towards Algorithm 2's answer (itself started from the previous
+//! tick's) making the answer unique where the feet are redundant. That is a CCP of the
+//! contact problem's form — G = W·Wᵀ with W = J_S's base columns (6 of them), R = ε,
+//! g = −(W c' + ε F₀) — solved by the same ADMM (Woodbury on 6 columns) and cones. What it
+//! cannot produce, the residual wrench J_bᵀF − c, is reported: zero for a feasible
+//! reference, otherwise how far the reference is from what the contacts allow.
+
+use crate::contact::cone::{self, BlockSet};
+use crate::contact::{AdmmSettings, AdmmSolver, ContactModel, ContactProblem, SolveResult, Solver, StoppingRule};
+use crate::contact::{WarmStart, WarmStartCache};
+
+/// Proximal point passes of the least squares.
+const PASSES: usize = 2;
+
+/// Settings of the base solve.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct FloatingBaseSettings {
+    /// ε relative to the mean diagonal of J_S J_Sᵀ.
+    pub regularization: f64,
+    /// A contact whose reference velocity σ is within this (m/s, ∞-norm) of zero sticks.
+    pub stick_velocity: f64,
+    /// Absolute tolerance of the ADMM (N).
+    pub tolerance: f64,
+}
+
+impl Default for FloatingBaseSettings {
+    fn default() -> Self {
+        Self { regularization: 1e-6, stick_velocity: 1e-6, tolerance: 1e-9 }
+    }
+}
+
+/// The base solve's workspace, sized once.
+#[derive(Debug)]
+pub struct FloatingBase {
+    /// Settings.
+    pub settings: FloatingBaseSettings,
+    problem: ContactProblem,
+    solver: AdmmSolver,
+    cache: WarmStartCache,
+    warm: WarmStart,
+    result: SolveResult,
+    /// The contacts of the least squares (indices into the contact problem).
+    sticking: Vec<usize>,
+    /// F₀ of the proximal term (3 per sticking contact, N).
+    prior: Vec<f64>,
+    residual: [f64; 6],
+}
+
+impl FloatingBase {
+    /// Room for `capacity` contacts.
+    pub fn with_capacity(capacity: usize, settings: FloatingBaseSettings) -> Self {
+        let admm = AdmmSettings {
+            model: ContactModel::Ccp,
+            stop: StoppingRule { absolute: settings.tolerance, ..Default::default() },
+            ..Default::default()
+        };
+        Self {
+            settings,
+            problem: ContactProblem::with_factor_capacity(capacity, 6),
+            solver: AdmmSolver::with_capacity(capacity, admm),
+            cache: WarmStartCache::with_capacity(capacity),
+            warm: WarmStart::with_capacity(capacity),
+            result: SolveResult::with_capacity(capacity, 0),
+            sticking: Vec::with_capacity(capacity),
+            prior: Vec::with_capacity(3 * capacity),
+            residual: [0.0; 6],
+        }
+    }
+
+    /// Replaces the impulses of the sticking contacts of `contacts` (Algorithm 2's problem
+    /// and solution, `jacobian` its 3 n_c rows of `nv`) by the least squares' so that the
+    /// contacts produce the base wrench `wrench` (RNEA's base rows, N and N·m) as well as
+    /// they can over a step `dt`; returns whether the ADMM converged. The residual is then
+    /// [`FloatingBase::residual`].
+    pub fn solve(
+        &mut self,
+        contacts: &ContactProblem,
+        jacobian: &[f64],
+        nv: usize,
+        dt: f64,
+        wrench: &[f64],
+        solution: &mut SolveResult,
+    ) -> bool {
+        let n = contacts.contacts();
+        let base = |i: usize, r: usize| &jacobian[(3 * i + r) * nv..(3 * i + r) * nv + 6];
+        // Sticking contacts, and the wrench the others already give.
+        self.sticking.clear();
+        let mut target = [0.0; 6];
+        target.copy_from_slice(&wrench[..6]);
+        for i in 0..n {
+            let sigma = cone::block(&solution.sigma, i);
+            let rigid = cone::block(contacts.compliance(), i).iter().all(|&r| r == 0.0);
+            let sticks = rigid
+                && matches!(contacts.sets()[i], BlockSet::Cone(mu) if mu > 0.0)
+                && sigma.iter().all(|s| s.abs() <= self.settings.stick_velocity);
+            if sticks {
+                self.sticking.push(i);
+                continue;
+            }
+            for r in 0..3 {
+                let f = solution.lambda[3 * i + r] / dt;
+                for (t, j) in target.iter_mut().zip(base(i, r)) {
+                    *t -= j * f;
+                }
+            }
+        }
+        let ns = self.sticking.len();
+        let mut converged = true;
+        if ns > 0 {
+            // W = the sticking rows' base columns; G = W Wᵀ; g = −(W c' + ε F₀).
+            let p = &mut self.problem;
+            if p.reset(ns).is_err() {
+                return false;
+            }
+            p.factor.resize(3 * ns * 6, 0.0);
+            p.factor_cols = 6;
+            for (k, &i) in self.sticking.iter().enumerate() {
+                for r in 0..3 {
+                    p.factor[(3 * k + r) * 6..(3 * k + r + 1) * 6].copy_from_slice(base(i, r));
+                }
+                p.push_support([(0, 6)]);
+                p.sets[k] = contacts.sets()[i];
+                p.ids[k] = contacts.ids()[i];
+            }
+            p.build_delassus();
+            let m = 3 * ns;
+            let mean = (0..m).map(|r| p.delassus[r * m + r]).sum::<f64>() / m as f64;
+            let eps = self.settings.regularization * mean.max(f64::MIN_POSITIVE);
+            // Proximal point iterations: each pulls towards the last answer, so the bias
+            // of the proximal term (about ε·‖F − F₀‖ in the residual) shrinks by about
+            // ε/σ² per pass: two passes leave the base wrench exact to rounding.
+            self.prior.clear();
+            for &i in &self.sticking {
+                self.prior.extend(cone::block(&solution.lambda, i).iter().map(|l| l / dt));
+            }
+            for pass in 0..PASSES {
+                let p = &mut self.problem;
+                for row in 0..m {
+                    let wc: f64 = p.factor[row * 6..row * 6 + 6].iter().zip(&target).map(|(w, c)| w * c).sum();
+                    p.g[row] = -(wc + eps * self.prior[row]);
+                    p.compliance[row] = eps;
+                }
+                if pass == 0 {
+                    self.cache.guess(self.problem.ids(), &mut self.warm);
+                } else {
+                    self.warm.lambda.clone_from(&self.result.lambda);
+                    self.warm.dual.clone_from(&self.result.dual);
+                    self.warm.known.clear();
+                    self.warm.known.resize(ns, true);
+                }
+                self.solver.solve(&self.problem, Some(&self.warm), &mut self.result);
+                converged = self.result.converged;
+                self.prior.clone_from(&self.result.lambda);
+            }
+            self.cache.store(self.problem.ids(), &self.result);
+            for (k, &i) in self.sticking.iter().enumerate() {
+                for r in 0..3 {
+                    solution.lambda[3 * i + r] = self.result.lambda[3 * k + r] * dt;
+                }
+            }
+        } else {
+            self.cache.clear();
+        }
+        // The residual wrench J_bᵀF − c over all contacts.
+        self.residual = [0.0; 6];
+        for i in 0..n {
+            for r in 0..3 {
+                let f = solution.lambda[3 * i + r] / dt;
+                for (e, j) in self.residual.iter_mut().zip(base(i, r)) {
+                    *e += j * f;
+                }
+            }
+        }
+        for (e, c) in self.residual.iter_mut().zip(wrench) {
+            *e -= c;
+        }
+        converged
+    }
+
+    /// The base wrench the contacts could not produce at the last solve (N, N·m; the
+    /// base's velocity frame): J_bᵀF − RNEA_base.
+    pub fn residual(&self) -> &[f64; 6] {
+        &self.residual
+    }
+
+    /// The last least squares (its contacts are the sticking ones, in order).
+    pub fn result(&self) -> &SolveResult {
+        &self.result
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One rigid sticking contact under the base origin (J_b = [I | 0], frame = world):
+    /// an upward 10 N base wrench is produced exactly; a downward one would need the foot
+    /// to pull, so the impulse stays zero and the whole wrench is the residual; a sideways
+    /// one beyond μ·N is cut to the cone's edge.
+    #[test]
+    fn the_contacts_produce_what_the_cone_allows_and_the_rest_is_the_residual() {
+        let dt = 1e-3;
+        let zero = vec![vec![0.0; 3]; 3];
+        let contacts = ContactProblem::from_dense(&zero, &[0.0; 3], &[0.5], &[]).unwrap();
+        let mut jacobian = vec![0.0; 3 * 6];
+        for r in 0..3 {
+            jacobian[r * 6 + r] = 1.0;
+        }
+        let mut base = FloatingBase::with_capacity(1, FloatingBaseSettings::default());
+        let mut solve = |wrench: [f64; 6]| {
+            let mut solution = SolveResult::with_capacity(1, 0);
+            solution.lambda.extend([0.0; 3]);
+            solution.sigma.extend([0.0; 3]);
+            assert!(base.solve(&contacts, &jacobian, 6, dt, &wrench, &mut solution));
+            (solution.lambda.iter().map(|l| l / dt).collect::<Vec<_>>(), *base.residual())
+        };
+        let (force, residual) = solve([0.0, 0.0, 10.0, 0.0, 0.0, 0.0]);
+        assert!((force[2] - 10.0).abs() < 1e-6 && force[0].abs() < 1e-6, "{force:?}");
+        assert!(residual.iter().all(|e| e.abs() < 1e-6), "{residual:?}");
+        let (force, residual) = solve([0.0, 0.0, -10.0, 0.0, 0.0, 0.0]);
+        assert!(force.iter().all(|f| f.abs() < 1e-6), "{force:?}");
+        assert!((residual[2] - 10.0).abs() < 1e-6, "{residual:?}");
+        let (force, residual) = solve([8.0, 0.0, 10.0, 0.0, 0.0, 0.0]);
+        // The nearest point of the cone to (8, 0, 10) in the least-squares sense.
+        let want = cone::project_cone_weighted(0.5, 1.0, 1.0, &[8.0, 0.0, 10.0]);
+        for a in 0..3 {
+            assert!((force[a] - want[a]).abs() < 1e-5, "{force:?} vs {want:?}");
+            assert!((residual[a] - (want[a] - [8.0, 0.0, 10.0][a])).abs() < 1e-5, "{residual:?}");
+        }
+    }
+}
