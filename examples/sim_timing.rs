@@ -32,8 +32,9 @@ struct Figures {
 fn time(mut world: World, reference: &[f64], kp: f64, kd: f64, rounds: usize, contact: &ContactConfig) -> Figures {
     let mut stepper = Stepper::new(&world, DT, contact, 128);
     let mut tau = vec![0.0; world.nv()];
+    let mut hold = sim_scenes::hold(&world, reference, kp, kd);
     for _ in 0..1000 {
-        sim_scenes::pd(&world, reference, kp, kd, &mut tau);
+        sim_scenes::pd(&world, &mut hold, &mut tau);
         stepper.step(&mut world, &tau);
     }
     let (mut times, mut iterations, mut factorizations, mut polished, mut eps) =
@@ -41,7 +42,7 @@ fn time(mut world: World, reference: &[f64], kp: f64, kd: f64, rounds: usize, co
     for _ in 0..rounds.max(1) {
         let t0 = Instant::now();
         for _ in 0..1000 {
-            sim_scenes::pd(&world, reference, kp, kd, &mut tau);
+            sim_scenes::pd(&world, &mut hold, &mut tau);
             let r = stepper.step(&mut world, &tau);
             iterations += r.iterations;
             factorizations += r.factorizations;

@@ -11,7 +11,7 @@ mod sim_scenes;
 use signorini::config::ContactConfig;
 use signorini::control::{InverseDynamics, InverseDynamicsSettings};
 use signorini::model::{Data, Model};
-use signorini::sim::{StepReport, Stepper, World};
+use signorini::sim::{JointPd, StepReport, Stepper, World};
 
 const DT: f64 = 1e-3;
 
@@ -19,8 +19,7 @@ const DT: f64 = 1e-3;
 /// `yaml`, and an inverse dynamics of the same contact problem settings.
 struct Rig {
     world: World,
-    reference: Vec<f64>,
-    gains: (f64, f64),
+    hold: JointPd,
     config: ContactConfig,
     stepper: Stepper,
     model: Model,
@@ -30,19 +29,19 @@ struct Rig {
 
 impl Rig {
     fn new(yaml: &str) -> Self {
-        let (world, reference, gains) = sim_scenes::quadruped(0.0);
+        let (world, reference, (kp, kd)) = sim_scenes::quadruped(0.0);
+        let hold = sim_scenes::hold(&world, &reference, kp, kd);
         let config: ContactConfig = serde_yaml_ng::from_str(yaml).unwrap();
         let stepper = Stepper::new(&world, DT, &config, 64);
         let model = world.robot.as_ref().unwrap().model.clone();
         let data = Data::new(&model);
         let id = InverseDynamics::new(&model, 64, config.problem_settings(), InverseDynamicsSettings::default());
-        Self { world, reference, gains, config, stepper, model, data, id }
+        Self { world, hold, config, stepper, model, data, id }
     }
 
     /// One PD step: the state before it, the torques, the report.
     fn step(&mut self, tau: &mut [f64]) -> (Vec<f64>, Vec<f64>, StepReport) {
-        let (kp, kd) = self.gains;
-        sim_scenes::pd(&self.world, &self.reference, kp, kd, tau);
+        sim_scenes::pd(&self.world, &mut self.hold, tau);
         let r = self.world.robot.as_ref().unwrap();
         let (q, v) = (r.q.clone(), r.v.clone());
         let report = *self.stepper.step(&mut self.world, tau);

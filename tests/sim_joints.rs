@@ -198,8 +198,9 @@ fn the_quadruped_with_joint_friction_stands_on_its_feet() {
     let weight = r.model.total_mass() * 9.81;
     let mut stepper = Stepper::new(&world, DT, &ContactConfig::default(), 64);
     let mut tau = vec![0.0; world.nv()];
+    let mut hold = sim_scenes::hold(&world, &reference, kp, kd);
     for k in 0..3000 {
-        sim_scenes::pd(&world, &reference, kp, kd, &mut tau);
+        sim_scenes::pd(&world, &mut hold, &mut tau);
         let allocations = counting::allocations_during(|| {
             stepper.step(&mut world, &tau);
         });

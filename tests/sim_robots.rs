@@ -30,8 +30,9 @@ fn the_quadruped_stands_under_a_joint_pd_for_ten_seconds() {
     let mut stepper = Stepper::new(&world, DT, &ContactConfig::default(), 64);
     let mut tau = vec![0.0; world.nv()];
     let mut settled = 0.0;
+    let mut hold = sim_scenes::hold(&world, &reference, kp, kd);
     for k in 0..10_000 {
-        sim_scenes::pd(&world, &reference, kp, kd, &mut tau);
+        sim_scenes::pd(&world, &mut hold, &mut tau);
         let report = *stepper.step(&mut world, &tau);
         assert_eq!(report.contacts, 4, "step {k}");
         assert!(report.converged, "step {k}: {report:?}");
@@ -55,8 +56,9 @@ fn the_quadruped_dropped_from_thirty_centimetres_lands_and_settles() {
     let mut stepper = Stepper::new(&world, DT, &ContactConfig::default(), 64);
     let mut tau = vec![0.0; world.nv()];
     let mut deepest = 0.0f64;
+    let mut hold = sim_scenes::hold(&world, &reference, kp, kd);
     for k in 0..6000 {
-        sim_scenes::pd(&world, &reference, kp, kd, &mut tau);
+        sim_scenes::pd(&world, &mut hold, &mut tau);
         let report = *stepper.step(&mut world, &tau);
         deepest = deepest.max(report.max_penetration);
         let r = world.robot.as_ref().unwrap();
@@ -89,8 +91,9 @@ fn a_step_with_a_robot_and_a_free_body_does_not_allocate() {
         stepper.step(&mut world, &tau[..robot_nv]);
     }
     // Landing, new contacts, settling: none of it allocates.
+    let mut hold = sim_scenes::hold(&world, &reference, kp, kd);
     for k in 0..500 {
-        sim_scenes::pd(&world, &reference, kp, kd, &mut tau);
+        sim_scenes::pd(&world, &mut hold, &mut tau);
         let n = allocations_during(|| {
             stepper.step(&mut world, &tau[..robot_nv]);
         });
@@ -189,8 +192,9 @@ fn solo12_stands_under_a_joint_pd() {
     let mut stepper = Stepper::new(&world, DT, &ContactConfig::default(), 64);
     let mut tau = vec![0.0; world.nv()];
     let mut settled = 0.0;
+    let mut hold = sim_scenes::hold(&world, &reference, 5.0, 0.1);
     for k in 0..3000 {
-        sim_scenes::pd(&world, &reference, 5.0, 0.1, &mut tau);
+        sim_scenes::pd(&world, &mut hold, &mut tau);
         let report = *stepper.step(&mut world, &tau);
         assert!(report.converged, "step {k}: {report:?}");
         if k == 999 {
@@ -215,10 +219,12 @@ fn polished_steps_match_the_solver() {
     let mut with = Stepper::new(&polished, DT, &ContactConfig::default(), 64);
     let mut without = Stepper::new(&solved, DT, &off, 64);
     let (mut tau, mut count, mut worst) = (vec![0.0; polished.nv()], 0, 0.0f64);
+    let mut hold_polished = sim_scenes::hold(&polished, &reference, 5.0, 0.1);
+    let mut hold_solved = sim_scenes::hold(&solved, &reference, 5.0, 0.1);
     for k in 0..2000 {
-        sim_scenes::pd(&polished, &reference, 5.0, 0.1, &mut tau);
+        sim_scenes::pd(&polished, &mut hold_polished, &mut tau);
         let a = *with.step(&mut polished, &tau);
-        sim_scenes::pd(&solved, &reference, 5.0, 0.1, &mut tau);
+        sim_scenes::pd(&solved, &mut hold_solved, &mut tau);
         let b = *without.step(&mut solved, &tau);
         assert!(a.converged && b.converged && !b.polished, "step {k}");
         count += usize::from(a.polished && k >= 1000);

@@ -10,7 +10,7 @@ use signorini::collision::{CollisionShape, FreeBodyShape};
 use signorini::config::{CollisionConfig, EnvironmentConfig};
 use signorini::model::{FreeBody, FreeBodyState, Model, ModelOptions, Srdf};
 use signorini::setup::Setup;
-use signorini::sim::{Robot, Stepper, World};
+use signorini::sim::{JointPd, Robot, Stepper, World};
 use signorini::spatial::{SE3, Vec3, rotation_from_rpy};
 
 #[path = "contact.rs"]
@@ -124,11 +124,13 @@ pub fn quadruped(lift: f64) -> (World, Vec<f64>, (f64, f64)) {
     (world, reference, (setup.config.sim.hold_kp.get(), setup.config.sim.hold_kd.get()))
 }
 
-/// Joint PD of the actuated joints of a floating-base robot towards `reference`.
-pub fn pd(world: &World, reference: &[f64], kp: f64, kd: f64, tau: &mut [f64]) {
+/// The joint PD of every joint but the floating base towards `reference`.
+pub fn hold(world: &World, reference: &[f64], kp: f64, kd: f64) -> JointPd {
+    JointPd::new(&world.robot.as_ref().unwrap().model, reference.to_vec(), kp, kd)
+}
+
+/// τ of `hold` at the robot's state.
+pub fn pd(world: &World, hold: &mut JointPd, tau: &mut [f64]) {
     let r = world.robot.as_ref().unwrap();
-    tau[..6].fill(0.0);
-    for j in 0..r.model.nv - 6 {
-        tau[6 + j] = kp * (reference[7 + j] - r.q[7 + j]) - kd * r.v[6 + j];
-    }
+    hold.torques(&r.model, &r.q, &r.v, tau);
 }

@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::bag::{BagError, BagRecorder};
-use crate::setup::{JointSlot, Setup, SetupError};
-use crate::sim::{Stepper, World};
+use crate::setup::{Setup, SetupError};
+use crate::sim::{JointPd, Stepper};
 
 /// How to run.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -74,34 +74,6 @@ pub enum SimError {
     },
 }
 
-/// The joint PD of `sim.hold_kp`/`hold_kd` towards the initial posture, for the controlled
-/// joints; zero elsewhere (and on the floating base).
-struct PostureHold {
-    /// Each controlled joint and its initial position q₀.
-    joints: Vec<(JointSlot, f64)>,
-    kp: f64,
-    kd: f64,
-}
-
-impl PostureHold {
-    fn new(setup: &Setup) -> Self {
-        let joints = setup.joint_slots().into_iter().zip(setup.initial_positions.iter().copied()).collect();
-        Self { joints, kp: setup.config.sim.hold_kp.get(), kd: setup.config.sim.hold_kd.get() }
-    }
-
-    fn torques(&self, world: &World, tau: &mut [f64]) {
-        tau.fill(0.0);
-        let Some(r) = world.robot.as_ref() else { return };
-        for &(slot, q0) in &self.joints {
-            let mut error = q0 - slot.position(&r.q);
-            if slot.unbounded {
-                error = error.sin().atan2(error.cos());
-            }
-            tau[slot.idx_v] = self.kp * error - self.kd * r.v[slot.idx_v];
-        }
-    }
-}
-
 /// Runs the configured world for `options.duration`; `progress` gets a line about once a
 /// wall second.
 /// With `bag`, every step is recorded there (see [`crate::bag::BagRecorder`]).
@@ -116,7 +88,19 @@ pub fn run(
     let dt = setup.config.sim.dt.map_or_else(|| setup.config.period().as_secs_f64(), |d| d.get());
     let capacity = setup.config.collision.max_contacts.get();
     let mut stepper = Stepper::new(&world, dt, &setup.config.contact, capacity);
-    let hold = PostureHold::new(setup);
+    // The joint PD of `sim.hold_kp`/`hold_kd` towards the initial posture, for the
+    // controlled joints; zero elsewhere (and on a floating base).
+    let mut actuated = vec![false; setup.model.nv];
+    for slot in setup.joint_slots() {
+        actuated[slot.idx_v] = true;
+    }
+    let mut hold = JointPd::with_dofs(
+        &setup.model,
+        setup.initial_configuration(),
+        setup.config.sim.hold_kp.get(),
+        setup.config.sim.hold_kd.get(),
+        actuated,
+    );
     let robot_nv = setup.model.nv;
     let mut tau = vec![0.0; robot_nv];
     let steps = (options.duration / dt).round().max(0.0) as u64;
@@ -125,7 +109,10 @@ pub fn run(
     let start = Instant::now();
     let mut last_report = start;
     for k in 0..steps {
-        hold.torques(&world, &mut tau);
+        match world.robot.as_ref() {
+            Some(r) => hold.torques(&r.model, &r.q, &r.v, &mut tau),
+            None => tau.fill(0.0),
+        }
         let r = *stepper.step(&mut world, &tau);
         let finite = world.robot.as_ref().is_none_or(|r| r.q.iter().chain(&r.v).all(|x| x.is_finite()))
             && world.states.iter().all(|b| {
