@@ -146,6 +146,28 @@ pub fn solve_impulses(problem: &ContactProblem, settings: &InverseDynamicsSettin
     result.residuals = Residuals { primal: change, dual: error, complementarity: error };
 }
 
+/// A base wrench below this (N, N·m) is rounding: the base acceleration is not corrected.
+const BASE_ROUNDING: f64 = 1e-8;
+
+/// The base rows of `tau` (a floating base's) are a wrench nothing produces: let the base
+/// accelerate by Δa = −M_bb⁻¹ τ_b instead of as the reference asked and add M_jb Δa to
+/// the joints' torques, so that they realize the joint accelerations given that motion
+/// (in flight, the free-floating dynamics exactly) and τ_b = 0.
+fn absorb_base_residual(model: &Model, data: &mut Data, q: &[f64], tau: &mut [f64]) {
+    if tau[..6].iter().all(|t| t.abs() <= BASE_ROUNDING) {
+        tau[..6].fill(0.0);
+        return;
+    }
+    let m = dynamics::crba(model, data, q);
+    let m_bb = nalgebra::Matrix6::from_fn(|i, j| if i >= j { m[(i, j)] } else { m[(j, i)] });
+    let Some(chol) = m_bb.cholesky() else { return };
+    let delta = chol.solve(&-nalgebra::Vector6::from_column_slice(&tau[..6]));
+    for (k, t) in tau.iter_mut().enumerate().skip(6) {
+        *t += (0..6).map(|b| m[(k, b)] * delta[b]).sum::<f64>();
+    }
+    tau[..6].fill(0.0);
+}
+
 /// The workspace of contact inverse dynamics for one robot: sized once, reused every tick
 /// without allocating.
 #[derive(Debug)]
@@ -259,18 +281,21 @@ impl InverseDynamics {
         for k in 0..nv {
             self.tau[k] -= self.contact_torque[k] / dt;
         }
+        if self.base.is_some() {
+            absorb_base_residual(model, data, q, &mut self.tau);
+        }
         Ok(&self.tau)
     }
 
     /// For a floating base, the base wrench the contacts could not produce at the last
-    /// call (N, N·m, in the base's velocity frame; zero for a feasible reference): also
-    /// the base rows of [`InverseDynamics::torques`], negated. None for a fixed base.
+    /// call (N, N·m, in the base's velocity frame; zero for a feasible reference): the
+    /// base then accelerates by −M_bb⁻¹ of it instead of as the reference asked, and the
+    /// joint torques account for that. None for a fixed base.
     pub fn base_residual(&self) -> Option<&[f64; 6]> {
         self.base.as_ref().map(|b| b.residual())
     }
 
-    /// The last τ (nv). With a floating base its first six entries are the base wrench
-    /// still missing (−[`InverseDynamics::base_residual`]); the joints' are the rest.
+    /// The last τ (nv); a floating base's six rows are zero.
     pub fn torques(&self) -> &[f64] {
         &self.tau
     }

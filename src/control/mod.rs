@@ -1,4 +1,4 @@
-//! Control: contact-aware inverse dynamics (seed 000 §IV).
+//! Control: contact-aware inverse dynamics (seed 000 §IV) and the controller around it.
 //!
 //! - [`inverse_dynamics`]: Algorithm 2, the proximal contact inverse dynamics of a fully
 //!   actuated robot: τ and the contact impulses that realize a reference next velocity.
@@ -7,8 +7,16 @@
 //!   produce the unactuated base wrench (a cone-constrained least squares by the ADMM),
 //!   and the residual wrench when the reference asks for more than the contacts allow.
 
+//! - [`reference`]: joint trajectories (trajectory_msgs/JointTrajectory semantics).
+//! - [`controller`]: one control tick — kinematics, contacts, a reference velocity the
+//!   stance contacts allow, inverse dynamics, torque limits.
+
+pub mod controller;
 pub mod floating_base;
 pub mod inverse_dynamics;
+pub mod reference;
 
+pub use controller::{Controller, ControllerSettings};
 pub use floating_base::{FloatingBase, FloatingBaseSettings};
 pub use inverse_dynamics::{InverseDynamics, InverseDynamicsSettings, solve_impulses};
+pub use reference::{JointTrajectory, ReferenceError, TrajectoryPoint};

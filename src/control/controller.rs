@@ -1,0 +1,251 @@
+//! One control tick: kinematics, contacts (robot vs environment), a reference velocity
+//! the stance contacts allow, inverse dynamics → joint torques and predicted contact
+//! forces.
+//!
+//! The reference acceleration is a PD with feed-forward on every dof, the floating base
+//! included (its pose error the SE(3) difference, in the base frame):
+//!
+//! ```text
+//! a* = a_des + kp (q_des ⊖ q) + kd (v_des − v),     v₀ = v + Δt a*
+//! ```
+//!
+//! With feet on the ground v₀ generally moves them. The stance contacts (distance below
+//! `stance_gap`) must stay put — J_S v = 0, plus the recovery γ_S of a penetration — so
+//! the reference is the nearest such velocity in the metric W = diag(1 on the base,
+//! `joint_weight` on the joints):
+//!
+//! ```text
+//! v_ref = v₀ + W⁻¹ J_Sᵀ μ,     (J_S W⁻¹ J_Sᵀ + εI) μ = −(J_S v₀ + γ_S),  γ_S = 0 when open
+//! ```
+//!
+//! A small joint weight lets the joints absorb the constraint and the base follow its
+//! reference (the legs of a standing quadruped follow its body). Inverse dynamics
+//! ([`super::inverse_dynamics`], with the floating base's least squares) then gives τ and
+//! the impulses; τ is clamped to the effort limits. Nothing allocates after construction.
+
+use crate::collision::{CollisionWorld, Contact, ContactBuffer};
+use crate::contact::dense::Cholesky;
+use crate::contact::{Assembly, Bodies, Build, ContactProblem, ProblemError, ProblemSettings};
+use crate::dynamics;
+use crate::model::{Data, Model};
+use crate::spatial::Vec3;
+
+use super::inverse_dynamics::{InverseDynamics, InverseDynamicsSettings};
+
+/// Gains and the stance projection's settings.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct ControllerSettings {
+    /// Joint stiffness (1/s²: the PD acts on accelerations).
+    pub kp: f64,
+    /// Joint damping (1/s).
+    pub kd: f64,
+    /// Base pose stiffness (1/s²).
+    pub base_kp: f64,
+    /// Base damping (1/s).
+    pub base_kd: f64,
+    /// W's weight of the joints against the base's 1.
+    pub joint_weight: f64,
+    /// Contacts closer than this (m) are stance contacts.
+    pub stance_gap: f64,
+}
+
+impl Default for ControllerSettings {
+    fn default() -> Self {
+        Self { kp: 400.0, kd: 40.0, base_kp: 400.0, base_kd: 40.0, joint_weight: 1e-3, stance_gap: 1e-4 }
+    }
+}
+
+/// The controller's workspace for one robot.
+pub struct Controller {
+    /// Gains and stance settings.
+    pub settings: ControllerSettings,
+    problem_settings: ProblemSettings,
+    id: InverseDynamics,
+    data: Data,
+    collision: CollisionWorld,
+    contacts: ContactBuffer,
+    stance: Vec<Contact>,
+    assembly: Assembly,
+    problem: ContactProblem,
+    chol: Cholesky,
+    a: Vec<f64>,
+    mu: Vec<f64>,
+    zeros: Vec<f64>,
+    inv_w: Vec<f64>,
+    error: Vec<f64>,
+    v_ref: Vec<f64>,
+    tau: Vec<f64>,
+    dt: f64,
+}
+
+impl Controller {
+    /// A controller of `model` seeing `collision` (the robot's shapes and the environment),
+    /// for up to `capacity` contacts of the contact problem `problem_settings` describes
+    /// (the simulator's, to predict it).
+    pub fn new(
+        model: &Model,
+        collision: CollisionWorld,
+        capacity: usize,
+        problem_settings: ProblemSettings,
+        settings: ControllerSettings,
+        id_settings: InverseDynamicsSettings,
+    ) -> Self {
+        let nv = model.nv;
+        let rows = 3 * capacity;
+        let base = if model.has_free_flyer() { 6 } else { 0 };
+        Self {
+            settings,
+            problem_settings,
+            id: InverseDynamics::new(model, capacity, problem_settings, id_settings),
+            data: Data::new(model),
+            collision,
+            contacts: ContactBuffer::with_capacity(capacity),
+            stance: Vec::with_capacity(capacity),
+            assembly: Assembly::with_capacity(capacity, nv, nv),
+            problem: ContactProblem::with_factor_capacity(capacity, nv),
+            chol: Cholesky::with_capacity(rows),
+            a: Vec::with_capacity(rows * rows),
+            mu: Vec::with_capacity(rows),
+            zeros: vec![0.0; rows],
+            inv_w: (0..nv).map(|k| if k < base { 1.0 } else { 1.0 / settings.joint_weight }).collect(),
+            error: vec![0.0; nv],
+            v_ref: vec![0.0; nv],
+            tau: vec![0.0; nv],
+            dt: 0.0,
+        }
+    }
+
+    /// One tick at the measured (q, v) towards (q_des, v_des, a_des) (nq, nv, nv) over a
+    /// step `dt`: τ (nv; a floating base's rows are the wrench it still lacks). Sizes, NaNs
+    /// and a bad step are refused by name (see [`InverseDynamics::compute`]).
+    #[allow(clippy::too_many_arguments)]
+    pub fn tick(
+        &mut self,
+        model: &Model,
+        q: &[f64],
+        v: &[f64],
+        q_des: &[f64],
+        v_des: &[f64],
+        a_des: &[f64],
+        dt: f64,
+    ) -> Result<&[f64], ProblemError> {
+        let nv = model.nv;
+        if dt.is_nan() || dt <= 0.0 || dt.is_infinite() {
+            return Err(ProblemError::Value { key: "dt", index: 0, reason: "not a positive finite step" });
+        }
+        for (key, x, expected) in [("q_des", q_des, model.nq), ("v_des", v_des, nv), ("a_des", a_des, nv)] {
+            if x.len() != expected {
+                return Err(ProblemError::Size { key, expected, found: x.len() });
+            }
+            if let Some(index) = x.iter().position(|y| !y.is_finite()) {
+                return Err(ProblemError::Value { key, index, reason: "not a finite number" });
+            }
+        }
+        if q.len() != model.nq || v.len() != nv || q.iter().chain(v).any(|x| !x.is_finite()) {
+            // Named by inverse dynamics below, before anything uses them.
+            return self.id.compute(model, &mut self.data, q, v, v, &[], dt);
+        }
+        self.dt = dt;
+        // Kinematics and contacts.
+        dynamics::compute_joint_jacobians(model, &mut self.data, q);
+        self.collision.update_robot(&self.data);
+        self.collision.detect(&mut self.contacts);
+
+        // v₀ = v + Δt (a_des + kp (q_des ⊖ q) + kd (v_des − v)).
+        dynamics::difference(model, q, q_des, &mut self.error);
+        let s = &self.settings;
+        for k in 0..nv {
+            let (kp, kd) = if model.has_free_flyer() && k < 6 { (s.base_kp, s.base_kd) } else { (s.kp, s.kd) };
+            self.v_ref[k] = v[k] + dt * (a_des[k] + kp * self.error[k] + kd * (v_des[k] - v[k]));
+        }
+
+        // The stance contacts stay put: v_ref = v₀ + W⁻¹ J_Sᵀ μ.
+        self.stance.clear();
+        let gap = self.settings.stance_gap;
+        self.stance.extend(self.contacts.contacts().iter().filter(|c| c.distance <= gap).copied());
+        if !self.stance.is_empty() {
+            let bodies = Bodies { robot: Some((model, &self.data)), free: &[], free_states: &[] };
+            self.assembly.assemble(
+                &bodies,
+                &self.stance,
+                &[],
+                v,
+                &self.v_ref,
+                dt,
+                &self.problem_settings,
+                &mut self.problem,
+                Build::Rows,
+            )?;
+            let j = self.assembly.jacobian();
+            let m = 3 * self.stance.len();
+            self.a.clear();
+            self.a.resize(m * m, 0.0);
+            for r in 0..m {
+                for c in 0..=r {
+                    let x: f64 = (0..nv).map(|k| j[r * nv + k] * self.inv_w[k] * j[c * nv + k]).sum();
+                    self.a[r * m + c] = x;
+                    self.a[c * m + r] = x;
+                }
+            }
+            let mean = (0..m).map(|r| self.a[r * m + r]).sum::<f64>() / m as f64;
+            for r in 0..m {
+                self.a[r * m + r] += 1e-10 * mean;
+            }
+            // −(J_S v₀ + γ_S), without the gap term of an open contact: a stance point a
+            // hair above the ground is held where it is, not pulled down in one step.
+            self.mu.clear();
+            self.mu.extend(self.problem.g().iter().map(|g| -g));
+            for (i, c) in self.stance.iter().enumerate() {
+                if c.distance > 0.0 {
+                    self.mu[3 * i + 2] -= self.problem_settings.gap_velocity(c.distance, dt);
+                }
+            }
+            if self.chol.factor(&self.a, &self.zeros[..m], m).is_ok() {
+                self.chol.solve(&mut self.mu);
+                for (r, mu) in self.mu.iter().enumerate() {
+                    for k in 0..nv {
+                        self.v_ref[k] += self.inv_w[k] * j[r * nv + k] * mu;
+                    }
+                }
+            }
+        }
+
+        self.id.compute(model, &mut self.data, q, v, &self.v_ref, self.contacts.contacts(), dt)?;
+        self.tau.copy_from_slice(self.id.torques());
+        let base = if model.has_free_flyer() { 6 } else { 0 };
+        for k in base..nv {
+            let limit = model.effort_limit[k];
+            if limit > 0.0 && limit.is_finite() {
+                self.tau[k] = self.tau[k].clamp(-limit, limit);
+            }
+        }
+        Ok(&self.tau)
+    }
+
+    /// The torques of the last tick (nv).
+    pub fn torques(&self) -> &[f64] {
+        &self.tau
+    }
+
+    /// The contacts of the last tick.
+    pub fn contacts(&self) -> &[Contact] {
+        self.contacts.contacts()
+    }
+
+    /// The force the environment applies to the robot at contact `i` of the last tick,
+    /// as inverse dynamics predicts it (world frame, N).
+    pub fn predicted_force(&self, i: usize) -> Vec3 {
+        let l = &self.id.impulses()[3 * i..3 * i + 3];
+        self.contacts.contacts()[i].frame * Vec3::new(l[0], l[1], l[2]) / self.dt
+    }
+
+    /// The inverse dynamics of the last tick (impulses, base residual, the solve).
+    pub fn inverse_dynamics(&self) -> &InverseDynamics {
+        &self.id
+    }
+
+    /// The reference velocity the last tick realized (nv).
+    pub fn reference_velocity(&self) -> &[f64] {
+        &self.v_ref
+    }
+}

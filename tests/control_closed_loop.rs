@@ -1,0 +1,242 @@
+//! The controller in closed loop with the simulator (issue 7): the bundled quadruped on
+//! rigid feet stands, shifts its base 3 cm sideways and back, and the controller's
+//! predicted contact forces match the simulated ones, without a tick allocating; the arm
+//! tracks a sinusoidal joint trajectory.
+
+mod common;
+mod counting;
+#[path = "../benches/scenes/sim.rs"]
+mod sim_scenes;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use signorini::collision::{CollisionWorld, Owner};
+use signorini::config::{CollisionConfig, ContactConfig, EnvironmentConfig};
+use signorini::control::{Controller, ControllerSettings, InverseDynamicsSettings, JointTrajectory, TrajectoryPoint};
+use signorini::model::{Model, ModelOptions};
+use signorini::setup::Setup;
+use signorini::sim::{Robot, Stepper, World};
+use signorini::spatial::{Mat3, Vec3};
+
+const DT: f64 = 1e-3;
+
+/// 0 before `t0`, 1 after `t0 + d`, a raised cosine between: value, rate, second rate.
+fn ramp(t: f64, t0: f64, d: f64) -> [f64; 3] {
+    if t <= t0 {
+        return [0.0, 0.0, 0.0];
+    }
+    if t >= t0 + d {
+        return [1.0, 0.0, 0.0];
+    }
+    let w = std::f64::consts::PI / d;
+    let x = w * (t - t0);
+    [0.5 * (1.0 - x.cos()), 0.5 * w * x.sin(), 0.5 * w * w * x.cos()]
+}
+
+/// The quadruped's lateral base shift: up 3 cm over [3, 5] s, back over [6, 8] s.
+fn shift(t: f64) -> [f64; 3] {
+    let (up, down) = (ramp(t, 3.0, 2.0), ramp(t, 6.0, 2.0));
+    [0.03 * (up[0] - down[0]), 0.03 * (up[1] - down[1]), 0.03 * (up[2] - down[2])]
+}
+
+/// Quaternion (x, y, z, w) of q's free flyer as a rotation matrix.
+fn base_rotation(q: &[f64]) -> Mat3 {
+    let quat = nalgebra::Quaternion::new(q[6], q[3], q[4], q[5]);
+    *nalgebra::UnitQuaternion::from_quaternion(quat).to_rotation_matrix().matrix()
+}
+
+/// The controller of `model` seeing `collision`, predicting the simulator's `contact`
+/// problem, with the default gains; and the link of each collision object.
+fn controller(model: &Model, collision: CollisionWorld, contact: &ContactConfig) -> (Controller, Vec<String>) {
+    let links = collision.objects().iter().map(|o| o.link.clone()).collect();
+    let settings = (ControllerSettings::default(), InverseDynamicsSettings::default());
+    (Controller::new(model, collision, 64, contact.problem_settings(), settings.0, settings.1), links)
+}
+
+/// Per foot link, the normal force the controller predicted and the one the stepper
+/// simulated (N), asserted within 2 % of each other (of the simulated one, or of 0.1 % of
+/// `weight` for a foot barely touching); returns the number of feet and the largest
+/// relative difference.
+fn compare_feet(
+    controller: &Controller,
+    stepper: &Stepper,
+    links: &[String],
+    weight: f64,
+    at: &str,
+) -> (usize, f64, f64) {
+    let mut feet: BTreeMap<&str, (f64, f64)> = BTreeMap::new();
+    for (i, c) in controller.contacts().iter().enumerate() {
+        feet.entry(links[c.object1].as_str()).or_default().0 += controller.predicted_force(i).dot(&c.normal());
+    }
+    for (i, c) in stepper.contacts().contacts().iter().enumerate() {
+        feet.entry(links[c.object1].as_str()).or_default().1 += stepper.impulses()[3 * i + 2] / DT;
+    }
+    let mut worst = 0.0f64;
+    for (link, (predicted, simulated)) in &feet {
+        let error = (predicted - simulated).abs() / simulated.max(1e-3 * weight);
+        worst = worst.max(error);
+        assert!(error < 0.02, "{at}, {link}: predicted {predicted} N, simulated {simulated} N");
+    }
+    (feet.len(), worst, feet.values().map(|f| f.1).sum())
+}
+
+#[test]
+fn the_quadruped_stands_shifts_and_its_predicted_forces_match_the_simulator() {
+    let setup = Setup::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("config/quadruped.yaml"), None).unwrap();
+    let (mut world, reference, _) = sim_scenes::quadruped(0.0);
+    let model = world.robot.as_ref().unwrap().model.clone();
+    let contact = ContactConfig::default();
+    let mut stepper = Stepper::new(&world, DT, &contact, 64);
+    let collision = CollisionWorld::new(&model, &setup.config.environment, &setup.config.collision).unwrap();
+    let (mut controller, links) = controller(&model, collision, &contact);
+    let weight = model.total_mass() * 9.81;
+    let (mut q_des, mut v_des, mut a_des) = (reference.clone(), vec![0.0; model.nv], vec![0.0; model.nv]);
+    let mut tau = vec![0.0; model.nv];
+    let (mut worst, mut checked, mut peak_shift) = (0.0f64, 0, 0.0f64);
+    for k in 0..10_000 {
+        let t = k as f64 * DT;
+        let (q, v) = {
+            let r = world.robot.as_ref().unwrap();
+            (r.q.clone(), r.v.clone())
+        };
+        // The base reference: the standing pose moved sideways (world y), its rate in the
+        // base frame.
+        let [y, dy, ddy] = shift(t);
+        q_des[1] = reference[1] + y;
+        let rt = base_rotation(&q).transpose();
+        v_des[..3].copy_from_slice((rt * Vec3::new(0.0, dy, 0.0)).as_slice());
+        a_des[..3].copy_from_slice((rt * Vec3::new(0.0, ddy, 0.0)).as_slice());
+        let allocations = counting::allocations_during(|| {
+            controller.tick(&model, &q, &v, &q_des, &v_des, &a_des, DT).unwrap();
+        });
+        assert_eq!(allocations, 0, "t {t}: a tick allocated");
+        tau.copy_from_slice(controller.torques());
+        let residual = controller.inverse_dynamics().base_residual().unwrap();
+        tau[..6].fill(0.0);
+        let report = *stepper.step(&mut world, &tau);
+        assert!(report.converged, "t {t}: {report:?}");
+        assert_eq!(report.contacts, controller.contacts().len(), "t {t}: the same contacts");
+        if t < 1.0 {
+            continue;
+        }
+        assert!(residual.iter().all(|e| e.abs() < 1e-6 * weight), "t {t}: base residual {residual:?}");
+        let (feet, error, _) = compare_feet(&controller, &stepper, &links, weight, &format!("t {t}"));
+        assert_eq!(feet, 4, "t {t}");
+        worst = worst.max(error);
+        checked += 1;
+        let r = world.robot.as_ref().unwrap();
+        peak_shift = peak_shift.max(r.q[1] - reference[1]);
+        if (5.5..6.0).contains(&t) {
+            assert!((r.q[1] - reference[1] - 0.03).abs() < 2e-3, "t {t}: base y {}", r.q[1]);
+        }
+    }
+    let r = world.robot.as_ref().unwrap();
+    assert!((r.q[1] - reference[1]).abs() < 2e-3, "back: base y {}", r.q[1]);
+    assert!((r.q[2] - reference[2]).abs() < 5e-3, "height {} vs {}", r.q[2], reference[2]);
+    assert_eq!(checked, 9000);
+    // Measured: the forces agree to 1.1e-5 (relative), the base reaches 2.88 cm.
+    assert!(worst < 1e-4, "largest relative force error {worst}");
+    assert!(peak_shift > 0.028, "peak shift {peak_shift} m");
+}
+
+#[test]
+fn the_arm_tracks_a_sinusoidal_joint_trajectory() {
+    let model = Model::from_urdf_file(&common::repo("urdf/arm7.urdf"), &ModelOptions::default()).unwrap();
+    let nv = model.nv;
+    let mut q0 = model.neutral_configuration().as_slice().to_vec();
+    for (joint, value) in [("joint2", 0.5), ("joint4", -1.2), ("joint6", 0.7)] {
+        q0[model.idx_q[model.joint_id(joint).unwrap()]] = value;
+    }
+    // q_j(t) = q0_j + 0.3 sin(πt + j), sampled every 10 ms with its derivatives.
+    let w = std::f64::consts::PI;
+    let points = (0..=300)
+        .map(|p| {
+            let t = p as f64 * 0.01;
+            let phase = |j: usize| w * t + j as f64;
+            TrajectoryPoint {
+                positions: (0..nv).map(|j| q0[j] + 0.3 * phase(j).sin()).collect(),
+                velocities: (0..nv).map(|j| 0.3 * w * phase(j).cos()).collect(),
+                accelerations: (0..nv).map(|j| -0.3 * w * w * phase(j).sin()).collect(),
+                time_from_start: t,
+            }
+        })
+        .collect();
+    let trajectory = JointTrajectory::new(points).unwrap();
+    let mut start = q0.clone();
+    let (mut v_des, mut a_des) = (vec![0.0; nv], vec![0.0; nv]);
+    trajectory.sample(0.0, &mut start, &mut v_des, &mut a_des);
+    let env = EnvironmentConfig::default();
+    let collision = CollisionWorld::new(&model, &env, &CollisionConfig::default()).unwrap();
+    let mut world = World::new(Some(Robot::new(model.clone(), start)), &env, &CollisionConfig::default()).unwrap();
+    world.robot.as_mut().unwrap().v.copy_from_slice(&v_des);
+    let contact = ContactConfig::default();
+    let mut stepper = Stepper::new(&world, DT, &contact, 64);
+    let (mut controller, _) = controller(&model, collision, &contact);
+    let mut q_des = q0.clone();
+    let (mut sum, mut count) = (0.0, 0);
+    for k in 0..3000 {
+        let t = k as f64 * DT;
+        trajectory.sample(t, &mut q_des, &mut v_des, &mut a_des);
+        let (q, v) = {
+            let r = world.robot.as_ref().unwrap();
+            (r.q.clone(), r.v.clone())
+        };
+        let error: f64 = q.iter().zip(&q_des).map(|(a, b)| (a - b).powi(2)).sum();
+        sum += error;
+        count += nv;
+        let tau = controller.tick(&model, &q, &v, &q_des, &v_des, &a_des, DT).unwrap().to_vec();
+        // The base link rests on the ground: contacts of two immobile bodies, no force.
+        assert!(controller.contacts().iter().all(|c| c.body1 == Owner::Robot { joint: 0 }));
+        assert!(controller.inverse_dynamics().impulses().iter().all(|&l| l == 0.0));
+        stepper.step(&mut world, &tau);
+    }
+    let rms = (sum / count as f64).sqrt();
+    // Measured 1.0e-4 rad.
+    assert!(rms < 1e-3, "RMS tracking error {rms} rad");
+}
+
+/// solo12 (example-robot-data, convex-hull feet: several contact points per foot), landed
+/// and settled on the ground under the simulator's joint PD, then held for 3 s by the
+/// controller at that pose: its feet carry its weight and the predicted normal force of
+/// each foot is within 2 % of the simulated one at every tick.
+#[test]
+fn solo12_stands_under_the_controller_with_its_predicted_forces() {
+    let (mut world, posture) = sim_scenes::solo12_standing(&common::erd_share());
+    let model = world.robot.as_ref().unwrap().model.clone();
+    let contact = ContactConfig::default();
+    let mut stepper = Stepper::new(&world, DT, &contact, 64);
+    let mut tau = vec![0.0; model.nv];
+    let mut hold = sim_scenes::hold(&world, &posture, 5.0, 0.1);
+    for _ in 0..1000 {
+        sim_scenes::pd(&world, &mut hold, &mut tau);
+        stepper.step(&mut world, &tau);
+    }
+    let reference = world.robot.as_ref().unwrap().q.clone();
+    let collision = CollisionWorld::new(&model, &EnvironmentConfig::default(), &CollisionConfig::default()).unwrap();
+    let (mut controller, links) = controller(&model, collision, &contact);
+    let weight = model.total_mass() * 9.81;
+    let zero = vec![0.0; model.nv];
+    let (mut worst, mut support) = (0.0f64, 0.0);
+    for k in 0..3000 {
+        let (q, v) = {
+            let r = world.robot.as_ref().unwrap();
+            (r.q.clone(), r.v.clone())
+        };
+        tau.copy_from_slice(controller.tick(&model, &q, &v, &reference, &zero, &zero, DT).unwrap());
+        tau[..6].fill(0.0);
+        let report = *stepper.step(&mut world, &tau);
+        assert!(report.converged, "tick {k}: {report:?}");
+        let (_, error, total) = compare_feet(&controller, &stepper, &links, weight, &format!("tick {k}"));
+        worst = worst.max(error);
+        if k >= 2000 {
+            support += total / 1000.0;
+        }
+    }
+    assert!((support - weight).abs() < 1e-3 * weight, "the last second the feet carried {support} N of {weight} N");
+    let r = world.robot.as_ref().unwrap();
+    let moved = r.q.iter().zip(&reference).fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
+    // Measured: forces agree to 4e-9 (relative), the pose holds to 3e-10.
+    assert!(worst < 1e-6, "largest relative force error {worst}");
+    assert!(moved < 1e-6, "moved {moved} from the settled pose");
+}
