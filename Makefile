@@ -48,6 +48,7 @@ bench:
 	$(WITH_ROS) $(CARGO) run --release --example collision_timing -- --write
 	$(WITH_ROS) python scripts/bench_contact.py --rounds 5 --write
 	$(WITH_ROS) python scripts/bench_sim.py --rounds 5 --write
+	$(WITH_ROS) python scripts/bench_control.py --rounds 5 --write
 
 clean-env:
 	rm -rf .ros

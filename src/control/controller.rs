@@ -45,13 +45,15 @@ pub struct ControllerSettings {
     pub base_kd: f64,
     /// W's weight of the joints against the base's 1.
     pub joint_weight: f64,
-    /// Contacts closer than this (m) are stance contacts.
+    /// Contacts closer than this (m) are stance contacts: a resting contact of the
+    /// simulator sits at 0 (penetration recovery), the other points of a foot's hull a few
+    /// 10 µm above.
     pub stance_gap: f64,
 }
 
 impl Default for ControllerSettings {
     fn default() -> Self {
-        Self { kp: 400.0, kd: 40.0, base_kp: 400.0, base_kd: 40.0, joint_weight: 1e-3, stance_gap: 1e-4 }
+        Self { kp: 400.0, kd: 40.0, base_kp: 400.0, base_kd: 40.0, joint_weight: 1e-3, stance_gap: 1e-6 }
     }
 }
 

@@ -25,7 +25,8 @@
 //! id). Under the CCP a sliding reference (c_N = 0, c_T ≠ 0) has no solution and the
 //! iterates grow without bound (AT-13): the NCP is what makes sliding invertible.
 //!
-//! The stopping rule is Pinocchio's: ‖λ_k − λ_{k−1}‖∞ ≤ ε_abs or ≤ ε_rel·max‖λ‖∞. The
+//! The stopping rule is Pinocchio's: ‖λ_k − λ_{k−1}‖∞ ≤ ε_abs or ≤ ε_rel·max‖λ‖∞, the
+//! rigid blocks' also met when eq. 47 holds for them to a velocity tolerance. The
 //! result also carries the residual of eq. 47 in velocity units (per contact, the distance
 //! of σ + Γ(σ) from the dual cone and its component along λ, as the ADMM's start test).
 
@@ -50,6 +51,10 @@ pub struct InverseDynamicsSettings {
     pub absolute: f64,
     /// ... or ‖Δλ‖∞ ≤ this × max(‖λ_k‖∞, ‖λ_{k−1}‖∞).
     pub relative: f64,
+    /// ... or, for the rigid blocks (R = 0), eq. 47's residual (m/s) ≤ this: a rigid
+    /// sticking contact whose reference velocity is zero to rounding is solved by any λ of
+    /// its cone, and with a small ρ its iterates would wander by σ/ρ without settling.
+    pub velocity: f64,
     /// Iteration cap.
     pub max_iterations: usize,
     /// The base wrench's least squares, for a floating base ([`super::floating_base`]).
@@ -63,6 +68,7 @@ impl Default for InverseDynamicsSettings {
             rho: 1e-8,
             absolute: 1e-12,
             relative: 1e-12,
+            velocity: 1e-9,
             max_iterations: 100,
             floating_base: FloatingBaseSettings::default(),
         }
@@ -105,6 +111,8 @@ pub fn solve_impulses(problem: &ContactProblem, settings: &InverseDynamicsSettin
     for k in 1..=settings.max_iterations {
         change = 0.0;
         let mut largest = 0.0f64;
+        // The change of the compliant blocks, and eq. 47's residual of the rigid ones.
+        let (mut compliant_change, mut rigid_error) = (0.0f64, 0.0f64);
         for (i, set) in sets.iter().enumerate() {
             let old = cone::block(&result.lambda, i);
             let (ri, ci) = (cone::block(r, i), cone::block(c, i));
@@ -118,9 +126,18 @@ pub fn solve_impulses(problem: &ContactProblem, settings: &InverseDynamicsSettin
                 -(ci[2] + s[2] - rho * old[2]) / d[2],
             ];
             let new = set.project_weighted((d[0] * d[1]).sqrt(), d[2], &x);
+            let mut block_change = 0.0f64;
             for a in 0..3 {
-                change = change.max((new[a] - old[a]).abs());
+                block_change = block_change.max((new[a] - old[a]).abs());
                 largest = largest.max(new[a].abs()).max(old[a].abs());
+            }
+            change = change.max(block_change);
+            if ri.iter().all(|&x| x == 0.0) {
+                let sigma = velocity(i, &new);
+                rigid_error =
+                    rigid_error.max(set.velocity_error(&new, &cone::add(&sigma, &set.correction(ncp, &sigma))));
+            } else {
+                compliant_change = compliant_change.max(block_change);
             }
             cone::set_block(&mut result.lambda, i, &new);
         }
@@ -128,7 +145,8 @@ pub fn solve_impulses(problem: &ContactProblem, settings: &InverseDynamicsSettin
         if !change.is_finite() {
             break;
         }
-        if change <= settings.absolute || change <= settings.relative * largest {
+        let small = |c: f64| c <= settings.absolute || c <= settings.relative * largest;
+        if small(change) || (small(compliant_change) && rigid_error <= settings.velocity) {
             result.converged = true;
             break;
         }

@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""signorini's control tick vs Pinocchio's contactInverseDynamics, in one run.
+
+examples/control_timing.rs holds solo12 (example-robot-data) and the bundled quadruped
+standing on rigid feet with the controller and times, at that state, the whole tick
+(kinematics, contact detection, stance projection, inverse dynamics with the floating
+base's least squares, torque limits) and inverse dynamics alone; it writes the state and
+the loaded contact points. Here Pinocchio 4.1 (`pin` wheel) times, at the same state and
+with point contacts at the same points (friction μ, compliance 0, ProximalSettings
+1e-8 / 1e-8, ρ 1e-8, at most 100 iterations: it converges in one; at 1e-9 its proximal
+iterates on the quadruped's rigid sticking feet never settle and it runs all 100),
+started from signorini's impulses,
+`computeJointJacobians` + the contacts' `calc` + `contactInverseDynamics` with the same
+reference acceleration a = (v_ref − v)/Δt: what the issue compares against. Pinocchio has
+no contact detection and leaves the floating base's rows to the caller. Pinocchio is timed
+through its Python bindings: six calls per tick with four contacts, each with the
+bindings' overhead, so its figure is an upper bound on its C++ cost (REFERENCES.md
+measured 14.8 µs for solo12 with kinematics) and the ratios flatter signorini. ROUNDS
+alternated rounds, medians of batches of 1000 calls; ratio = median of the per-round
+ratios.
+
+  scripts/with_ros.sh python scripts/bench_control.py [--rounds 5] [--write]
+"""
+
+import argparse
+import datetime
+import json
+import pathlib
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import pinocchio as pin
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+from bench_dynamics import write_section  # noqa: E402
+from gen_contact_fixtures import point_contact  # noqa: E402
+from gen_dynamics_fixtures import erd_share  # noqa: E402
+
+DT = 1e-3
+
+
+def model_of(key):
+    if key == "solo12_standing":
+        share = pathlib.Path(erd_share())
+        urdf = share / "example-robot-data/robots/solo_description/robots/solo12.urdf"
+        return pin.buildModelFromUrdf(str(urdf), pin.JointModelFreeFlyer())
+    return pin.buildModelFromUrdf(str(ROOT / "urdf/quadruped.urdf"), pin.JointModelFreeFlyer())
+
+
+def pinocchio_timer(key, figures):
+    model = model_of(key)
+    data = model.createData()
+    q, v, v_ref = (np.array(figures[k]) for k in ("q", "v", "v_ref"))
+    a = (v_ref - v) / DT
+    pin.computeJointJacobians(model, data, q)
+    pcms = pin.StdVec_PointContactConstraintModel()
+    for c in figures["loaded"]:
+        frame = np.array(c["frame_column_major"]).reshape(3, 3).T
+        pcms.append(point_contact(model, data, c["joint"], 0, np.array(c["point"]), frame, c["friction"]))
+    pcds = pin.StdVec_PointContactConstraintData()
+    for m in pcms:
+        pcds.append(m.createData())
+    correction = np.zeros(3 * len(pcms))
+    settings = pin.ProximalSettings(1e-8, 1e-8, 1e-8, 100)
+    guess = np.concatenate([np.array(c["impulse"]) / DT for c in figures["loaded"]])
+
+    def once():
+        pin.computeJointJacobians(model, data, q)
+        for m, d in zip(pcms, pcds):
+            m.calc(model, data, d)
+        return pin.contactInverseDynamics(model, data, q, v, a, DT, pcms, pcds, correction, settings, guess)
+
+    result = once()
+    assert result[0], f"{key}: Pinocchio's contactInverseDynamics did not converge"
+
+    def batch():
+        t0 = time.perf_counter()
+        for _ in range(1000):
+            once()
+        return (time.perf_counter() - t0) * 1e3  # µs per call
+
+    return batch, result
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--write", action="store_true", help="update docs/BENCHMARKS.md")
+    args = parser.parse_args()
+    subprocess.run(["cargo", "build", "--release", "--example", "control_timing"], cwd=ROOT, check=True)
+    work = pathlib.Path(tempfile.mkdtemp(prefix="signorini-control-"))
+    ours, theirs = [], []
+    timers = None
+    for r in range(args.rounds):
+        out = work / f"ours-{r}.json"
+        subprocess.run([str(ROOT / "target/release/examples/control_timing"), "--rounds", "7", "--json", str(out)],
+                       cwd=ROOT, check=True, capture_output=True)
+        doc = json.loads(out.read_text())
+        ours.append(doc)
+        if timers is None:
+            timers = {key: pinocchio_timer(key, figures) for key, figures in doc.items()}
+        theirs.append({key: statistics.median(batch() for _ in range(7)) for key, (batch, _) in timers.items()})
+    rows = ["| robot | contacts (loaded) | Pinocchio computeJointJacobians + calc + contactInverseDynamics µs "
+            "| signorini inverse dynamics µs | ratio | signorini whole tick µs | ratio |",
+            "|---|---:|---:|---:|---:|---:|---:|"]
+    names = {"solo12_standing": "solo12 standing", "quadruped_standing": "bundled quadruped standing"}
+    for key in ours[0]:
+        pin_us = statistics.median(t[key] for t in theirs)
+        id_us = statistics.median(o[key]["inverse_dynamics_us"] for o in ours)
+        tick_us = statistics.median(o[key]["tick_us"] for o in ours)
+        ratio_id = statistics.median(o[key]["inverse_dynamics_us"] / t[key] for o, t in zip(ours, theirs))
+        ratio_tick = statistics.median(o[key]["tick_us"] / t[key] for o, t in zip(ours, theirs))
+        o = ours[-1][key]
+        rows.append(f"| {names.get(key, key)} | {o['contacts']} ({len(o['loaded'])}) | {pin_us:.2f} | {id_us:.2f} "
+                    f"| **{ratio_id:.2f}** | {tick_us:.2f} | **{ratio_tick:.2f}** |")
+    text = (f"Measured {datetime.date.today()}, Pinocchio {pin.__version__} (`pin` wheel), signorini `--release`, "
+            f"{args.rounds} alternated rounds. " + __doc__.split("\n\n")[1].replace("\n", " ") + "\n\n"
+            + "\n".join(rows) + "\n\n"
+            f"Command: `scripts/with_ros.sh python scripts/bench_control.py --rounds {args.rounds} --write` "
+            "(in `make bench`).")
+    print(text)
+    if args.write:
+        write_section("control", "Control tick: signorini / Pinocchio", text)
+
+
+if __name__ == "__main__":
+    main()
