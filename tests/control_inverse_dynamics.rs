@@ -180,3 +180,103 @@ fn floating_base_inverse_dynamics_predicts_the_simulated_rigid_contact_forces() 
     }
     assert!(checked >= 20, "{checked} steps checked");
 }
+
+/// Seed 000 §V-D: the arm slides its tool (a 3 cm sphere) along a rigid wall (R = 0,
+/// μ 0.3) at 5 cm/s for 0.2 s, pressing on it with the force it was seeded with. Every tick, inverse dynamics for the reference
+/// (the tool's velocity along the wall, least-norm joint velocities) gives bounded
+/// torques and an impulse on the friction cone's edge opposite the slip; the simulator
+/// driven by those torques from the same state slides the tool exactly as referenced
+/// with the same impulse (the forward dynamics' normal force), tick after tick.
+#[test]
+fn the_arm_slides_its_tool_along_a_wall_with_the_forward_dynamics_normal_force() {
+    use signorini::collision::CollisionWorld;
+    use signorini::config::{CollisionConfig, EnvironmentConfig};
+    use signorini::model::ModelOptions;
+    use signorini::sim::Robot;
+
+    let model =
+        signorini::model::Model::from_urdf_file(&common::repo("urdf/arm7.urdf"), &ModelOptions::default()).unwrap();
+    let mut q = model.neutral_configuration().as_slice().to_vec();
+    for (joint, value) in [("joint2", 0.5), ("joint4", -1.2), ("joint6", 0.7)] {
+        q[model.idx_q[model.joint_id(joint).unwrap()]] = value;
+    }
+    let mut data = Data::new(&model);
+    signorini::dynamics::forward_kinematics(&model, &mut data, &q);
+    let tool = model.frame_id("tool", None).unwrap();
+    let placement = signorini::dynamics::update_frame_placement(&model, &mut data, tool);
+    // A wall across the tool's axis (its z), its face 3 cm ahead of the sphere's centre:
+    // the sphere touches it, the rest of the arm is behind. No ground.
+    let (x_tool, z_tool) = (placement.rotation.column(0).into_owned(), placement.rotation.column(2).into_owned());
+    let wall = placement.translation + z_tool * (0.03 + 0.05);
+    let (roll, pitch, yaw) = nalgebra::Rotation3::from_matrix_unchecked(placement.rotation).euler_angles();
+    let yaml = format!(
+        "ground: null\nboxes: [{{name: wall, size: [0.3, 0.3, 0.1], position: [{}, {}, {}], rpy: [{roll}, {pitch}, {yaw}], \
+         friction: 0.3}}]",
+        wall.x, wall.y, wall.z
+    );
+    let env: EnvironmentConfig = serde_yaml_ng::from_str(&yaml).unwrap();
+    let collision = CollisionConfig::default();
+    let mut world = World::new(Some(Robot::new(model.clone(), q)), &env, &collision).unwrap();
+    let mut detector = CollisionWorld::new(&model, &env, &collision).unwrap();
+    let config: ContactConfig = serde_yaml_ng::from_str("tolerance: 1e-13").unwrap();
+    let mut stepper = Stepper::new(&world, DT, &config, 16);
+    let mut id = InverseDynamics::new(&model, 16, config.problem_settings(), InverseDynamicsSettings::default());
+    let mut contacts = signorini::collision::ContactBuffer::with_capacity(16);
+    let mut point = nalgebra::Matrix3xX::zeros(model.nv);
+    let joint = model.frames[tool].parent_joint;
+    // Press with 5 N: the rigid contact's normal impulse is the one Algorithm 2 starts from.
+    signorini::dynamics::compute_joint_jacobians(&model, &mut data, &world.robot.as_ref().unwrap().q);
+    detector.update_robot(&data);
+    detector.detect(&mut contacts);
+    let ids: Vec<_> = contacts.contacts().iter().map(|c| c.id).collect();
+    id.seed(&ids, &[0.0, 0.0, 5.0 * DT]);
+    let mut normal = Vec::new();
+    for k in 0..200 {
+        let (q, v) = {
+            let r = world.robot.as_ref().unwrap();
+            (r.q.clone(), r.v.clone())
+        };
+        signorini::dynamics::compute_joint_jacobians(&model, &mut data, &q);
+        detector.update_robot(&data);
+        detector.detect(&mut contacts);
+        assert_eq!(contacts.len(), 1, "tick {k}: the tool on the wall");
+        // The tool's centre moves along the wall (the first tool axis) at 5 cm/s and keeps
+        // touching it.
+        let centre = signorini::dynamics::update_frame_placement(&model, &mut data, tool).translation;
+        signorini::dynamics::point_jacobian(&model, &data, joint, &centre, &mut point);
+        let gap = contacts.contacts()[0].distance;
+        let target = x_tool * 0.05 + z_tool * (gap / DT);
+        let jjt = &point * point.transpose();
+        let v_ref: Vec<f64> = (point.transpose() * jjt.cholesky().unwrap().solve(&target)).iter().copied().collect();
+        let tau = id.compute(&model, &mut data, &q, &v, &v_ref, contacts.contacts(), DT).unwrap().to_vec();
+        let predicted = id.impulses()[..3].to_vec();
+        assert!(id.result().converged, "tick {k}: {:?}", id.result());
+        for (j, t) in tau.iter().enumerate() {
+            assert!(t.is_finite() && t.abs() < model.effort_limit[j], "tick {k}: τ[{j}] = {t}");
+        }
+        // On the cone's edge, opposite the slip.
+        let slip = contacts.contacts()[0].frame.transpose() * x_tool;
+        let l_t = nalgebra::Vector2::new(predicted[0], predicted[1]);
+        assert!(predicted[2] > 0.0, "tick {k}: {predicted:?}");
+        assert!((l_t.norm() - 0.3 * predicted[2]).abs() < 1e-9 * predicted[2], "tick {k}: {predicted:?}");
+        assert!(l_t.dot(&slip.xy()) < 0.0, "tick {k}: friction along the slip");
+        normal.push(predicted[2] / DT);
+
+        let report = *stepper.step(&mut world, &tau);
+        assert!(report.converged && report.contacts == 1, "tick {k}: {report:?}");
+        let simulated = &stepper.impulses()[..3];
+        for a in 0..3 {
+            assert!(
+                (simulated[a] - predicted[a]).abs() < 1e-9,
+                "tick {k}, λ[{a}]: simulated {simulated:?}, predicted {predicted:?}"
+            );
+        }
+        let v_next = &world.robot.as_ref().unwrap().v;
+        for (j, (x, y)) in v_next.iter().zip(&v_ref).enumerate() {
+            assert!((x - y).abs() < 1e-9, "tick {k}, v[{j}]: simulated {x}, reference {y}");
+        }
+    }
+    // The seed projected on the cone's edge, 5/(1 + μ²) N, then kept tick after tick.
+    let first = 5.0 / (1.0 + 0.3f64 * 0.3);
+    assert!(normal.iter().all(|n| (n - first).abs() < 1e-6 * first), "{:?}", &normal[..3]);
+}

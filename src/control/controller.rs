@@ -212,7 +212,8 @@ impl Controller {
             }
         }
 
-        self.id.compute(model, &mut self.data, q, v, &self.v_ref, self.contacts.contacts(), dt)?;
+        // Inputs checked, kinematics done above.
+        self.id.compute_placed(model, &mut self.data, q, v, &self.v_ref, self.contacts.contacts(), dt)?;
         self.tau.copy_from_slice(self.id.torques());
         let base = if model.has_free_flyer() { 6 } else { 0 };
         for k in base..nv {

@@ -22,11 +22,13 @@
 //! with the proximal term towards Algorithm 2's answer (itself started from the previous
 //! tick's) making the answer unique where the feet are redundant. That is a CCP of the
 //! contact problem's form — G = W·Wᵀ with W = J_S's base columns (6 of them), R = ε,
-//! g = −(W c' + ε F₀) — solved by the same ADMM (Woodbury on 6 columns) and cones. What it
+//! g = −(W c' + ε F₀) — solved by the same ADMM (Woodbury on 6 columns) and cones, after
+//! the polish of the last answer's modes ([`crate::contact::polish`]). What it
 //! cannot produce, the residual wrench J_bᵀF − c, is reported: zero for a feasible
 //! reference, otherwise how far the reference is from what the contacts allow.
 
 use crate::contact::cone::{self, BlockSet};
+use crate::contact::polish::Polish;
 use crate::contact::{AdmmSettings, AdmmSolver, ContactModel, ContactProblem, SolveResult, Solver, StoppingRule};
 use crate::contact::{WarmStart, WarmStartCache};
 
@@ -64,6 +66,7 @@ pub struct FloatingBase {
     sticking: Vec<usize>,
     /// F₀ of the proximal term (3 per sticking contact, N).
     prior: Vec<f64>,
+    polish: Polish,
     residual: [f64; 6],
 }
 
@@ -84,6 +87,7 @@ impl FloatingBase {
             result: SolveResult::with_capacity(capacity, 0),
             sticking: Vec::with_capacity(capacity),
             prior: Vec::with_capacity(3 * capacity),
+            polish: Polish::with_capacity(6),
             residual: [0.0; 6],
         }
     }
@@ -169,7 +173,12 @@ impl FloatingBase {
                     self.warm.known.clear();
                     self.warm.known.resize(ns, true);
                 }
-                self.solver.solve(&self.problem, Some(&self.warm), &mut self.result);
+                // Standing, the answer keeps the last one's modes (every foot inside its
+                // cone): one 12 × 12 solve instead of the ADMM.
+                let tolerance = self.settings.tolerance;
+                if !self.polish.try_solve(&self.problem, &self.warm, ContactModel::Ccp, tolerance, &mut self.result) {
+                    self.solver.solve(&self.problem, Some(&self.warm), &mut self.result);
+                }
                 converged = self.result.converged;
                 self.prior.clone_from(&self.result.lambda);
             }

@@ -31,7 +31,7 @@
 //! of σ + Γ(σ) from the dual cone and its component along λ, as the ADMM's start test).
 
 use super::floating_base::{FloatingBase, FloatingBaseSettings};
-use crate::collision::Contact;
+use crate::collision::{Contact, ContactId};
 use crate::contact::cone;
 use crate::contact::{
     Assembly, Bodies, Build, ContactModel, ContactProblem, ProblemError, ProblemSettings, Residuals, SolveResult,
@@ -262,6 +262,23 @@ impl InverseDynamics {
             }
         }
         dynamics::compute_joint_jacobians(model, data, q);
+        self.compute_placed(model, data, q, v, v_ref, contacts, dt)
+    }
+
+    /// [`InverseDynamics::compute`] for inputs already checked, with `data` holding the
+    /// placements and joint Jacobians at q (the controller's kinematics pass).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn compute_placed(
+        &mut self,
+        model: &Model,
+        data: &mut Data,
+        q: &[f64],
+        v: &[f64],
+        v_ref: &[f64],
+        contacts: &[Contact],
+        dt: f64,
+    ) -> Result<&[f64], ProblemError> {
+        let nv = model.nv;
         let bodies = Bodies { robot: Some((model, data)), free: &[], free_states: &[] };
         let assembled = self.assembly.assemble(
             &bodies,
@@ -287,7 +304,7 @@ impl InverseDynamics {
         for k in 0..nv {
             self.accel[k] = (v_ref[k] - v[k]) / dt;
         }
-        let rnea = dynamics::rnea(model, data, q, v, &self.accel);
+        let rnea = dynamics::rnea_placed(model, data, v, &self.accel);
         for k in 0..nv {
             self.tau[k] = rnea[k] + model.damping[k] * v_ref[k];
         }
@@ -311,6 +328,22 @@ impl InverseDynamics {
     /// joint torques account for that. None for a fixed base.
     pub fn base_residual(&self) -> Option<&[f64; 6]> {
         self.base.as_ref().map(|b| b.residual())
+    }
+
+    /// Sets the impulses the next [`InverseDynamics::compute`] starts from for the contacts
+    /// `ids` (3 each, N·s, in their frames), in place of the previous call's. For rigid
+    /// contacts that stick or slide the motion does not determine the normal impulse, and
+    /// Algorithm 2's proximal term keeps the one it starts from: this is how a controller
+    /// asks a contact for a force (a tool pressed on a wall). Allocates (set-up, not the
+    /// loop).
+    pub fn seed(&mut self, ids: &[ContactId], lambda: &[f64]) {
+        let seeded = SolveResult {
+            lambda: lambda.to_vec(),
+            dual: vec![0.0; lambda.len()],
+            converged: true,
+            ..Default::default()
+        };
+        self.cache.store(ids, &seeded);
     }
 
     /// The last τ (nv); a floating base's six rows are zero.
