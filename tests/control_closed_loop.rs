@@ -240,3 +240,24 @@ fn solo12_stands_under_the_controller_with_its_predicted_forces() {
     assert!(worst < 1e-6, "largest relative force error {worst}");
     assert!(moved < 1e-6, "moved {moved} from the settled pose");
 }
+
+/// Bad references and states are refused by name, and the controller works afterwards.
+#[test]
+fn a_tick_refuses_bad_input_by_name() {
+    let model = Model::from_urdf_file(&common::repo("urdf/arm7.urdf"), &ModelOptions::default()).unwrap();
+    let env = EnvironmentConfig::default();
+    let collision = CollisionWorld::new(&model, &env, &CollisionConfig::default()).unwrap();
+    let (mut controller, _) = controller(&model, collision, &ContactConfig::default());
+    let q = model.neutral_configuration().as_slice().to_vec();
+    let zero = vec![0.0; model.nv];
+    let mut nan = q.clone();
+    nan[2] = f64::NAN;
+    let e = controller.tick(&model, &q, &zero, &nan, &zero, &zero, DT).unwrap_err();
+    assert_eq!(e.to_string(), "`q_des`[2]: not a finite number");
+    let e = controller.tick(&model, &q, &zero, &q, &zero, &zero[1..], DT).unwrap_err();
+    assert_eq!(e.to_string(), format!("`a_des`: expected {} values, found {}", model.nv, model.nv - 1));
+    let e = controller.tick(&model, &q, &zero, &q, &zero, &zero, -1.0).unwrap_err();
+    assert_eq!(e.to_string(), "`dt`[0]: not a positive finite step");
+    let tau = controller.tick(&model, &q, &zero, &q, &zero, &zero, DT).unwrap();
+    assert!(tau.iter().all(|t| t.is_finite()));
+}

@@ -30,7 +30,7 @@ use crate::dynamics;
 use crate::model::{Data, Model};
 use crate::spatial::Vec3;
 
-use super::inverse_dynamics::{InverseDynamics, InverseDynamicsSettings};
+use super::inverse_dynamics::{InverseDynamics, InverseDynamicsSettings, check_inputs};
 
 /// Gains and the stance projection's settings.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -132,21 +132,10 @@ impl Controller {
         dt: f64,
     ) -> Result<&[f64], ProblemError> {
         let nv = model.nv;
-        if dt.is_nan() || dt <= 0.0 || dt.is_infinite() {
-            return Err(ProblemError::Value { key: "dt", index: 0, reason: "not a positive finite step" });
-        }
-        for (key, x, expected) in [("q_des", q_des, model.nq), ("v_des", v_des, nv), ("a_des", a_des, nv)] {
-            if x.len() != expected {
-                return Err(ProblemError::Size { key, expected, found: x.len() });
-            }
-            if let Some(index) = x.iter().position(|y| !y.is_finite()) {
-                return Err(ProblemError::Value { key, index, reason: "not a finite number" });
-            }
-        }
-        if q.len() != model.nq || v.len() != nv || q.iter().chain(v).any(|x| !x.is_finite()) {
-            // Named by inverse dynamics below, before anything uses them.
-            return self.id.compute(model, &mut self.data, q, v, v, &[], dt);
-        }
+        check_inputs(
+            dt,
+            &[("q", q, model.nq), ("v", v, nv), ("q_des", q_des, model.nq), ("v_des", v_des, nv), ("a_des", a_des, nv)],
+        )?;
         self.dt = dt;
         // Kinematics and contacts.
         dynamics::compute_joint_jacobians(model, &mut self.data, q);
@@ -212,7 +201,7 @@ impl Controller {
             }
         }
 
-        // Inputs checked, kinematics done above.
+        // Inputs checked and kinematics done above; v_ref is finite from them.
         self.id.compute_placed(model, &mut self.data, q, v, &self.v_ref, self.contacts.contacts(), dt)?;
         self.tau.copy_from_slice(self.id.torques());
         let base = if model.has_free_flyer() { 6 } else { 0 };

@@ -164,6 +164,23 @@ pub fn solve_impulses(problem: &ContactProblem, settings: &InverseDynamicsSettin
     result.residuals = Residuals { primal: change, dual: error, complementarity: error };
 }
 
+/// Refuses a step `dt` that is not positive and finite, and each (key, values, expected
+/// size) of `fields` of the wrong size or holding a NaN or infinity, naming it.
+pub(crate) fn check_inputs(dt: f64, fields: &[(&'static str, &[f64], usize)]) -> Result<(), ProblemError> {
+    if dt.is_nan() || dt <= 0.0 || dt.is_infinite() {
+        return Err(ProblemError::Value { key: "dt", index: 0, reason: "not a positive finite step" });
+    }
+    for &(key, x, expected) in fields {
+        if x.len() != expected {
+            return Err(ProblemError::Size { key, expected, found: x.len() });
+        }
+        if let Some(index) = x.iter().position(|y| !y.is_finite()) {
+            return Err(ProblemError::Value { key, index, reason: "not a finite number" });
+        }
+    }
+    Ok(())
+}
+
 /// A base wrench below this (N, N·m) is rounding: the base acceleration is not corrected.
 const BASE_ROUNDING: f64 = 1e-8;
 
@@ -249,18 +266,7 @@ impl InverseDynamics {
         contacts: &[Contact],
         dt: f64,
     ) -> Result<&[f64], ProblemError> {
-        let nv = model.nv;
-        if dt.is_nan() || dt <= 0.0 || dt.is_infinite() {
-            return Err(ProblemError::Value { key: "dt", index: 0, reason: "not a positive finite step" });
-        }
-        for (key, x, expected) in [("q", q, model.nq), ("v", v, nv), ("v_ref", v_ref, nv)] {
-            if x.len() != expected {
-                return Err(ProblemError::Size { key, expected, found: x.len() });
-            }
-            if let Some(index) = x.iter().position(|y| !y.is_finite()) {
-                return Err(ProblemError::Value { key, index, reason: "not a finite number" });
-            }
-        }
+        check_inputs(dt, &[("q", q, model.nq), ("v", v, model.nv), ("v_ref", v_ref, model.nv)])?;
         dynamics::compute_joint_jacobians(model, data, q);
         self.compute_placed(model, data, q, v, v_ref, contacts, dt)
     }
