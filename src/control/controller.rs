@@ -25,7 +25,7 @@
 
 use crate::collision::{CollisionWorld, Contact, ContactBuffer};
 use crate::contact::dense::Cholesky;
-use crate::contact::{Assembly, Bodies, Build, ContactProblem, ProblemError, ProblemSettings};
+use crate::contact::{ProblemError, ProblemSettings};
 use crate::dynamics;
 use crate::model::{Data, Model};
 use crate::spatial::Vec3;
@@ -66,9 +66,8 @@ pub struct Controller {
     data: Data,
     collision: CollisionWorld,
     contacts: ContactBuffer,
-    stance: Vec<Contact>,
-    assembly: Assembly,
-    problem: ContactProblem,
+    /// The stance contacts (indices into the tick's contacts).
+    stance: Vec<usize>,
     chol: Cholesky,
     a: Vec<f64>,
     mu: Vec<f64>,
@@ -103,8 +102,6 @@ impl Controller {
             collision,
             contacts: ContactBuffer::with_capacity(capacity),
             stance: Vec::with_capacity(capacity),
-            assembly: Assembly::with_capacity(capacity, nv, nv),
-            problem: ContactProblem::with_factor_capacity(capacity, nv),
             chol: Cholesky::with_capacity(rows),
             a: Vec::with_capacity(rows * rows),
             mu: Vec::with_capacity(rows),
@@ -150,30 +147,25 @@ impl Controller {
             self.v_ref[k] = v[k] + dt * (a_des[k] + kp * self.error[k] + kd * (v_des[k] - v[k]));
         }
 
+        // The contact rows, once: for v₀ here, solved below for the projected v_ref.
+        self.id.assemble_placed(model, &self.data, v, &self.v_ref, self.contacts.contacts(), dt)?;
+
         // The stance contacts stay put: v_ref = v₀ + W⁻¹ J_Sᵀ μ.
         self.stance.clear();
         let gap = self.settings.stance_gap;
-        self.stance.extend(self.contacts.contacts().iter().filter(|c| c.distance <= gap).copied());
+        self.stance
+            .extend(self.contacts.contacts().iter().enumerate().filter(|(_, c)| c.distance <= gap).map(|(i, _)| i));
         if !self.stance.is_empty() {
-            let bodies = Bodies { robot: Some((model, &self.data)), free: &[], free_states: &[] };
-            self.assembly.assemble(
-                &bodies,
-                &self.stance,
-                &[],
-                v,
-                &self.v_ref,
-                dt,
-                &self.problem_settings,
-                &mut self.problem,
-                Build::Rows,
-            )?;
-            let j = self.assembly.jacobian();
+            let (j, problem) = self.id.rows();
             let m = 3 * self.stance.len();
+            let row = |k: usize| 3 * self.stance[k / 3] + k % 3;
             self.a.clear();
             self.a.resize(m * m, 0.0);
             for r in 0..m {
+                let jr = &j[row(r) * nv..row(r) * nv + nv];
                 for c in 0..=r {
-                    let x: f64 = (0..nv).map(|k| j[r * nv + k] * self.inv_w[k] * j[c * nv + k]).sum();
+                    let jc = &j[row(c) * nv..row(c) * nv + nv];
+                    let x: f64 = (0..nv).map(|k| jr[k] * self.inv_w[k] * jc[k]).sum();
                     self.a[r * m + c] = x;
                     self.a[c * m + r] = x;
                 }
@@ -185,24 +177,26 @@ impl Controller {
             // −(J_S v₀ + γ_S), without the gap term of an open contact: a stance point a
             // hair above the ground is held where it is, not pulled down in one step.
             self.mu.clear();
-            self.mu.extend(self.problem.g().iter().map(|g| -g));
-            for (i, c) in self.stance.iter().enumerate() {
-                if c.distance > 0.0 {
-                    self.mu[3 * i + 2] -= self.problem_settings.gap_velocity(c.distance, dt);
+            self.mu.extend((0..m).map(|k| -problem.g()[row(k)]));
+            for (k, &i) in self.stance.iter().enumerate() {
+                let distance = self.contacts.contacts()[i].distance;
+                if distance > 0.0 {
+                    self.mu[3 * k + 2] -= self.problem_settings.gap_velocity(distance, dt);
                 }
             }
             if self.chol.factor(&self.a, &self.zeros[..m], m).is_ok() {
                 self.chol.solve(&mut self.mu);
                 for (r, mu) in self.mu.iter().enumerate() {
-                    for k in 0..nv {
-                        self.v_ref[k] += self.inv_w[k] * j[r * nv + k] * mu;
+                    let jr = &j[row(r) * nv..row(r) * nv + nv];
+                    for ((vk, wk), jk) in self.v_ref.iter_mut().zip(&self.inv_w).zip(jr) {
+                        *vk += wk * jk * mu;
                     }
                 }
             }
         }
 
         // Inputs checked and kinematics done above; v_ref is finite from them.
-        self.id.compute_placed(model, &mut self.data, q, v, &self.v_ref, self.contacts.contacts(), dt)?;
+        self.id.solve_placed(model, &mut self.data, q, v, &self.v_ref, dt);
         self.tau.copy_from_slice(self.id.torques());
         let base = if model.has_free_flyer() { 6 } else { 0 };
         for k in base..nv {

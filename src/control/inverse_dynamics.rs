@@ -38,7 +38,7 @@ use crate::contact::{
     WarmStart, WarmStartCache,
 };
 use crate::dynamics;
-use crate::model::{Data, JointType, Model};
+use crate::model::{Data, Model};
 
 /// Settings of Algorithm 2.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -215,6 +215,8 @@ pub struct InverseDynamics {
     cache: WarmStartCache,
     warm: WarmStart,
     result: SolveResult,
+    /// The reference velocity the problem's g was assembled for.
+    assembled_for: Vec<f64>,
     accel: Vec<f64>,
     contact_torque: Vec<f64>,
     tau: Vec<f64>,
@@ -241,11 +243,11 @@ impl InverseDynamics {
             cache: WarmStartCache::with_capacity(capacity),
             warm: WarmStart::with_capacity(capacity),
             result: SolveResult::with_capacity(capacity, 0),
+            assembled_for: vec![0.0; nv],
             accel: vec![0.0; nv],
             contact_torque: vec![0.0; nv],
             tau: vec![0.0; nv],
-            base: (model.joint_types.get(1) == Some(&JointType::FreeFlyer))
-                .then(|| FloatingBase::with_capacity(capacity, settings.floating_base)),
+            base: model.has_free_flyer().then(|| FloatingBase::with_capacity(capacity, settings.floating_base)),
         }
     }
 
@@ -268,23 +270,22 @@ impl InverseDynamics {
     ) -> Result<&[f64], ProblemError> {
         check_inputs(dt, &[("q", q, model.nq), ("v", v, model.nv), ("v_ref", v_ref, model.nv)])?;
         dynamics::compute_joint_jacobians(model, data, q);
-        self.compute_placed(model, data, q, v, v_ref, contacts, dt)
+        self.assemble_placed(model, data, v, v_ref, contacts, dt)?;
+        Ok(self.solve_placed(model, data, q, v, v_ref, dt))
     }
 
-    /// [`InverseDynamics::compute`] for inputs already checked, with `data` holding the
-    /// placements and joint Jacobians at q (the controller's kinematics pass).
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn compute_placed(
+    /// The contact rows of `contacts` for inputs already checked, with `data` holding the
+    /// placements and joint Jacobians at q (the controller's kinematics pass), and
+    /// g = J·v_ref + γ; [`InverseDynamics::rows`] gives them before the solve.
+    pub(crate) fn assemble_placed(
         &mut self,
         model: &Model,
-        data: &mut Data,
-        q: &[f64],
+        data: &Data,
         v: &[f64],
         v_ref: &[f64],
         contacts: &[Contact],
         dt: f64,
-    ) -> Result<&[f64], ProblemError> {
-        let nv = model.nv;
+    ) -> Result<(), ProblemError> {
         let bodies = Bodies { robot: Some((model, data)), free: &[], free_states: &[] };
         let assembled = self.assembly.assemble(
             &bodies,
@@ -297,9 +298,39 @@ impl InverseDynamics {
             &mut self.problem,
             Build::Rows,
         );
-        if let Err(e) = assembled {
+        if assembled.is_err() {
             self.cache.clear();
-            return Err(e);
+        }
+        self.assembled_for.copy_from_slice(v_ref);
+        assembled
+    }
+
+    /// J (3 n_c rows of nv) and the problem of the last assembly.
+    pub(crate) fn rows(&self) -> (&[f64], &ContactProblem) {
+        (self.assembly.jacobian(), &self.problem)
+    }
+
+    /// Solves the assembled contacts for the reference `v_ref` (g moved by J·Δv when it
+    /// differs from the one they were assembled for), then τ.
+    pub(crate) fn solve_placed(
+        &mut self,
+        model: &Model,
+        data: &mut Data,
+        q: &[f64],
+        v: &[f64],
+        v_ref: &[f64],
+        dt: f64,
+    ) -> &[f64] {
+        let nv = model.nv;
+        // Δv = v_ref − the assembled reference (in `accel` until the acceleration below).
+        for (d, (x, y)) in self.accel.iter_mut().zip(v_ref.iter().zip(&self.assembled_for)) {
+            *d = x - y;
+        }
+        if self.accel.iter().any(|&d| d != 0.0) {
+            let j = self.assembly.jacobian();
+            for (r, g) in self.problem.g.iter_mut().enumerate() {
+                *g += dynamics::dot(&j[r * nv..r * nv + nv], &self.accel);
+            }
         }
         self.cache.guess(self.problem.ids(), &mut self.warm);
         self.result.lambda.clear();
@@ -325,7 +356,7 @@ impl InverseDynamics {
         if self.base.is_some() {
             absorb_base_residual(model, data, q, &mut self.tau);
         }
-        Ok(&self.tau)
+        &self.tau
     }
 
     /// For a floating base, the base wrench the contacts could not produce at the last
