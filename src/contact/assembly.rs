@@ -469,7 +469,7 @@ pub fn prepare_robot(
         data.mass_matrix[(k, k)] += dt * d;
     }
     dynamics::ltdl_decompose(model, data);
-    let b = dynamics::nonlinear_effects_placed(model, data, v);
+    let b = dynamics::rnea_placed(model, data, v, &[]);
     // (M + Δt·D)(v_f − v) = Δt(τ − b − D·v), i.e. M(v_f − v) = Δt(τ − b − D·v_f).
     for k in 0..model.nv {
         v_free[k] = tau[k] - b[k] - damping.get(k).map_or(0.0, |d| d * v[k]);

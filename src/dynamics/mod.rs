@@ -23,5 +23,5 @@ pub use kinematics::{
 };
 pub(crate) use ltdl::dot;
 pub use ltdl::{ltdl_decompose, ltdl_solve, ltdl_solve_columns, mass_matrix_inverse};
+pub(crate) use rnea::rnea_placed;
 pub use rnea::{gravity_torque, nonlinear_effects, rnea, rnea_with_external_forces};
-pub(crate) use rnea::{nonlinear_effects_placed, rnea_placed};

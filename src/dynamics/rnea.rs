@@ -54,17 +54,11 @@ pub fn nonlinear_effects<'d>(model: &Model, data: &'d mut Data, q: &[f64], v: &[
     &data.tau
 }
 
-/// [`rnea`] at the placements already in `data` (after a kinematics pass at the same q).
+/// [`rnea`] at the placements already in `data` (after a kinematics pass at the same q:
+/// [`super::crba`], [`super::compute_joint_jacobians`]); `a` empty means zero, which is
+/// [`nonlinear_effects`].
 pub(crate) fn rnea_placed<'d>(model: &Model, data: &'d mut Data, v: &[f64], a: &[f64]) -> &'d DVector<f64> {
     forward_pass(model, data, &[], v, a, None);
-    backward_pass(model, data);
-    &data.tau
-}
-
-/// [`nonlinear_effects`] at the placements already in `data` (after [`super::crba`] or
-/// [`super::forward_kinematics`] at the same q): no second kinematics pass.
-pub(crate) fn nonlinear_effects_placed<'d>(model: &Model, data: &'d mut Data, v: &[f64]) -> &'d DVector<f64> {
-    forward_pass(model, data, &[], v, &[], None);
     backward_pass(model, data);
     &data.tau
 }

@@ -10,7 +10,7 @@
 //! base is never actuated.
 
 use crate::dynamics;
-use crate::model::{JointType, Model};
+use crate::model::Model;
 
 /// The PD's gains, reference and scratch, sized once.
 #[derive(Clone, Debug)]
@@ -27,15 +27,14 @@ pub struct JointPd {
 impl JointPd {
     /// A PD of every joint of `model` but a floating base towards `reference` (nq).
     pub fn new(model: &Model, reference: Vec<f64>, kp: f64, kd: f64) -> Self {
-        let actuated = (0..model.nv).map(|k| !(model.has_free_flyer() && k < 6)).collect();
-        Self::with_dofs(model, reference, kp, kd, actuated)
+        Self::with_dofs(model, reference, kp, kd, vec![true; model.nv])
     }
 
-    /// A PD of the dofs flagged in `actuated` (nv) only.
+    /// A PD of the dofs flagged in `actuated` (nv) only, a floating base's never.
     pub fn with_dofs(model: &Model, reference: Vec<f64>, kp: f64, kd: f64, mut actuated: Vec<bool>) -> Self {
         assert_eq!(reference.len(), model.nq, "the reference is a configuration");
         actuated.resize(model.nv, false);
-        if model.joint_types.get(1) == Some(&JointType::FreeFlyer) {
+        if model.has_free_flyer() {
             actuated[..6].fill(false);
         }
         Self { kp, kd, reference, actuated, error: vec![0.0; model.nv] }
