@@ -118,8 +118,8 @@ def main():
         o = ours[-1][key]
         rows.append(f"| {names.get(key, key)} | {o['contacts']} ({len(o['loaded'])}) | {pin_us:.2f} | {id_us:.2f} "
                     f"| **{ratio_id:.2f}** | {tick_us:.2f} | **{ratio_tick:.2f}** |")
-    text = (f"Measured {datetime.date.today()}, Pinocchio {pin.__version__} (`pin` wheel), signorini `--release`, "
-            f"{args.rounds} alternated rounds. " + __doc__.split("\n\n")[1].replace("\n", " ") + "\n\n"
+    text = (f"Measured {datetime.date.today()}, Pinocchio {pin.__version__} (`pin` wheel), signorini `--release`. "
+            + __doc__.split("\n\n")[1].replace("\n", " ").replace("ROUNDS", str(args.rounds)) + "\n\n"
             + "\n".join(rows) + "\n\n"
             f"Command: `scripts/with_ros.sh python scripts/bench_control.py --rounds {args.rounds} --write` "
             "(in `make bench`).")
