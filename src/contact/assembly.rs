@@ -31,7 +31,6 @@
 //! of the step. Compliance (m/N, penetration per newton) enters as R = compliance/Δt²: at
 //! rest φ = −R·Δt·λ_N (seed 000 eq. 24, digest AT-12).
 
-use nalgebra::Matrix3xX;
 use serde::{Deserialize, Serialize};
 
 use super::cone::BlockSet;
@@ -130,7 +129,6 @@ pub struct Assembly {
     impulse: Vec<f64>,
     /// D^{-1/2} of the robot's M = U·D·Uᵀ (robot nv).
     inv_sqrt_d: Vec<f64>,
-    point: Matrix3xX<f64>,
 }
 
 impl Assembly {
@@ -144,7 +142,6 @@ impl Assembly {
             support: Vec::with_capacity(2 * robot_nv + 12),
             impulse: vec![0.0; nv],
             inv_sqrt_d: vec![0.0; robot_nv],
-            point: Matrix3xX::zeros(robot_nv),
         }
     }
 
@@ -219,8 +216,10 @@ impl Assembly {
         problem.reset(n)?;
         let m = 3 * n;
         self.rows = m;
-        self.jacobian.clear();
-        self.jacobian.resize(m * nv, 0.0);
+        if self.jacobian.len() < m * nv {
+            self.jacobian.resize(m * nv, 0.0); // within the capacity reserved
+        }
+        self.jacobian[..m * nv].fill(0.0);
         if delassus {
             problem.factor.resize(m * nv, 0.0);
             problem.factor_cols = nv;
@@ -333,8 +332,10 @@ impl Assembly {
     /// Sorts the support deepest (highest dof) first, as [`Assembly::factor_rows`] walks
     /// it, and pushes it to `problem` as runs of consecutive dofs.
     fn close_support(&mut self, problem: &mut ContactProblem) {
-        self.support.sort_unstable_by(|a, b| b.cmp(a));
-        self.support.dedup();
+        if !self.support.is_sorted_by(|a, b| a > b) {
+            self.support.sort_unstable_by(|a, b| b.cmp(a));
+            self.support.dedup();
+        }
         let mut runs = self.support.iter().rev().peekable();
         problem.push_support(std::iter::from_fn(|| {
             let lo = *runs.next()?;
@@ -410,13 +411,16 @@ impl Assembly {
                 if joint == 0 {
                     return; // fixed to the world
                 }
-                dynamics::point_jacobian(model, data, joint, p, &mut self.point);
-                // Only the dofs supporting the joint are non-zero.
+                // Row a at dof k: C_a·(v_k + ω_k × p) = C_a·v_k + ω_k·(p × C_a), from the
+                // joint Jacobians' columns; only the dofs supporting the joint are non-zero.
+                let axes = [frame.column(0).into_owned(), frame.column(1).into_owned(), frame.column(2).into_owned()];
+                let moments = axes.map(|c| p.cross(&c));
                 let mut col = model.idx_v[joint] + model.joint_types[joint].nv() - 1;
                 loop {
-                    let jc = self.point.column(col);
+                    let j = data.j.fixed_view::<6, 1>(0, col);
+                    let (lin, ang) = (Vec3::new(j[0], j[1], j[2]), Vec3::new(j[3], j[4], j[5]));
                     for a in 0..3 {
-                        self.jacobian[(3 * k + a) * nv + col] += sign * frame.column(a).dot(&jc);
+                        self.jacobian[(3 * k + a) * nv + col] += sign * (axes[a].dot(&lin) + moments[a].dot(&ang));
                     }
                     col = model.dof_parent[col];
                     if col == crate::model::NO_PARENT {

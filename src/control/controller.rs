@@ -24,7 +24,7 @@
 //! the impulses; τ is clamped to the effort limits. Nothing allocates after construction.
 
 use crate::collision::{CollisionWorld, Contact, ContactBuffer};
-use crate::contact::dense::Cholesky;
+use crate::contact::dense::{self, Cholesky};
 use crate::contact::{ProblemError, ProblemSettings};
 use crate::dynamics;
 use crate::model::{Data, Model};
@@ -72,7 +72,10 @@ pub struct Controller {
     a: Vec<f64>,
     mu: Vec<f64>,
     zeros: Vec<f64>,
-    inv_w: Vec<f64>,
+    /// W^{-1/2}'s diagonal.
+    w_inv_sqrt: Vec<f64>,
+    /// The stance rows of J times W^{-1/2}.
+    scaled: Vec<f64>,
     error: Vec<f64>,
     v_ref: Vec<f64>,
     tau: Vec<f64>,
@@ -106,7 +109,8 @@ impl Controller {
             a: Vec::with_capacity(rows * rows),
             mu: Vec::with_capacity(rows),
             zeros: vec![0.0; rows],
-            inv_w: (0..nv).map(|k| if k < base { 1.0 } else { 1.0 / settings.joint_weight }).collect(),
+            w_inv_sqrt: (0..nv).map(|k| if k < base { 1.0 } else { settings.joint_weight.sqrt().recip() }).collect(),
+            scaled: Vec::with_capacity(rows * nv),
             error: vec![0.0; nv],
             v_ref: vec![0.0; nv],
             tau: vec![0.0; nv],
@@ -159,13 +163,17 @@ impl Controller {
             let (j, problem) = self.id.rows();
             let m = 3 * self.stance.len();
             let row = |k: usize| 3 * self.stance[k / 3] + k % 3;
+            // A = J_S W^{-1/2} (rows contiguous), J_S W⁻¹ J_Sᵀ = A Aᵀ.
+            self.scaled.clear();
+            for r in 0..m {
+                let jr = &j[row(r) * nv..row(r) * nv + nv];
+                self.scaled.extend(jr.iter().zip(&self.w_inv_sqrt).map(|(a, b)| a * b));
+            }
             self.a.clear();
             self.a.resize(m * m, 0.0);
             for r in 0..m {
-                let jr = &j[row(r) * nv..row(r) * nv + nv];
                 for c in 0..=r {
-                    let jc = &j[row(c) * nv..row(c) * nv + nv];
-                    let x: f64 = (0..nv).map(|k| jr[k] * self.inv_w[k] * jc[k]).sum();
+                    let x = dense::dot(&self.scaled[r * nv..r * nv + nv], &self.scaled[c * nv..c * nv + nv]);
                     self.a[r * m + c] = x;
                     self.a[c * m + r] = x;
                 }
@@ -186,11 +194,15 @@ impl Controller {
             }
             if self.chol.factor(&self.a, &self.zeros[..m], m).is_ok() {
                 self.chol.solve(&mut self.mu);
+                // v_ref += W^{-1/2} Aᵀ μ.
+                self.error.fill(0.0);
                 for (r, mu) in self.mu.iter().enumerate() {
-                    let jr = &j[row(r) * nv..row(r) * nv + nv];
-                    for ((vk, wk), jk) in self.v_ref.iter_mut().zip(&self.inv_w).zip(jr) {
-                        *vk += wk * jk * mu;
+                    for (e, a) in self.error.iter_mut().zip(&self.scaled[r * nv..r * nv + nv]) {
+                        *e += a * mu;
                     }
+                }
+                for ((vk, wk), ek) in self.v_ref.iter_mut().zip(&self.w_inv_sqrt).zip(&self.error) {
+                    *vk += wk * ek;
                 }
             }
         }

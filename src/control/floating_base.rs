@@ -27,6 +27,9 @@
 //! cannot produce, the residual wrench J_bᵀF − c, is reported: zero for a feasible
 //! reference, otherwise how far the reference is from what the contacts allow.
 
+use nalgebra::{Matrix6, Vector6};
+
+use crate::collision::ContactId;
 use crate::contact::cone::{self, BlockSet};
 use crate::contact::polish::Polish;
 use crate::contact::{AdmmSettings, AdmmSolver, ContactModel, ContactProblem, SolveResult, Solver, StoppingRule};
@@ -67,6 +70,8 @@ pub struct FloatingBase {
     /// F₀ of the proximal term (3 per sticking contact, N).
     prior: Vec<f64>,
     polish: Polish,
+    /// The sticking contacts' ids.
+    ids: Vec<ContactId>,
     residual: [f64; 6],
 }
 
@@ -88,6 +93,7 @@ impl FloatingBase {
             sticking: Vec::with_capacity(capacity),
             prior: Vec::with_capacity(3 * capacity),
             polish: Polish::with_capacity(6),
+            ids: Vec::with_capacity(capacity),
             residual: [0.0; 6],
         }
     }
@@ -132,7 +138,25 @@ impl FloatingBase {
         let ns = self.sticking.len();
         let mut converged = true;
         if ns > 0 {
-            // W = the sticking rows' base columns; G = W Wᵀ; g = −(W c' + ε F₀).
+            let m = 3 * ns;
+            // ε relative to the mean diagonal of G = W Wᵀ, W = the sticking rows' base columns.
+            let row = |k: usize| base(self.sticking[k / 3], k % 3);
+            let mean = (0..m).map(|k| row(k).iter().map(|w| w * w).sum::<f64>()).sum::<f64>() / m as f64;
+            let eps = self.settings.regularization * mean.max(f64::MIN_POSITIVE);
+            self.prior.clear();
+            for &i in &self.sticking {
+                self.prior.extend(cone::block(&solution.lambda, i).iter().map(|l| l / dt));
+            }
+            if self.interior(contacts, jacobian, nv, &target, eps) {
+                for (k, &i) in self.sticking.iter().enumerate() {
+                    for r in 0..3 {
+                        solution.lambda[3 * i + r] = self.result.lambda[3 * k + r] * dt;
+                    }
+                }
+                self.residual_of(contacts.contacts(), jacobian, nv, dt, wrench, solution);
+                return true;
+            }
+            // W; G = W Wᵀ; g = −(W c' + ε F₀).
             let p = &mut self.problem;
             if p.reset(ns).is_err() {
                 return false;
@@ -148,16 +172,9 @@ impl FloatingBase {
                 p.ids[k] = contacts.ids()[i];
             }
             p.build_delassus();
-            let m = 3 * ns;
-            let mean = (0..m).map(|r| p.delassus[r * m + r]).sum::<f64>() / m as f64;
-            let eps = self.settings.regularization * mean.max(f64::MIN_POSITIVE);
             // Proximal point iterations: each pulls towards the last answer, so the bias
             // of the proximal term (about ε·‖F − F₀‖ in the residual) shrinks by about
             // ε/σ² per pass: two passes leave the base wrench exact to rounding.
-            self.prior.clear();
-            for &i in &self.sticking {
-                self.prior.extend(cone::block(&solution.lambda, i).iter().map(|l| l / dt));
-            }
             for pass in 0..PASSES {
                 let p = &mut self.problem;
                 for row in 0..m {
@@ -191,12 +208,80 @@ impl FloatingBase {
         } else {
             self.cache.clear();
         }
-        // The residual wrench J_bᵀF − c over all contacts.
+        self.residual_of(n, jacobian, nv, dt, wrench, solution);
+        converged
+    }
+
+    /// The least squares without the cones, from its 6 × 6 normal equations: when every
+    /// sticking contact's answer lies strictly inside its cone it is also the constrained
+    /// minimizer (a convex problem whose unconstrained minimizer is feasible), and the
+    /// general path is not needed. Each proximal pass is F ← F + W (WᵀW + εI)⁻¹ (c' − WᵀF),
+    /// the push-through form of (W Wᵀ + εI)(F − F₀) = W (c' − Wᵀ F₀). Leaves F (N) in
+    /// `result` (with a zero dual, an interior point's) and the warm-start cache; returns
+    /// whether it is inside.
+    fn interior(
+        &mut self,
+        contacts: &ContactProblem,
+        jacobian: &[f64],
+        nv: usize,
+        target: &[f64; 6],
+        eps: f64,
+    ) -> bool {
+        let sticking = &self.sticking;
+        let w = |k: usize| &jacobian[(3 * sticking[k / 3] + k % 3) * nv..][..6];
+        let m = 3 * sticking.len();
+        let mut h = Matrix6::<f64>::identity() * eps;
+        for k in 0..m {
+            let wk = w(k);
+            for a in 0..6 {
+                for b in 0..=a {
+                    h[(a, b)] += wk[a] * wk[b];
+                }
+            }
+        }
+        h.fill_upper_triangle_with_lower_triangle();
+        let Some(chol) = h.cholesky() else { return false };
+        let force = &mut self.result.lambda;
+        force.clone_from(&self.prior);
+        for _ in 0..PASSES {
+            let mut e = Vector6::from_column_slice(target);
+            for (k, f) in force.iter().enumerate() {
+                for (ea, wa) in e.iter_mut().zip(w(k)) {
+                    *ea -= wa * f;
+                }
+            }
+            let y = chol.solve(&e);
+            for (k, f) in force.iter_mut().enumerate() {
+                *f += w(k).iter().zip(y.iter()).map(|(wa, ya)| wa * ya).sum::<f64>();
+            }
+        }
+        let inside = sticking.iter().enumerate().all(|(k, &i)| {
+            let f = cone::block(force, k);
+            matches!(contacts.sets()[i], BlockSet::Cone(mu) if f[2] > 0.0 && f[0].hypot(f[1]) < mu * f[2])
+        });
+        if !inside {
+            return false;
+        }
+        let r = &mut self.result;
+        r.dual.clear();
+        r.dual.resize(m, 0.0);
+        r.converged = true;
+        r.iterations = 0;
+        r.residuals = Default::default();
+        self.ids.clear();
+        self.ids.extend(sticking.iter().map(|&i| contacts.ids()[i]));
+        self.cache.store(&self.ids, r);
+        true
+    }
+
+    /// The residual wrench J_bᵀF − c over all `n` contacts.
+    fn residual_of(&mut self, n: usize, jacobian: &[f64], nv: usize, dt: f64, wrench: &[f64], solution: &SolveResult) {
         self.residual = [0.0; 6];
         for i in 0..n {
             for r in 0..3 {
                 let f = solution.lambda[3 * i + r] / dt;
-                for (e, j) in self.residual.iter_mut().zip(base(i, r)) {
+                let j = &jacobian[(3 * i + r) * nv..(3 * i + r) * nv + 6];
+                for (e, j) in self.residual.iter_mut().zip(j) {
                     *e += j * f;
                 }
             }
@@ -204,7 +289,6 @@ impl FloatingBase {
         for (e, c) in self.residual.iter_mut().zip(wrench) {
             *e -= c;
         }
-        converged
     }
 
     /// The base wrench the contacts could not produce at the last solve (N, N·m; the
