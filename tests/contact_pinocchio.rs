@@ -12,12 +12,11 @@ mod common;
 mod scenes;
 
 use serde_json::Value;
-use signorini::collision::{Contact, ContactId, Owner};
 use signorini::contact::{
     AdmmSettings, AdmmSolver, Assembly, Bodies, Build, ContactModel, ContactProblem, Metrics, ProblemSettings,
     SolveResult, Solver, StoppingRule, prepare_robot,
 };
-use signorini::model::{Data, FreeBody, FreeBodyState, Model, ModelOptions, joint::quaternion_to_rotation};
+use signorini::model::{Data, FreeBody, FreeBodyState, joint::quaternion_to_rotation};
 use signorini::spatial::{Force, Inertia, Mat3, Motion, SE3, Vec3};
 
 fn floats(v: &Value) -> Vec<f64> {
@@ -36,17 +35,7 @@ fn assemble(f: &Value) -> ContactProblem {
         None
     } else {
         let r = &f["robot"];
-        let urdf = r["urdf"].as_str().unwrap();
-        let (path, dirs) = match urdf.strip_prefix("erd:") {
-            Some(rel) => (common::erd_share().join(rel), vec![common::erd_share()]),
-            None => (common::repo(urdf), vec![]),
-        };
-        let options = ModelOptions {
-            floating_base: r["floating_base"].as_bool().unwrap(),
-            package_dirs: dirs,
-            ..Default::default()
-        };
-        Some((Model::from_urdf_file(&path, &options).unwrap(), floats(&r["q"]), floats(&r["v"]), floats(&r["tau"])))
+        Some((common::fixture_model(r), floats(&r["q"]), floats(&r["v"]), floats(&r["tau"])))
     };
     let mut free = Vec::new();
     let mut states = Vec::new();
@@ -61,37 +50,7 @@ fn assemble(f: &Value) -> ContactProblem {
             velocity: Motion::new(Vec3::new(v[0], v[1], v[2]), Vec3::new(v[3], v[4], v[5])),
         });
     }
-    let owner = |x: &Value, model: Option<&Model>| -> Owner {
-        if x.as_str() == Some("static") {
-            Owner::Static
-        } else if let Some(name) = x["joint"].as_str() {
-            Owner::Robot { joint: model.unwrap().joint_id(name).unwrap() }
-        } else {
-            Owner::Free { body: x["free"].as_u64().unwrap() as usize }
-        }
-    };
-    let model = robot.as_ref().map(|r| &r.0);
-    let contacts: Vec<Contact> = f["contacts"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .enumerate()
-        .map(|(k, c)| {
-            let rows: Vec<Vec<f64>> = serde_json::from_value(c["frame"].clone()).unwrap();
-            Contact {
-                object1: 0,
-                object2: 0,
-                body1: owner(&c["body1"], model),
-                body2: owner(&c["body2"], model),
-                point: vec3(&c["point"]),
-                frame: Mat3::from_fn(|i, j| rows[i][j]),
-                distance: 0.0,
-                friction: c["mu"].as_f64().unwrap(),
-                restitution: 0.0,
-                id: ContactId::new(k, 0, 0, 0),
-            }
-        })
-        .collect();
+    let contacts = common::fixture_contacts(&f["contacts"], robot.as_ref().map(|r| &r.0));
     // Velocities: the robot's then the free bodies'.
     let mut data = robot.as_ref().map(|r| Data::new(&r.0));
     let mut v = Vec::new();

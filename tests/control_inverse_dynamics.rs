@@ -9,6 +9,7 @@ mod counting;
 mod sim_scenes;
 
 use signorini::config::ContactConfig;
+use signorini::contact::ProblemSettings;
 use signorini::control::{InverseDynamics, InverseDynamicsSettings};
 use signorini::model::{Data, Model};
 use signorini::sim::{JointPd, StepReport, Stepper, World};
@@ -85,6 +86,42 @@ fn at14_inverse_dynamics_returns_the_torques_and_impulses_of_a_compliant_forward
         checked += 1;
     }
     assert_eq!(checked, 30);
+}
+
+/// The compliant case against Pinocchio's `contactInverseDynamics` on the same state
+/// (scripts/gen_control_fixtures.py): solo12 on four compliant feet, pressing, sliding
+/// (every foot on its cone's edge) and a random reference. Pinocchio's compliance is ours
+/// over Δt² and its forces our impulses over Δt (see the script); its τ has the base rows
+/// the script absorbs the way ours does.
+#[test]
+fn compliant_inverse_dynamics_matches_pinocchios_contact_inverse_dynamics() {
+    let path = common::repo("tests/fixtures/control/solo12_compliant.json");
+    let f: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let floats = |v: &serde_json::Value| -> Vec<f64> { serde_json::from_value(v.clone()).unwrap() };
+    let model = common::fixture_model(&f["robot"]);
+    let contacts = common::fixture_contacts(&f["contacts"], Some(&model));
+    let dt = f["dt"].as_f64().unwrap();
+    let problem = ProblemSettings {
+        compliance_normal: f["compliance_normal"].as_f64().unwrap(),
+        compliance_tangential: f["compliance_tangential"].as_f64().unwrap(),
+        ..Default::default()
+    };
+    let settings = InverseDynamicsSettings { rho: f["rho"].as_f64().unwrap(), ..Default::default() };
+    let (q, v) = (floats(&f["robot"]["q"]), floats(&f["robot"]["v"]));
+    let mut data = Data::new(&model);
+    for state in f["states"].as_array().unwrap() {
+        let name = state["name"].as_str().unwrap();
+        // From zero, as Pinocchio started.
+        let mut id = InverseDynamics::new(&model, 8, problem, settings);
+        let tau = id.compute(&model, &mut data, &q, &v, &floats(&state["v_ref"]), &contacts, dt).unwrap().to_vec();
+        assert!(id.result().converged, "{name}: {:?}", id.result());
+        let force: Vec<f64> = id.impulses().iter().map(|l| l / dt).collect();
+        let (want_force, want_tau) = (floats(&state["lambda"]), floats(&state["tau"]));
+        let (e_force, e_tau) = (common::rel_error(&force, &want_force), common::rel_error(&tau, &want_tau));
+        println!("{name}: λ {e_force:.1e}, τ {e_tau:.1e} (relative), {} iterations", id.result().iterations);
+        assert!(e_force < 1e-9, "{name}: λ {force:?} vs Pinocchio's {want_force:?}");
+        assert!(e_tau < 1e-9, "{name}: τ {tau:?} vs Pinocchio's {want_tau:?}");
+    }
 }
 
 /// Compliant feet (Algorithm 2 alone) and rigid ones (then the floating base's least
@@ -276,7 +313,12 @@ fn the_arm_slides_its_tool_along_a_wall_with_the_forward_dynamics_normal_force()
             assert!((x - y).abs() < 1e-9, "tick {k}, v[{j}]: simulated {x}, reference {y}");
         }
     }
-    // The seed projected on the cone's edge, 5/(1 + μ²) N, then kept tick after tick.
+    // The seed projected on the cone's edge, 5/(1 + μ²) N, then kept tick after tick. Eq. 47
+    // leaves a rigid sliding contact's normal impulse free, so nothing pulls it back: the
+    // rounding of the reference's normal velocity (~1e-17 m/s) moves it by about that
+    // over ρ = 1e-8, ~1e-9 N·s = 1e-6 N a tick, a random walk (measured: 6e-6 N over 200).
     let first = 5.0 / (1.0 + 0.3f64 * 0.3);
-    assert!(normal.iter().all(|n| (n - first).abs() < 1e-6 * first), "{:?}", &normal[..3]);
+    let (tick, worst) =
+        normal.iter().map(|n| (n - first).abs()).enumerate().fold((0, 0.0), |a, b| if b.1 > a.1 { b } else { a });
+    assert!(worst < 1e-5 * first, "tick {tick}: {} N vs {first} N", normal[tick]);
 }

@@ -34,6 +34,31 @@ pub fn project_cone(mu: f64, x: &Vec3c) -> Vec3c {
     [s * mu * x[0] / r, s * mu * x[1] / r, s]
 }
 
+/// The proximal step of a rigid block (R = 0) under the NCP, P_K(λ − (σ + Γ(σ))/ρ) with
+/// Γ(σ) = (0, 0, μ‖σ_T‖) (seed 000 Alg. 2), without cancelling its two terms of size
+/// μ‖σ_T‖/ρ. For a sliding contact and a small ρ (1e-8) they are about 10⁶ times λ, and
+/// their difference, the next λ_N, would carry their rounding: ε·μ‖σ_T‖/ρ per step, a
+/// random walk of the normal impulse from one call to the next. The boundary case uses
+/// μ‖x_T‖ + x_N = μ(‖x_T‖ − ‖σ_T‖/ρ) + λ_N − σ_N/ρ, with
+/// ‖x_T‖ − ‖σ_T‖/ρ = (‖λ_T‖² − 2 λ_T·σ_T/ρ) / (‖x_T‖ + ‖σ_T‖/ρ).
+pub fn proximal_step_rigid_ncp(mu: f64, lambda: &Vec3c, sigma: &Vec3c, rho: f64) -> Vec3c {
+    let slip = tangent_norm(sigma) / rho;
+    let x = [lambda[0] - sigma[0] / rho, lambda[1] - sigma[1] / rho, lambda[2] - sigma[2] / rho - mu * slip];
+    let r = tangent_norm(&x);
+    if r <= mu * x[2] {
+        return x;
+    }
+    let lambda_t2 = lambda[0] * lambda[0] + lambda[1] * lambda[1];
+    let along = (lambda[0] * sigma[0] + lambda[1] * sigma[1]) / rho;
+    let excess = if r + slip > 0.0 { (lambda_t2 - 2.0 * along) / (r + slip) } else { 0.0 };
+    let t = mu * excess + lambda[2] - sigma[2] / rho;
+    if t <= 0.0 || r == 0.0 {
+        return [0.0; 3];
+    }
+    let s = t / (1.0 + mu * mu);
+    [s * mu * x[0] / r, s * mu * x[1] / r, s]
+}
+
 /// Projection onto the dual cone K*_μ = K_{1/μ}.
 #[inline]
 pub fn project_dual_cone(mu: f64, x: &Vec3c) -> Vec3c {

@@ -62,3 +62,61 @@ pub fn stl_file(name: &str, triangles: &[[[f64; 3]; 3]]) -> PathBuf {
     std::fs::write(&path, b).unwrap();
     path
 }
+
+/// The robot of a fixture (`{"urdf": "erd:<path in example-robot-data>" or a repository
+/// path, "floating_base": bool}`).
+pub fn fixture_model(robot: &serde_json::Value) -> signorini::model::Model {
+    let urdf = robot["urdf"].as_str().unwrap();
+    let (path, dirs) = match urdf.strip_prefix("erd:") {
+        Some(rel) => (erd_share().join(rel), vec![erd_share()]),
+        None => (repo(urdf), vec![]),
+    };
+    let options = signorini::model::ModelOptions {
+        floating_base: robot["floating_base"].as_bool().unwrap(),
+        package_dirs: dirs,
+        ..Default::default()
+    };
+    signorini::model::Model::from_urdf_file(&path, &options).unwrap()
+}
+
+/// A fixture's contacts (scripts/gen_contact_fixtures.py's convention: body1/body2 are
+/// "static", {"joint": name} of `model` or {"free": index}; point, frame rows, mu), at zero
+/// distance, with ids by position.
+pub fn fixture_contacts(
+    contacts: &serde_json::Value,
+    model: Option<&signorini::model::Model>,
+) -> Vec<signorini::collision::Contact> {
+    use signorini::collision::{Contact, ContactId, Owner};
+    let owner = |x: &serde_json::Value| -> Owner {
+        if x.as_str() == Some("static") {
+            Owner::Static
+        } else if let Some(name) = x["joint"].as_str() {
+            Owner::Robot { joint: model.unwrap().joint_id(name).unwrap() }
+        } else {
+            Owner::Free { body: x["free"].as_u64().unwrap() as usize }
+        }
+    };
+    let floats = |v: &serde_json::Value| -> Vec<f64> { serde_json::from_value(v.clone()).unwrap() };
+    contacts
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .map(|(k, c)| {
+            let rows: Vec<Vec<f64>> = serde_json::from_value(c["frame"].clone()).unwrap();
+            let p = floats(&c["point"]);
+            Contact {
+                object1: 0,
+                object2: 0,
+                body1: owner(&c["body1"]),
+                body2: owner(&c["body2"]),
+                point: signorini::spatial::Vec3::new(p[0], p[1], p[2]),
+                frame: signorini::spatial::Mat3::from_fn(|i, j| rows[i][j]),
+                distance: 0.0,
+                friction: c["mu"].as_f64().unwrap(),
+                restitution: 0.0,
+                id: ContactId::new(k, 0, 0, 0),
+            }
+        })
+        .collect()
+}
