@@ -7,6 +7,7 @@
 //! loaded contact points, for scripts/bench_control.py to time Pinocchio on the same.
 //!
 //!   cargo run --release --example control_timing -- [--rounds 15] [--json OUT.json]
+//!       [--scene solo12_standing|quadruped_standing]   (default: both)
 
 use std::path::Path;
 use std::time::Instant;
@@ -96,39 +97,45 @@ fn time(
         })
         .collect();
     serde_json::json!({"tick_us": median(tick), "inverse_dynamics_us": median(inverse), "contacts": contacts.len(),
-        "q": q, "v": v, "v_ref": v_ref, "loaded": loaded, "tau": id.torques()})
+        "q": q, "v": v, "v_ref": v_ref, "loaded": loaded, "tau": id.torques(),
+        "iterations": id.result().iterations})
 }
 
 fn main() {
     let mut args = std::env::args().skip(1);
     let usage = || -> ! {
-        eprintln!("usage: control_timing [--rounds N] [--json OUT]");
+        eprintln!("usage: control_timing [--rounds N] [--json OUT] [--scene solo12_standing|quadruped_standing]");
         std::process::exit(2);
     };
-    let (mut rounds, mut json) = (15usize, None::<String>);
+    let (mut rounds, mut json, mut scene) = (15usize, None::<String>, None::<String>);
     while let Some(a) = args.next() {
         match (a.as_str(), args.next()) {
             ("--rounds", Some(v)) => rounds = v.parse().unwrap_or_else(|_| usage()),
             ("--json", Some(v)) => json = Some(v),
+            ("--scene", Some(v)) => scene = Some(v),
             _ => usage(),
         }
     }
-    let (solo, solo_posture) = sim_scenes::solo12_standing(&collision_scenes::erd_share());
-    let solo_collision =
-        CollisionWorld::new(&solo.robot.as_ref().unwrap().model, &Default::default(), &Default::default()).unwrap();
-    let setup = Setup::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("config/quadruped.yaml"), None).unwrap();
-    let (quadruped, quadruped_posture, gains) = sim_scenes::quadruped(0.0);
-    let quadruped_collision =
-        CollisionWorld::new(&setup.model, &setup.config.environment, &setup.config.collision).unwrap();
+    let solo12 = || {
+        let (solo, posture) = sim_scenes::solo12_standing(&collision_scenes::erd_share());
+        let model = &solo.robot.as_ref().unwrap().model;
+        let collision = CollisionWorld::new(model, &Default::default(), &Default::default()).unwrap();
+        time(solo, &posture, (5.0, 0.1), collision, rounds)
+    };
+    let quadruped = || {
+        let setup = Setup::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("config/quadruped.yaml"), None).unwrap();
+        let (world, posture, gains) = sim_scenes::quadruped(0.0);
+        let collision = CollisionWorld::new(&setup.model, &setup.config.environment, &setup.config.collision).unwrap();
+        time(world, &posture, gains, collision, rounds)
+    };
+    let scenes: [(&str, &str, &dyn Fn() -> serde_json::Value); 2] =
+        [("solo12_standing", "solo12 standing", &solo12), ("quadruped_standing", "quadruped standing", &quadruped)];
     let mut doc = serde_json::Map::new();
-    for (key, name, figures) in [
-        ("solo12_standing", "solo12 standing", time(solo, &solo_posture, (5.0, 0.1), solo_collision, rounds)),
-        (
-            "quadruped_standing",
-            "quadruped standing",
-            time(quadruped, &quadruped_posture, gains, quadruped_collision, rounds),
-        ),
-    ] {
+    for (key, name, run) in scenes {
+        if scene.as_deref().is_some_and(|s| s != key) {
+            continue;
+        }
+        let figures = run();
         println!(
             "{name}: tick {:.2} µs, inverse dynamics {:.2} µs ({} contacts, {} loaded)",
             figures["tick_us"].as_f64().unwrap_or(f64::NAN),

@@ -30,15 +30,13 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 import numpy as np
 import pinocchio as pin
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
-from bench_dynamics import write_section  # noqa: E402
-from gen_contact_fixtures import point_contact  # noqa: E402
+from bench_dynamics import build_harness, write_section  # noqa: E402
 from gen_dynamics_fixtures import erd_share  # noqa: E402
 
 DT = 1e-3
@@ -52,39 +50,25 @@ def model_of(key):
     return pin.buildModelFromUrdf(str(ROOT / "urdf/quadruped.urdf"), pin.JointModelFreeFlyer())
 
 
-def pinocchio_timer(key, figures):
+def write_scene(key, figures, work):
+    """Writes Pinocchio's model (its text serialization) and the state, reference
+    acceleration and loaded contacts for scripts/bench/pinocchio_contact_id.cpp; returns the
+    two paths."""
     model = model_of(key)
     data = model.createData()
     q, v, v_ref = (np.array(figures[k]) for k in ("q", "v", "v_ref"))
-    a = (v_ref - v) / DT
-    pin.computeJointJacobians(model, data, q)
-    pcms = pin.StdVec_PointContactConstraintModel()
+    pin.forwardKinematics(model, data, q)
+    model_file, scene = work / f"{key}.model.txt", work / f"{key}.scene"
+    model.saveToText(str(model_file))
+    numbers = [model.nq, model.nv, *q, *v, *((v_ref - v) / DT), DT, 1e-8, 1e-8, 1e-8, 100, len(figures["loaded"])]
     for c in figures["loaded"]:
+        oMi = data.oMi[c["joint"]]
         frame = np.array(c["frame_column_major"]).reshape(3, 3).T
-        pcms.append(point_contact(model, data, c["joint"], 0, np.array(c["point"]), frame, c["friction"]))
-    pcds = pin.StdVec_PointContactConstraintData()
-    for m in pcms:
-        pcds.append(m.createData())
-    correction = np.zeros(3 * len(pcms))
-    settings = pin.ProximalSettings(1e-8, 1e-8, 1e-8, 100)
-    guess = np.concatenate([np.array(c["impulse"]) / DT for c in figures["loaded"]])
-
-    def once():
-        pin.computeJointJacobians(model, data, q)
-        for m, d in zip(pcms, pcds):
-            m.calc(model, data, d)
-        return pin.contactInverseDynamics(model, data, q, v, a, DT, pcms, pcds, correction, settings, guess)
-
-    result = once()
-    assert result[0], f"{key}: Pinocchio's contactInverseDynamics did not converge"
-
-    def batch():
-        t0 = time.perf_counter()
-        for _ in range(1000):
-            once()
-        return (time.perf_counter() - t0) * 1e3  # µs per call
-
-    return batch, result
+        numbers += [c["joint"], *(oMi.rotation.T @ frame).ravel(), *(oMi.rotation.T @ (np.array(c["point"]) - oMi.translation)),
+                    c["friction"]]
+    numbers += [x / DT for c in figures["loaded"] for x in c["impulse"]]
+    scene.write_text(" ".join(repr(float(x)) if isinstance(x, float) else str(x) for x in numbers) + "\n")
+    return model_file, scene
 
 
 def main():
@@ -92,20 +76,25 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--write", action="store_true", help="update docs/BENCHMARKS.md")
     args = parser.parse_args()
+    harness = build_harness(ROOT / "scripts" / "bench" / "pinocchio_contact_id.cpp")
     subprocess.run(["cargo", "build", "--release", "--example", "control_timing"], cwd=ROOT, check=True)
     work = pathlib.Path(tempfile.mkdtemp(prefix="signorini-control-"))
-    ours, theirs = [], []
-    timers = None
+    ours, theirs, scenes, iterations = [], [], None, {}
     for r in range(args.rounds):
         out = work / f"ours-{r}.json"
         subprocess.run([str(ROOT / "target/release/examples/control_timing"), "--rounds", "7", "--json", str(out)],
                        cwd=ROOT, check=True, capture_output=True)
         doc = json.loads(out.read_text())
         ours.append(doc)
-        if timers is None:
-            timers = {key: pinocchio_timer(key, figures) for key, figures in doc.items()}
-        theirs.append({key: statistics.median(batch() for _ in range(7)) for key, (batch, _) in timers.items()})
-    rows = ["| robot | contacts (loaded) | Pinocchio computeJointJacobians + calc + contactInverseDynamics µs "
+        scenes = scenes or {key: write_scene(key, figures, work) for key, figures in doc.items()}
+        round_ = {}
+        for key, (model_file, scene) in scenes.items():
+            line = subprocess.run([str(harness), str(model_file), str(scene), "7"], check=True, capture_output=True,
+                                  text=True).stdout.split()
+            round_[key] = float(line[1])
+            iterations[key] = int(line[2])
+        theirs.append(round_)
+    rows = ["| robot | contacts (loaded) | Pinocchio computeJointJacobians + calc + contactInverseDynamics µs (iterations) "
             "| signorini inverse dynamics µs | ratio | signorini whole tick µs | ratio |",
             "|---|---:|---:|---:|---:|---:|---:|"]
     names = {"solo12_standing": "solo12 standing", "quadruped_standing": "bundled quadruped standing"}
@@ -116,7 +105,7 @@ def main():
         ratio_id = statistics.median(o[key]["inverse_dynamics_us"] / t[key] for o, t in zip(ours, theirs))
         ratio_tick = statistics.median(o[key]["tick_us"] / t[key] for o, t in zip(ours, theirs))
         o = ours[-1][key]
-        rows.append(f"| {names.get(key, key)} | {o['contacts']} ({len(o['loaded'])}) | {pin_us:.2f} | {id_us:.2f} "
+        rows.append(f"| {names.get(key, key)} | {o['contacts']} ({len(o['loaded'])}) | {pin_us:.2f} ({iterations[key]}) | {id_us:.2f} "
                     f"| **{ratio_id:.2f}** | {tick_us:.2f} | **{ratio_tick:.2f}** |")
     text = (f"Measured {datetime.date.today()}, Pinocchio {pin.__version__} (`pin` wheel), signorini `--release`. "
             + __doc__.split("\n\n")[1].replace("\n", " ").replace("ROUNDS", str(args.rounds)) + "\n\n"

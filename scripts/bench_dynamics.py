@@ -37,7 +37,6 @@ ROBOTS = [
 ]
 ALGORITHMS = ["fk", "rnea", "crba", "aba", "jacobians", "ltdl"]
 HARNESS_SRC = ROOT / "scripts" / "bench" / "pinocchio_dynamics.cpp"
-HARNESS = ROOT / "target" / "bench" / "pinocchio_dynamics"
 
 
 def write_section(key, heading, text):
@@ -59,21 +58,25 @@ def prefix():
     return erd_share().parent  # site-packages/cmeel.prefix
 
 
-def build_harness():
-    if HARNESS.exists() and HARNESS.stat().st_mtime > HARNESS_SRC.stat().st_mtime:
-        return
+def build_harness(source=HARNESS_SRC, march="native"):
+    """Compiles a Pinocchio harness of scripts/bench/ header-only (once per source change) and
+    returns the executable's path, target/bench/<source stem>[_<march>]."""
+    exe = ROOT / "target" / "bench" / (source.stem + ("" if march == "native" else "_" + march.replace("-", "_")))
+    if exe.exists() and exe.stat().st_mtime > source.stat().st_mtime:
+        return exe
     p = prefix()
     if not (p / "include" / "eigen3" / "Eigen" / "Core").exists():
         subprocess.run([sys.executable, "-m", "pip", "install", "-q", "cmeel-eigen==3.4.1"], check=True)
-    HARNESS.parent.mkdir(parents=True, exist_ok=True)
-    print("building the Pinocchio harness (about 2 minutes, once)...", file=sys.stderr)
+    exe.parent.mkdir(parents=True, exist_ok=True)
+    print(f"building {exe.name} against Pinocchio (about 2 minutes, once)...", file=sys.stderr)
     # The compile definitions Pinocchio's CMake config exports to its users.
     defs = ["BOOST_MPL_LIMIT_LIST_SIZE=30", "BOOST_MPL_LIMIT_VECTOR_SIZE=30",
             "BOOST_MPL_CFG_NO_PREPROCESSED_HEADERS", "BOOST_FUSION_INVOKE_MAX_ARITY=12"]
-    cmd = ["g++", "-O3", "-march=native", "-DNDEBUG", "-std=c++17", *[f"-D{d}" for d in defs],
-           f"-I{p / 'include'}", f"-I{p / 'include' / 'eigen3'}", str(HARNESS_SRC), "-o", str(HARNESS),
+    cmd = ["g++", "-O3", f"-march={march}", "-DNDEBUG", "-std=c++17", *[f"-D{d}" for d in defs],
+           f"-I{p / 'include'}", f"-I{p / 'include' / 'eigen3'}", str(source), "-o", str(exe),
            f"-L{p / 'lib'}", "-lboost_serialization", f"-Wl,-rpath,{p / 'lib'}"]
     subprocess.run(cmd, check=True)
+    return exe
 
 
 def build_signorini():
@@ -93,7 +96,7 @@ def main():
     args = parser.parse_args()
 
     share = erd_share()
-    build_harness()
+    harness = build_harness()
     ours = build_signorini()
     work = pathlib.Path(tempfile.mkdtemp(prefix="signorini-bench-"))
     rng = np.random.default_rng(20261121)
@@ -115,7 +118,7 @@ def main():
         for algo in ALGORITHMS:
             p_times, s_times = [], []
             for _ in range(args.rounds):
-                out = subprocess.run([str(HARNESS), str(model_file), str(states), str(args.samples), algo],
+                out = subprocess.run([str(harness), str(model_file), str(states), str(args.samples), algo],
                                      check=True, capture_output=True, text=True).stdout
                 p_times.append(parse(out)[algo])
                 out = subprocess.run([str(ours), str(urdf), "1" if floating else "0", str(states),

@@ -21,26 +21,19 @@ import pinocchio as pin
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
-from bench_dynamics import ALGORITHMS, HARNESS_SRC, ROBOTS, prefix, write_section  # noqa: E402
+from bench_dynamics import ALGORITHMS, ROBOTS, build_harness, write_section  # noqa: E402
 from gen_dynamics_fixtures import erd_share, random_configuration  # noqa: E402
 
-HARNESS_V3 = ROOT / "target" / "bench" / "pinocchio_dynamics_v3"
 OURS_V3 = ROOT / "target" / "v3" / "release" / "examples" / "dynamics_timing"
 
 
 def build():
-    if not HARNESS_V3.exists() or HARNESS_V3.stat().st_mtime < HARNESS_SRC.stat().st_mtime:
-        p = prefix()
-        defs = ["BOOST_MPL_LIMIT_LIST_SIZE=30", "BOOST_MPL_LIMIT_VECTOR_SIZE=30",
-                "BOOST_MPL_CFG_NO_PREPROCESSED_HEADERS", "BOOST_FUSION_INVOKE_MAX_ARITY=12"]
-        print("building the x86-64-v3 Pinocchio harness (about 2 minutes)...", file=sys.stderr)
-        subprocess.run(["g++", "-O3", "-march=x86-64-v3", "-DNDEBUG", "-std=c++17", *[f"-D{d}" for d in defs],
-                        f"-I{p / 'include'}", f"-I{p / 'include' / 'eigen3'}", str(HARNESS_SRC), "-o",
-                        str(HARNESS_V3), f"-L{p / 'lib'}", "-lboost_serialization", f"-Wl,-rpath,{p / 'lib'}"],
-                       check=True)
+    """The x86-64-v3 builds of the Pinocchio harness and of signorini's timing example."""
+    harness = build_harness(march="x86-64-v3")
     env = dict(os.environ, RUSTFLAGS="-C target-cpu=x86-64-v3", CARGO_TARGET_DIR=str(ROOT / "target" / "v3"))
     subprocess.run(["cargo", "build", "--release", "--quiet", "--no-default-features", "--example", "dynamics_timing"],
                    cwd=ROOT, env=env, check=True)
+    return harness
 
 
 def instructions(cmd):
@@ -60,7 +53,7 @@ def main():
     parser.add_argument("--calls", type=int, default=1000)
     parser.add_argument("--write", action="store_true", help="update docs/BENCHMARKS.md")
     args = parser.parse_args()
-    build()
+    harness = build()
     share = erd_share()
     work = pathlib.Path(tempfile.mkdtemp(prefix="signorini-count-"))
     rng = np.random.default_rng(7)
@@ -79,7 +72,7 @@ def main():
                 q = random_configuration(model, rng)
                 f.write(" ".join(repr(float(x)) for x in np.concatenate([q, rng.normal(size=3 * model.nv)])) + "\n")
         for algo in args.algorithms:
-            pin_cmd = lambda n: [str(HARNESS_V3), str(model_file), str(states), "0", algo, str(n)]  # noqa: E731
+            pin_cmd = lambda n: [str(harness), str(model_file), str(states), "0", algo, str(n)]  # noqa: E731
             our_cmd = lambda n: [str(OURS_V3), str(urdf), "1" if floating else "0", str(states), "0", str(share),  # noqa: E731
                                  algo, str(n)]
             p = (instructions(pin_cmd(args.calls)) - instructions(pin_cmd(0))) / args.calls
