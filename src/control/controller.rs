@@ -10,12 +10,12 @@
 //! ```
 //!
 //! With feet on the ground v₀ generally moves them. The stance contacts (distance below
-//! `stance_gap`) must stay put — J_S v = 0, plus the recovery γ_S of a penetration — so
-//! the reference is the nearest such velocity in the metric W = diag(1 on the base,
-//! `joint_weight` on the joints):
+//! `stance_gap`) must stay put — J_S v + γ_S = 0, with γ_S the contact problem's gap
+//! term (closing a µm gap, removing a penetration) — so the reference is the nearest such
+//! velocity in the metric W = diag(1 on the base, `joint_weight` on the joints):
 //!
 //! ```text
-//! v_ref = v₀ + W⁻¹ J_Sᵀ μ,     (J_S W⁻¹ J_Sᵀ + εI) μ = −(J_S v₀ + γ_S),  γ_S = 0 when open
+//! v_ref = v₀ + W⁻¹ J_Sᵀ μ,     (J_S W⁻¹ J_Sᵀ + εI) μ = −(J_S v₀ + γ_S)
 //! ```
 //!
 //! A small joint weight lets the joints absorb the constraint and the base follow its
@@ -61,7 +61,6 @@ impl Default for ControllerSettings {
 pub struct Controller {
     /// Gains and stance settings.
     pub settings: ControllerSettings,
-    problem_settings: ProblemSettings,
     id: InverseDynamics,
     data: Data,
     collision: CollisionWorld,
@@ -99,7 +98,6 @@ impl Controller {
         let base = if model.has_free_flyer() { 6 } else { 0 };
         Self {
             settings,
-            problem_settings,
             id: InverseDynamics::new(model, capacity, problem_settings, id_settings),
             data: Data::new(model),
             collision,
@@ -154,11 +152,20 @@ impl Controller {
         // The contact rows, once: for v₀ here, solved below for the projected v_ref.
         self.id.assemble_placed(model, &self.data, v, &self.v_ref, self.contacts.contacts(), dt)?;
 
-        // The stance contacts stay put: v_ref = v₀ + W⁻¹ J_Sᵀ μ.
+        // The stance contacts stay put: v_ref = v₀ + W⁻¹ J_Sᵀ μ. Those within the stance
+        // gap, and those v₀ would close within the step (c_N < 0: a touch-down, which a
+        // rigid contact could only meet with an unbounded impulse).
         self.stance.clear();
         let gap = self.settings.stance_gap;
-        self.stance
-            .extend(self.contacts.contacts().iter().enumerate().filter(|(_, c)| c.distance <= gap).map(|(i, _)| i));
+        let (_, problem) = self.id.rows();
+        self.stance.extend(
+            self.contacts
+                .contacts()
+                .iter()
+                .enumerate()
+                .filter(|&(i, c)| c.distance <= gap || problem.g()[3 * i + 2] < 0.0)
+                .map(|(i, _)| i),
+        );
         if !self.stance.is_empty() {
             let (j, problem) = self.id.rows();
             let m = 3 * self.stance.len();
@@ -182,16 +189,12 @@ impl Controller {
             for r in 0..m {
                 self.a[r * m + r] += 1e-10 * mean;
             }
-            // −(J_S v₀ + γ_S), without the gap term of an open contact: a stance point a
-            // hair above the ground is held where it is, not pulled down in one step.
+            // −(J_S v₀ + γ_S), the gap term of an open stance contact included: the
+            // simulator closes a loaded contact's gap within the step, and a reference that
+            // held the point a hair above the ground would make it a separating contact
+            // (c_N = φ/Δt > 0) that carries nothing.
             self.mu.clear();
             self.mu.extend((0..m).map(|k| -problem.g()[row(k)]));
-            for (k, &i) in self.stance.iter().enumerate() {
-                let distance = self.contacts.contacts()[i].distance;
-                if distance > 0.0 {
-                    self.mu[3 * k + 2] -= self.problem_settings.gap_velocity(distance, dt);
-                }
-            }
             if self.chol.factor(&self.a, &self.zeros[..m], m).is_ok() {
                 self.chol.solve(&mut self.mu);
                 // v_ref += W^{-1/2} Aᵀ μ.
