@@ -5,19 +5,15 @@ examples/control_timing.rs holds solo12 (example-robot-data) and the bundled qua
 standing on rigid feet with the controller and times, at that state, the whole tick
 (kinematics, contact detection, stance projection, inverse dynamics with the floating
 base's least squares, torque limits) and inverse dynamics alone; it writes the state and
-the loaded contact points. Here Pinocchio 4.1 (`pin` wheel) times, at the same state and
-with point contacts at the same points (friction μ, compliance 0, ProximalSettings
-1e-8 / 1e-8, ρ 1e-8, at most 100 iterations: it converges in one; at 1e-9 its proximal
-iterates on the quadruped's rigid sticking feet never settle and it runs all 100),
-started from signorini's impulses,
+the loaded contact points. scripts/bench/pinocchio_contact_id.cpp (Pinocchio header-only,
+`g++ -O3 -march=native`; signorini is built for the baseline x86-64) times, at the same state
+and with point contacts at the same points (friction μ, compliance 0, ProximalSettings
+1e-8 / 1e-8, ρ 1e-8, at most 100 iterations, started from signorini's impulses),
 `computeJointJacobians` + the contacts' `calc` + `contactInverseDynamics` with the same
 reference acceleration a = (v_ref − v)/Δt: what the issue compares against. Pinocchio has
-no contact detection and leaves the floating base's rows to the caller. Pinocchio is timed
-through its Python bindings: six calls per tick with four contacts, each with the
-bindings' overhead, so its figure is an upper bound on its C++ cost (REFERENCES.md
-measured 14.8 µs for solo12 with kinematics) and the ratios flatter signorini. ROUNDS
-alternated rounds, medians of batches of 1000 calls; ratio = median of the per-round
-ratios.
+no contact detection, takes only the loaded contacts, and leaves the floating base's rows
+to the caller. ROUNDS alternated rounds, medians of batches; ratio = median of the
+per-round ratios.
 
   scripts/with_ros.sh python scripts/bench_control.py [--rounds 5] [--write]
 """

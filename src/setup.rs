@@ -1,12 +1,13 @@
 //! What the node and the CLI build at start-up: the configuration, the robot it names, and
 //! the joint list checked against that robot.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use std::sync::Arc;
 
 use crate::collision::{CollisionError, CollisionShape, CollisionWorld, FreeBodyShape};
-use crate::config::{BodyShape, Config, ConfigError, MimicJoints};
+use crate::config::{BodyShape, Config, ConfigError, FiniteF64, MimicJoints};
 use crate::model::{
     FreeBody, FreeBodyState, JointType, MimicPolicy, Model, ModelError, ModelOptions, RobotDescription, UrdfError,
 };
@@ -29,6 +30,8 @@ pub struct Setup {
     pub joint_names: Vec<String>,
     /// Initial position of each controlled joint.
     pub initial_positions: Vec<f64>,
+    /// The posture reference of `control.posture` over the initial positions, same order.
+    pub posture_positions: Vec<f64>,
 }
 
 /// Where a controlled joint lives in q and v.
@@ -142,34 +145,49 @@ impl Setup {
                 list.clone()
             }
         };
-        let mut initial_positions = vec![0.0; joint_names.len()];
-        for (name, value) in &config.robot.initial_posture {
-            let key = format!("robot.initial_posture.{name}");
-            let Some(i) = joint_names.iter().position(|j| j == name) else {
-                return Err(invalid(
-                    key,
-                    format!("expected one of the configured joints ({}), got `{name}`", joint_names.join(", ")),
-                )
-                .into());
-            };
-            let limits = robot.joint(name).map(|j| j.limits);
-            if let Some(l) = limits
-                && !(l.lower..=l.upper).contains(&value.get())
-            {
-                return Err(invalid(
-                    key,
-                    format!(
-                        "expected a position within the URDF limits [{}, {}], got {}",
-                        l.lower,
-                        l.upper,
-                        value.get()
-                    ),
-                )
-                .into());
+        // Joint positions by name under `key`, over `into` (the configured joints' order).
+        let positions = |key: &str, map: &BTreeMap<String, FiniteF64>, into: &mut [f64]| -> Result<(), SetupError> {
+            for (name, value) in map {
+                let key = format!("{key}.{name}");
+                let Some(i) = joint_names.iter().position(|j| j == name) else {
+                    return Err(invalid(
+                        key,
+                        format!("expected one of the configured joints ({}), got `{name}`", joint_names.join(", ")),
+                    )
+                    .into());
+                };
+                let limits = robot.joint(name).map(|j| j.limits);
+                if let Some(l) = limits
+                    && !(l.lower..=l.upper).contains(&value.get())
+                {
+                    return Err(invalid(
+                        key,
+                        format!(
+                            "expected a position within the URDF limits [{}, {}], got {}",
+                            l.lower,
+                            l.upper,
+                            value.get()
+                        ),
+                    )
+                    .into());
+                }
+                into[i] = value.get();
             }
-            initial_positions[i] = value.get();
-        }
-        Ok(Self { config_file: config_file.to_owned(), config, robot, model, joint_names, initial_positions })
+            Ok(())
+        };
+        let mut initial_positions = vec![0.0; joint_names.len()];
+        positions("robot.initial_posture", &config.robot.initial_posture, &mut initial_positions)?;
+        let mut posture_positions = initial_positions.clone();
+        positions("control.posture", &config.control.posture, &mut posture_positions)?;
+        Ok(Self {
+            config_file: config_file.to_owned(),
+            config,
+            robot,
+            model,
+            joint_names,
+            initial_positions,
+            posture_positions,
+        })
     }
 
     /// The controlled joints' slots in q and v, in `joint_names` order.
@@ -191,14 +209,7 @@ impl Setup {
     pub fn initial_configuration(&self) -> Vec<f64> {
         let m = &self.model;
         let mut q = m.neutral_configuration().as_slice().to_vec();
-        for (slot, &value) in self.joint_slots().iter().zip(&self.initial_positions) {
-            if slot.unbounded {
-                q[slot.idx_q] = value.cos();
-                q[slot.idx_q + 1] = value.sin();
-            } else {
-                q[slot.idx_q] = value;
-            }
-        }
+        self.set_joints(&mut q, &self.initial_positions);
         if m.has_free_flyer() {
             let sim = &self.config.sim;
             let [r, p, y] = sim.base_rpy.map(|v| v.get());
@@ -208,6 +219,27 @@ impl Setup {
             q[3..7].copy_from_slice(&rotation);
         }
         q
+    }
+
+    /// The controller's posture reference at the measured configuration `q` (nq): the
+    /// controlled joints at `control.posture` (else `robot.initial_posture`, else 0), the
+    /// floating base and any other joint where `q` has them.
+    pub fn posture_reference(&self, q: &[f64]) -> Vec<f64> {
+        let mut reference = q.to_vec();
+        self.set_joints(&mut reference, &self.posture_positions);
+        reference
+    }
+
+    /// Puts the controlled joints of `q` at `positions` (`joint_names` order).
+    fn set_joints(&self, q: &mut [f64], positions: &[f64]) {
+        for (slot, &value) in self.joint_slots().iter().zip(positions) {
+            if slot.unbounded {
+                q[slot.idx_q] = value.cos();
+                q[slot.idx_q + 1] = value.sin();
+            } else {
+                q[slot.idx_q] = value;
+            }
+        }
     }
 
     /// The simulated world: the robot at its initial configuration (a floating base

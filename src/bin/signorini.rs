@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 
+use signorini::cli::sim::SimOptions;
 use signorini::model::{MimicPolicy, Model, ModelOptions};
 use signorini::runtime::status::status_line;
 use signorini::runtime::{
@@ -103,6 +104,10 @@ enum Command {
         /// Record a rosbag2 MCAP file of the run (/clock, /joint_states, odometry, contact wrenches).
         #[arg(long)]
         bag: Option<PathBuf>,
+        /// Drive the robot by the inverse-dynamics controller towards the posture of
+        /// `control:` (instead of the joint PD of `sim.hold_kp`/`hold_kd`).
+        #[arg(long)]
+        control: bool,
     },
     /// Run the real-time loop without ROS for a while and print its timing every second.
     Loop {
@@ -139,8 +144,8 @@ fn main() -> ExitCode {
         Command::Node { config } => node(config),
         Command::Check { config } => check(&config),
         Command::Loop { config, duration } => run_loop(&config, duration),
-        Command::Sim { config, duration, json, realtime, bag } => {
-            sim(&config, duration, json.as_deref(), bag.as_deref(), realtime)
+        Command::Sim { config, duration, json, realtime, bag, control } => {
+            sim(&config, json.as_deref(), bag.as_deref(), SimOptions { duration, realtime, control })
         }
         Command::Solve { problem, solver, mode, tol, max_iter } => solve(&problem, &solver, &mode, tol, max_iter),
         Command::Dynamics {
@@ -330,22 +335,20 @@ fn solve(problem: &std::path::Path, solver: &str, mode: &str, tol: f64, max_iter
 
 fn sim(
     config: &std::path::Path,
-    duration: f64,
     json: Option<&std::path::Path>,
     bag: Option<&std::path::Path>,
-    realtime: bool,
+    options: SimOptions,
 ) -> Result<(), Failure> {
-    use signorini::cli::sim::{SimError, SimOptions, run};
+    use signorini::cli::sim::{SimError, run};
+    let duration = options.duration;
     if !(duration.is_finite() && duration > 0.0) {
         return Err(Failure::BadInput(format!("--duration: expected a positive number of seconds, got {duration}")));
     }
     let s = load(config)?;
-    let summary = run(&s, &SimOptions { duration, realtime }, bag, |line| eprintln!("signorini sim: {line}")).map_err(
-        |e| match e {
-            SimError::Setup(e) => Failure::BadInput(e.to_string()),
-            e => Failure::Other(e.to_string()),
-        },
-    )?;
+    let summary = run(&s, &options, bag, |line| eprintln!("signorini sim: {line}")).map_err(|e| match e {
+        SimError::Setup(e) => Failure::BadInput(e.to_string()),
+        e => Failure::Other(e.to_string()),
+    })?;
     println!(
         "signorini sim: {} and {} free bodies, {:.3} s in {} steps of {} s\n  \
          wall {:.3} s, {:.0} steps/s, real-time factor {:.1}\n  \

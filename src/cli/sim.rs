@@ -6,6 +6,8 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::bag::{BagError, BagRecorder};
+use crate::contact::ProblemError;
+use crate::control::{Controller, InverseDynamicsSettings};
 use crate::setup::{Setup, SetupError};
 use crate::sim::{JointPd, Stepper};
 
@@ -16,6 +18,9 @@ pub struct SimOptions {
     pub duration: f64,
     /// Pace the steps on the wall clock.
     pub realtime: bool,
+    /// Drive the robot by the inverse-dynamics controller towards the posture reference
+    /// (`control:`) instead of the joint PD of `sim.hold_kp`/`hold_kd`.
+    pub control: bool,
 }
 
 /// What a run did (also written as JSON with `--json`).
@@ -53,6 +58,9 @@ pub struct SimSummary {
     pub max_eps_abs: f64,
     /// Final floating-base position (m), if the robot has one.
     pub final_base_position: Option<[f64; 3]>,
+    /// With `--control` and a floating base: the largest base wrench (∞-norm, N or N·m)
+    /// the controller's contacts could not produce.
+    pub max_base_residual: Option<f64>,
 }
 
 /// Why a run stopped early.
@@ -64,6 +72,14 @@ pub enum SimError {
     /// The bag file.
     #[error(transparent)]
     Bag(#[from] BagError),
+    /// The controller refused its input (more contacts than `collision.max_contacts`).
+    #[error("the controller at t = {time:.6} s: {source}")]
+    Control {
+        /// Simulated time.
+        time: f64,
+        /// Why.
+        source: ProblemError,
+    },
     /// The state stopped being finite (never published; the run stops).
     #[error("the simulation diverged at t = {time:.6} s (step {step}): non-finite robot or body state")]
     Diverged {
@@ -99,8 +115,25 @@ pub fn run(
         setup.initial_configuration(),
         setup.config.sim.hold_kp.get(),
         setup.config.sim.hold_kd.get(),
-        actuated,
+        actuated.clone(),
     );
+    // Or the inverse-dynamics controller towards the posture reference (the floating base
+    // held where it starts), with the simulator's contact settings to predict it.
+    let mut controller = match (options.control, world.robot.as_ref()) {
+        (true, Some(r)) => Some((
+            Controller::new(
+                &setup.model,
+                setup.collision_world()?,
+                capacity,
+                setup.config.contact.problem_settings(),
+                setup.config.control.settings(),
+                InverseDynamicsSettings::default(),
+            ),
+            setup.posture_reference(&r.q),
+        )),
+        _ => None,
+    };
+    let zeros = vec![0.0; setup.model.nv];
     let robot_nv = setup.model.nv;
     let mut tau = vec![0.0; robot_nv];
     let steps = (options.duration / dt).round().max(0.0) as u64;
@@ -109,9 +142,21 @@ pub fn run(
     let start = Instant::now();
     let mut last_report = start;
     for k in 0..steps {
-        match world.robot.as_ref() {
-            Some(r) => hold.torques(&r.model, &r.q, &r.v, &mut tau),
-            None => tau.fill(0.0),
+        match (world.robot.as_ref(), controller.as_mut()) {
+            (Some(r), Some((controller, posture))) => {
+                let t = controller
+                    .tick(&r.model, &r.q, &r.v, posture, &zeros, &zeros, dt)
+                    .map_err(|source| SimError::Control { time: world.time, source })?;
+                for ((tk, &x), &on) in tau.iter_mut().zip(t).zip(&actuated) {
+                    *tk = if on { x } else { 0.0 };
+                }
+                if let Some(e) = controller.inverse_dynamics().base_residual() {
+                    let e = e.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+                    s.max_base_residual = Some(s.max_base_residual.map_or(e, |m| m.max(e)));
+                }
+            }
+            (Some(r), None) => hold.torques(&r.model, &r.q, &r.v, &mut tau),
+            (None, _) => tau.fill(0.0),
         }
         let r = *stepper.step(&mut world, &tau);
         let finite = world.robot.as_ref().is_none_or(|r| r.q.iter().chain(&r.v).all(|x| x.is_finite()))

@@ -13,6 +13,7 @@
 //! against these structs by a test.
 
 pub mod contact;
+pub mod control;
 pub mod scene;
 pub mod sim;
 pub mod values;
@@ -23,6 +24,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 pub use contact::{ContactConfig, SolverKind};
+pub use control::ControlConfig;
 pub use scene::{BoxConfig, CollisionConfig, EnvironmentConfig, GroundConfig, MeshConfig, NonNegativeF64, SlopeConfig};
 pub use sim::{BodyConfig, BodyShape, SimConfig};
 pub use values::{FiniteF64, Fraction, NameToken, PositiveF64, RtPriority, TopicName};
@@ -95,6 +97,9 @@ pub struct Config {
     /// The simulator: base placement, posture hold, free bodies, time step.
     #[serde(default)]
     pub sim: SimConfig,
+    /// The inverse-dynamics controller: gains, stance, posture reference.
+    #[serde(default)]
+    pub control: ControlConfig,
 }
 
 /// `robot:`

@@ -1,0 +1,62 @@
+//! `control:` — the inverse-dynamics controller ([`crate::control::Controller`]): its
+//! gains, the stance projection, and the posture it holds.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::scene::NonNegativeF64;
+use super::values::{FiniteF64, PositiveF64};
+use crate::control::ControllerSettings;
+
+/// `control:` (defaults in the field docs: [`ControllerSettings::default`]).
+#[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields, default, expecting = "a mapping of controller settings")]
+pub struct ControlConfig {
+    /// Joint stiffness of the reference acceleration (1/s²). 400.
+    pub kp: NonNegativeF64,
+    /// Joint damping (1/s). 40.
+    pub kd: NonNegativeF64,
+    /// Floating base pose stiffness (1/s²). 400.
+    pub base_kp: NonNegativeF64,
+    /// Floating base damping (1/s). 40.
+    pub base_kd: NonNegativeF64,
+    /// Weight of the joints against the base's 1 in the stance projection (small: the
+    /// legs follow the body). 1e-3.
+    pub joint_weight: PositiveF64,
+    /// Contacts closer than this (m) are stance contacts, kept still. 1e-6.
+    pub stance_gap: NonNegativeF64,
+    /// The posture reference: joint positions (rad or m) by joint name. Unlisted joints:
+    /// `robot.initial_posture`, then 0.
+    pub posture: BTreeMap<String, FiniteF64>,
+}
+
+impl Default for ControlConfig {
+    fn default() -> Self {
+        let d = ControllerSettings::default();
+        let nn = |x| NonNegativeF64::new(x).expect("a non-negative default");
+        Self {
+            kp: nn(d.kp),
+            kd: nn(d.kd),
+            base_kp: nn(d.base_kp),
+            base_kd: nn(d.base_kd),
+            joint_weight: PositiveF64::new(d.joint_weight).expect("positive"),
+            stance_gap: nn(d.stance_gap),
+            posture: BTreeMap::new(),
+        }
+    }
+}
+
+impl ControlConfig {
+    /// The controller's gains and stance settings.
+    pub fn settings(&self) -> ControllerSettings {
+        ControllerSettings {
+            kp: self.kp.get(),
+            kd: self.kd.get(),
+            base_kp: self.base_kp.get(),
+            base_kd: self.base_kd.get(),
+            joint_weight: self.joint_weight.get(),
+            stance_gap: self.stance_gap.get(),
+        }
+    }
+}
