@@ -34,7 +34,6 @@
 use serde::{Deserialize, Serialize};
 
 use super::cone::BlockSet;
-use super::dense::dot;
 use super::joint_blocks::{JointBlock, JointBlockKind};
 use super::problem::{ContactProblem, ProblemError};
 use crate::collision::{Contact, Owner};
@@ -230,18 +229,38 @@ impl Assembly {
             }
         }
         let robot_nv = bodies.robot_nv();
+        let r_n = settings.compliance_normal / (dt * dt);
+        let r_t = settings.compliance_tangential / (dt * dt);
 
+        // The contacts' rows, support, g = J v_f + γ, μ, R and ids, in one pass.
         for (k, c) in contacts.iter().enumerate() {
             self.support.clear();
+            // J_r·v_f for the three rows, and J_N·v (restitution).
+            let mut velocity = [0.0; 4];
             for (owner, sign) in [(c.body1, 1.0), (c.body2, -1.0)] {
-                self.add_body_rows(bodies, k, &owner, &c.point, &c.frame, sign, robot_nv);
-                self.add_support(bodies, &owner, robot_nv);
+                let part = self.add_body_rows(bodies, k, &owner, c, sign, robot_nv, v, v_free);
+                for (x, y) in velocity.iter_mut().zip(part) {
+                    *x += y;
+                }
             }
             self.close_support(problem);
             if delassus {
                 let w = &mut problem.factor[3 * k * nv..3 * (k + 1) * nv];
                 self.factor_rows(bodies, [c.body1, c.body2], k, robot_nv, w);
             }
+            let rn = 3 * k + 2;
+            problem.g[3 * k..3 * k + 3].copy_from_slice(&velocity[..3]);
+            let (phi, before) = (c.distance, velocity[3]);
+            let mut target = settings.gap_velocity(phi, dt);
+            if c.restitution > 0.0 && before < -settings.restitution_threshold && phi + dt * before < 0.0 {
+                target = target.max(-c.restitution * before);
+            }
+            problem.g[rn] -= target;
+            problem.sets[k] = BlockSet::Cone(c.friction);
+            problem.compliance[3 * k] = r_t;
+            problem.compliance[3 * k + 1] = r_t;
+            problem.compliance[rn] = r_n;
+            problem.ids[k] = c.id;
         }
         // Joint blocks: one normal row ±e_dof, no tangent rows.
         for (i, l) in joints.iter().enumerate() {
@@ -256,36 +275,6 @@ impl Assembly {
                 let w = &mut problem.factor[3 * k * nv..3 * (k + 1) * nv];
                 self.factor_rows(bodies, [Owner::Static; 2], k, robot_nv, w);
             }
-        }
-        // g = J v_f + γ, μ, R, ids.
-        let r_n = settings.compliance_normal / (dt * dt);
-        let r_t = settings.compliance_tangential / (dt * dt);
-        for (k, c) in contacts.iter().enumerate() {
-            let support = problem.factor_support(k);
-            let row_dot = |r: usize, x: &[f64]| -> f64 {
-                support.iter().map(|&(lo, hi)| dot(&self.jacobian[r * nv + lo..r * nv + hi], &x[lo..hi])).sum()
-            };
-            let rn = 3 * k + 2;
-            let free = [row_dot(3 * k, v_free), row_dot(3 * k + 1, v_free), row_dot(rn, v_free)];
-            let before = (c.restitution > 0.0).then(|| row_dot(rn, v));
-            problem.g[3 * k..3 * k + 3].copy_from_slice(&free);
-            let phi = c.distance;
-            let mut target = settings.gap_velocity(phi, dt);
-            if let Some(before) = before
-                && before < -settings.restitution_threshold
-                && phi + dt * before < 0.0
-            {
-                target = target.max(-c.restitution * before);
-            }
-            problem.g[rn] -= target;
-            problem.sets[k] = BlockSet::Cone(c.friction);
-            problem.compliance[3 * k] = r_t;
-            problem.compliance[3 * k + 1] = r_t;
-            problem.compliance[rn] = r_n;
-            problem.ids[k] = c.id;
-        }
-        for (i, l) in joints.iter().enumerate() {
-            let k = nc + i;
             let rn = 3 * k + 2;
             let velocity = v_free.get(l.dof).map_or(0.0, |v| l.sign() * v);
             match l.kind {
@@ -304,20 +293,6 @@ impl Assembly {
             problem.build_delassus();
         }
         Ok(())
-    }
-
-    /// Adds the dofs supporting `owner` to the support: a robot link's joint and its
-    /// ancestors', a free body's six.
-    fn add_support(&mut self, bodies: &Bodies, owner: &Owner, robot_nv: usize) {
-        match *owner {
-            Owner::Static => {}
-            Owner::Robot { joint } => {
-                if let Some((model, _)) = bodies.robot.filter(|_| joint != 0) {
-                    self.add_chain(model, model.idx_v[joint] + model.joint_types[joint].nv() - 1);
-                }
-            }
-            Owner::Free { body } => self.support.extend(robot_nv + 6 * body..robot_nv + 6 * body + 6),
-        }
     }
 
     /// Adds dof `last` and its ancestors to the support.
@@ -391,45 +366,54 @@ impl Assembly {
         }
     }
 
-    /// Adds `sign`·Cᵀ·J_body(p) to the rows of contact `k`.
+    /// Adds `sign`·Cᵀ·J_body(p) to the rows of contact `k` (`c`'s point and frame) and the
+    /// dofs it touches to the support; returns its part of the three rows' products with
+    /// `v_free` and of the normal row's with `v`.
     #[allow(clippy::too_many_arguments)]
     fn add_body_rows(
         &mut self,
         bodies: &Bodies,
         k: usize,
         owner: &Owner,
-        p: &Vec3,
-        frame: &crate::spatial::Mat3,
+        c: &Contact,
         sign: f64,
         robot_nv: usize,
-    ) {
+        v: &[f64],
+        v_free: &[f64],
+    ) -> [f64; 4] {
         let nv = self.nv;
+        let (p, frame) = (&c.point, &c.frame);
+        let mut velocity = [0.0; 4];
         match *owner {
             Owner::Static => {}
             Owner::Robot { joint } => {
-                let Some((model, data)) = bodies.robot else { return };
+                let Some((model, data)) = bodies.robot else { return velocity };
                 if joint == 0 {
-                    return; // fixed to the world
+                    return velocity; // fixed to the world
                 }
                 // Row a at dof k: C_a·(v_k + ω_k × p) = C_a·v_k + ω_k·(p × C_a), from the
-                // joint Jacobians' columns; only the dofs supporting the joint are non-zero.
+                // joint Jacobians' columns; only the dofs supporting the joint (the chain
+                // walked here, deepest first) are non-zero.
                 let axes = [frame.column(0).into_owned(), frame.column(1).into_owned(), frame.column(2).into_owned()];
                 let moments = axes.map(|c| p.cross(&c));
                 let mut col = model.idx_v[joint] + model.joint_types[joint].nv() - 1;
-                loop {
+                while col != crate::model::NO_PARENT {
                     let j = data.j.fixed_view::<6, 1>(0, col);
                     let (lin, ang) = (Vec3::new(j[0], j[1], j[2]), Vec3::new(j[3], j[4], j[5]));
                     for a in 0..3 {
-                        self.jacobian[(3 * k + a) * nv + col] += sign * (axes[a].dot(&lin) + moments[a].dot(&ang));
+                        let x = sign * (axes[a].dot(&lin) + moments[a].dot(&ang));
+                        self.jacobian[(3 * k + a) * nv + col] += x;
+                        velocity[a] += x * v_free[col];
+                        if a == 2 {
+                            velocity[3] += x * v[col];
+                        }
                     }
+                    self.support.push(col);
                     col = model.dof_parent[col];
-                    if col == crate::model::NO_PARENT {
-                        break;
-                    }
                 }
             }
             Owner::Free { body } => {
-                let Some(state) = bodies.free_states.get(body) else { return };
+                let Some(state) = bodies.free_states.get(body) else { return velocity };
                 // ṗ = R (v + ω × r) = R v − R [r]ₓ ω, r = p in the body frame.
                 let rot = &state.pose.rotation;
                 let r_local = state.pose.act_inv_point(p);
@@ -440,12 +424,19 @@ impl Assembly {
                     let ca = frame.column(a);
                     let row = (3 * k + a) * nv + base;
                     for j in 0..3 {
-                        self.jacobian[row + j] += sign * ca.dot(&lin.column(j));
-                        self.jacobian[row + 3 + j] += sign * ca.dot(&ang.column(j));
+                        let (x, y) = (sign * ca.dot(&lin.column(j)), sign * ca.dot(&ang.column(j)));
+                        self.jacobian[row + j] += x;
+                        self.jacobian[row + 3 + j] += y;
+                        velocity[a] += x * v_free[base + j] + y * v_free[base + 3 + j];
+                        if a == 2 {
+                            velocity[3] += x * v[base + j] + y * v[base + 3 + j];
+                        }
                     }
                 }
+                self.support.extend(base..base + 6);
             }
         }
+        velocity
     }
 }
 
