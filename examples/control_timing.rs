@@ -37,7 +37,7 @@ fn time(
     mut world: World,
     posture: &[f64],
     gains: (f64, f64),
-    collision: CollisionWorld,
+    collision: &dyn Fn() -> CollisionWorld,
     rounds: usize,
 ) -> serde_json::Value {
     let model = world.robot.as_ref().unwrap().model.clone();
@@ -52,7 +52,7 @@ fn time(
     let reference = world.robot.as_ref().unwrap().q.clone();
     let zero = vec![0.0; model.nv];
     let settings = (ControllerSettings::default(), InverseDynamicsSettings::default());
-    let mut controller = Controller::new(&model, collision, 64, contact.problem_settings(), settings.0, settings.1);
+    let mut controller = Controller::new(&model, collision(), 64, contact.problem_settings(), settings.0, settings.1);
     for _ in 0..500 {
         let r = world.robot.as_ref().unwrap();
         tau.copy_from_slice(controller.tick(&model, &r.q, &r.v, &reference, &zero, &zero, DT).unwrap());
@@ -81,6 +81,25 @@ fn time(
         }
         inverse.push(t0.elapsed().as_secs_f64() * 1e3);
     }
+    // The tick's first two phases alone: kinematics, and contact detection.
+    let batch = |f: &mut dyn FnMut()| -> f64 {
+        let times = (0..rounds).map(|_| {
+            let t0 = Instant::now();
+            for _ in 0..1000 {
+                f();
+            }
+            t0.elapsed().as_secs_f64() * 1e3
+        });
+        median(times.collect())
+    };
+    let kinematics = batch(&mut || {
+        signorini::dynamics::compute_joint_jacobians(&model, &mut data, &q);
+    });
+    let (mut detector, mut found) = (collision(), signorini::collision::ContactBuffer::with_capacity(64));
+    let detection = batch(&mut || {
+        detector.update_robot(&data);
+        detector.detect(&mut found);
+    });
     // The loaded contacts: world point and frame (columns Tx, Ty, N), for the reference.
     let loaded: Vec<serde_json::Value> = contacts
         .iter()
@@ -96,7 +115,8 @@ fn time(
                 "joint": joint, "impulse": &id.impulses()[3 * i..3 * i + 3]})
         })
         .collect();
-    serde_json::json!({"tick_us": median(tick), "inverse_dynamics_us": median(inverse), "contacts": contacts.len(),
+    serde_json::json!({"tick_us": median(tick), "inverse_dynamics_us": median(inverse), "kinematics_us": kinematics,
+        "detection_us": detection, "contacts": contacts.len(),
         "q": q, "v": v, "v_ref": v_ref, "loaded": loaded, "tau": id.torques(),
         "iterations": id.result().iterations})
 }
@@ -118,15 +138,16 @@ fn main() {
     }
     let solo12 = || {
         let (solo, posture) = sim_scenes::solo12_standing(&collision_scenes::erd_share());
-        let model = &solo.robot.as_ref().unwrap().model;
-        let collision = CollisionWorld::new(model, &Default::default(), &Default::default()).unwrap();
-        time(solo, &posture, (5.0, 0.1), collision, rounds)
+        let model = solo.robot.as_ref().unwrap().model.clone();
+        let collision = || CollisionWorld::new(&model, &Default::default(), &Default::default()).unwrap();
+        time(solo, &posture, (5.0, 0.1), &collision, rounds)
     };
     let quadruped = || {
         let setup = Setup::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("config/quadruped.yaml"), None).unwrap();
         let (world, posture, gains) = sim_scenes::quadruped(0.0);
-        let collision = CollisionWorld::new(&setup.model, &setup.config.environment, &setup.config.collision).unwrap();
-        time(world, &posture, gains, collision, rounds)
+        let collision =
+            || CollisionWorld::new(&setup.model, &setup.config.environment, &setup.config.collision).unwrap();
+        time(world, &posture, gains, &collision, rounds)
     };
     let scenes: [(&str, &str, &dyn Fn() -> serde_json::Value); 2] =
         [("solo12_standing", "solo12 standing", &solo12), ("quadruped_standing", "quadruped standing", &quadruped)];
@@ -137,9 +158,12 @@ fn main() {
         }
         let figures = run();
         println!(
-            "{name}: tick {:.2} µs, inverse dynamics {:.2} µs ({} contacts, {} loaded)",
+            "{name}: tick {:.2} µs, inverse dynamics {:.2} µs, kinematics {:.2} µs, detection {:.2} µs \
+             ({} contacts, {} loaded)",
             figures["tick_us"].as_f64().unwrap_or(f64::NAN),
             figures["inverse_dynamics_us"].as_f64().unwrap_or(f64::NAN),
+            figures["kinematics_us"].as_f64().unwrap_or(f64::NAN),
+            figures["detection_us"].as_f64().unwrap_or(f64::NAN),
             figures["contacts"],
             figures["loaded"].as_array().map_or(0, |l| l.len())
         );

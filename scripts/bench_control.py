@@ -91,18 +91,19 @@ def main():
             iterations[key] = int(line[2])
         theirs.append(round_)
     rows = ["| robot | contacts (loaded) | Pinocchio computeJointJacobians + calc + contactInverseDynamics µs (iterations) "
-            "| signorini inverse dynamics µs | ratio | signorini whole tick µs | ratio |",
+            "| signorini inverse dynamics µs | ratio | signorini whole tick µs (of which contact detection) | ratio |",
             "|---|---:|---:|---:|---:|---:|---:|"]
     names = {"solo12_standing": "solo12 standing", "quadruped_standing": "bundled quadruped standing"}
     for key in ours[0]:
         pin_us = statistics.median(t[key] for t in theirs)
         id_us = statistics.median(o[key]["inverse_dynamics_us"] for o in ours)
         tick_us = statistics.median(o[key]["tick_us"] for o in ours)
+        detection_us = statistics.median(o[key]["detection_us"] for o in ours)
         ratio_id = statistics.median(o[key]["inverse_dynamics_us"] / t[key] for o, t in zip(ours, theirs))
         ratio_tick = statistics.median(o[key]["tick_us"] / t[key] for o, t in zip(ours, theirs))
         o = ours[-1][key]
         rows.append(f"| {names.get(key, key)} | {o['contacts']} ({len(o['loaded'])}) | {pin_us:.2f} ({iterations[key]}) | {id_us:.2f} "
-                    f"| **{ratio_id:.2f}** | {tick_us:.2f} | **{ratio_tick:.2f}** |")
+                    f"| **{ratio_id:.2f}** | {tick_us:.2f} ({detection_us:.2f}) | **{ratio_tick:.2f}** |")
     text = (f"Measured {datetime.date.today()}, Pinocchio {pin.__version__} (`pin` wheel), signorini `--release`. "
             + __doc__.split("\n\n")[1].replace("\n", " ").replace("ROUNDS", str(args.rounds)) + "\n\n"
             + "\n".join(rows) + "\n\n"
