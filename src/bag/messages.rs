@@ -2,6 +2,7 @@
 //! dependency, as rosbag2 stores them in MCAP schemas) and their CDR encodings.
 
 use super::cdr::CdrWriter;
+use crate::sim::outputs::Odometry;
 
 const SEPARATOR: &str = "================================================================================";
 
@@ -91,25 +92,17 @@ pub fn wrench_stamped(ns: u64, frame: &str, force: [f64; 3], torque: [f64; 3]) -
 }
 
 /// nav_msgs/Odometry: pose in `frame`, twist in `child` (the body frame), no covariance.
-pub fn odometry(
-    ns: u64,
-    frame: &str,
-    child: &str,
-    position: [f64; 3],
-    orientation_xyzw: [f64; 4],
-    linear: [f64; 3],
-    angular: [f64; 3],
-) -> Vec<u8> {
+pub fn odometry(ns: u64, frame: &str, child: &str, o: &Odometry) -> Vec<u8> {
     let mut w = CdrWriter::new();
     header(&mut w, ns, frame);
     w.string(child);
-    for x in position.iter().chain(&orientation_xyzw) {
+    for x in o.position.iter().chain(&o.orientation) {
         w.f64(*x);
     }
     for _ in 0..36 {
         w.f64(0.0);
     }
-    for x in linear.iter().chain(&angular) {
+    for x in o.linear.iter().chain(&o.angular) {
         w.f64(*x);
     }
     for _ in 0..36 {

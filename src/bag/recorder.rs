@@ -15,10 +15,9 @@ use std::path::{Path, PathBuf};
 use mcap::records::MessageHeader;
 
 use super::messages;
-use crate::collision::Owner;
-use crate::setup::{JointSlot, Setup};
+use crate::setup::Setup;
+use crate::sim::outputs::{OutputLayout, Outputs};
 use crate::sim::{Stepper, World};
-use crate::spatial::{SE3, Vec3};
 
 /// A bag that cannot be written.
 #[derive(Debug, thiserror::Error)]
@@ -51,19 +50,12 @@ pub struct BagRecorder {
     sink: Sink,
     clock: u16,
     joint_states: u16,
-    /// The controlled joints.
-    joints: Vec<JointSlot>,
-    joint_names: Vec<String>,
-    base: Option<(u16, String)>,
-    bodies: Vec<(u16, String)>,
-    /// (channel, link, joint carrying it).
-    links: Vec<(u16, String, usize)>,
-    /// Object index → position in `links` (robot objects only).
-    link_of_object: Vec<Option<usize>>,
-    wrenches: Vec<(Vec3, Vec3)>,
-    position: Vec<f64>,
-    velocity: Vec<f64>,
-    effort: Vec<f64>,
+    base: Option<u16>,
+    bodies: Vec<u16>,
+    /// One per link of the layout.
+    links: Vec<u16>,
+    layout: OutputLayout,
+    outputs: Outputs,
 }
 
 impl BagRecorder {
@@ -82,122 +74,52 @@ impl BagRecorder {
                 .map_err(|e| fail(e.to_string()))?;
             writer.add_channel(schema, topic, "cdr", &BTreeMap::new()).map_err(|e| fail(e.to_string()))
         };
+        let layout = OutputLayout::new(setup, world);
         let clock = channel("/clock", "rosgraph_msgs/msg/Clock")?;
         let joint_states = channel("/joint_states", "sensor_msgs/msg/JointState")?;
-        let m = &setup.model;
-        let base = if m.has_free_flyer() {
-            let root = setup.robot.root_link().to_owned();
-            Some((channel("/odom", "nav_msgs/msg/Odometry")?, root))
-        } else {
-            None
-        };
-        let mut bodies = Vec::new();
-        for b in &world.bodies {
-            bodies.push((channel(&format!("/{}/odom", b.name), "nav_msgs/msg/Odometry")?, b.name.clone()));
-        }
-        let mut links: Vec<(u16, String, usize)> = Vec::new();
-        let mut link_of_object = Vec::new();
-        for o in world.collision.objects() {
-            let Owner::Robot { joint } = o.owner else {
-                link_of_object.push(None);
-                continue;
-            };
-            let at = match links.iter().position(|(_, l, _)| *l == o.link) {
-                Some(i) => i,
-                None => {
-                    let topic = format!("/contact/{}", o.link);
-                    links.push((channel(&topic, "geometry_msgs/msg/WrenchStamped")?, o.link.clone(), joint));
-                    links.len() - 1
-                }
-            };
-            link_of_object.push(Some(at));
-        }
-        let joints = setup.joint_slots();
-        let n = joints.len();
+        let base = layout.base_link.as_ref().map(|_| channel("/odom", "nav_msgs/msg/Odometry")).transpose()?;
+        let bodies = layout
+            .body_names
+            .iter()
+            .map(|b| channel(&format!("/{b}/odom"), "nav_msgs/msg/Odometry"))
+            .collect::<Result<_, _>>()?;
+        let links = layout
+            .links
+            .iter()
+            .map(|(l, _)| channel(&format!("/contact/{l}"), "geometry_msgs/msg/WrenchStamped"))
+            .collect::<Result<_, _>>()?;
+        let outputs = layout.outputs();
         Ok(Self {
             sink: Sink { path: path.to_owned(), writer, sequence: 0 },
             clock,
             joint_states,
-            joints,
-            joint_names: setup.joint_names.clone(),
             base,
             bodies,
-            wrenches: vec![(Vec3::zeros(), Vec3::zeros()); links.len()],
             links,
-            link_of_object,
-            position: vec![0.0; n],
-            velocity: vec![0.0; n],
-            effort: vec![0.0; n],
+            layout,
+            outputs,
         })
     }
 
-    /// Records the state after a step: the effort is the torque the step applied (clamped
-    /// to the effort limits); contact wrenches are zero when the step's impulses were not
-    /// finite (the stepper did not apply them).
+    /// Records the state after a step (see [`OutputLayout::fill`]).
     pub fn record(&mut self, world: &World, stepper: &Stepper) -> Result<(), BagError> {
-        let tau = stepper.applied_torques();
-        let ns = (world.time * 1e9).round() as u64;
+        self.layout.fill(world, stepper, &mut self.outputs);
+        let (o, l) = (&self.outputs, &self.layout);
+        let ns = o.time_ns;
         self.sink.sequence += 1;
         self.sink.write(self.clock, ns, &messages::clock(ns))?;
-        if let Some(r) = world.robot.as_ref() {
-            for (k, slot) in self.joints.iter().enumerate() {
-                self.position[k] = slot.position(&r.q);
-                self.velocity[k] = r.v[slot.idx_v];
-                self.effort[k] = tau.get(slot.idx_v).copied().unwrap_or(0.0);
-            }
-            let msg = messages::joint_state(ns, &self.joint_names, &self.position, &self.velocity, &self.effort);
+        if world.robot.is_some() {
+            let msg = messages::joint_state(ns, &l.joint_names, &o.position, &o.velocity, &o.effort);
             self.sink.write(self.joint_states, ns, &msg)?;
-            if let Some((channel, root)) = &self.base {
-                let msg = messages::odometry(
-                    ns,
-                    "world",
-                    root,
-                    [r.q[0], r.q[1], r.q[2]],
-                    [r.q[3], r.q[4], r.q[5], r.q[6]],
-                    [r.v[0], r.v[1], r.v[2]],
-                    [r.v[3], r.v[4], r.v[5]],
-                );
-                self.sink.write(*channel, ns, &msg)?;
-            }
         }
-        for ((channel, name), s) in self.bodies.iter().zip(&world.states) {
-            let q = crate::model::joint::rotation_to_quaternion(&s.pose.rotation);
-            let p = s.pose.translation;
-            let msg = messages::odometry(
-                ns,
-                "world",
-                name,
-                [p.x, p.y, p.z],
-                q,
-                s.velocity.linear.into(),
-                s.velocity.angular.into(),
-            );
-            self.sink.write(*channel, ns, &msg)?;
+        if let (Some(channel), Some(base), Some(root)) = (self.base, o.base.as_ref(), l.base_link.as_ref()) {
+            self.sink.write(channel, ns, &messages::odometry(ns, "world", root, base))?;
         }
-        // Contact wrenches per link: the force on body 1 is C·λ/Δt, on body 2 its opposite.
-        self.wrenches.iter_mut().for_each(|w| *w = (Vec3::zeros(), Vec3::zeros()));
-        let origin = |joint: usize| -> SE3 {
-            world.robot.as_ref().map_or(SE3::IDENTITY, |r| if joint > 0 { r.data.o_m_i[joint] } else { SE3::IDENTITY })
-        };
-        let lambda = stepper.impulses();
-        let applied = lambda.iter().all(|x| x.is_finite());
-        for (i, c) in stepper.contacts().contacts().iter().enumerate().filter(|_| applied) {
-            if lambda.len() < 3 * i + 3 {
-                break;
-            }
-            let f = c.frame * Vec3::new(lambda[3 * i], lambda[3 * i + 1], lambda[3 * i + 2]) / stepper.dt;
-            for (object, sign) in [(c.object1, 1.0), (c.object2, -1.0)] {
-                if let Some(Some(l)) = self.link_of_object.get(object) {
-                    let o = origin(self.links[*l].2).translation;
-                    let w = &mut self.wrenches[*l];
-                    w.0 += f * sign;
-                    w.1 += (c.point - o).cross(&(f * sign));
-                }
-            }
+        for ((channel, name), b) in self.bodies.iter().zip(&l.body_names).zip(&o.bodies) {
+            self.sink.write(*channel, ns, &messages::odometry(ns, "world", name, b))?;
         }
-        for ((channel, _, _), (force, torque)) in self.links.iter().zip(&self.wrenches) {
-            let msg = messages::wrench_stamped(ns, "world", (*force).into(), (*torque).into());
-            self.sink.write(*channel, ns, &msg)?;
+        for (channel, w) in self.links.iter().zip(&o.wrenches) {
+            self.sink.write(*channel, ns, &messages::wrench_stamped(ns, "world", w.force, w.torque))?;
         }
         Ok(())
     }

@@ -159,13 +159,7 @@ pub fn run(
             (None, _) => tau.fill(0.0),
         }
         let r = *stepper.step(&mut world, &tau);
-        let finite = world.robot.as_ref().is_none_or(|r| r.q.iter().chain(&r.v).all(|x| x.is_finite()))
-            && world.states.iter().all(|b| {
-                let (pose, velocity) = (&b.pose, &b.velocity);
-                pose.translation.iter().chain(pose.rotation.iter()).all(|x| x.is_finite())
-                    && velocity.linear.iter().chain(velocity.angular.iter()).all(|x| x.is_finite())
-            });
-        if !finite {
+        if !world.is_finite() {
             return Err(SimError::Diverged { time: world.time, step: k });
         }
         if let Some(bag) = recorder.as_mut() {

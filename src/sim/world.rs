@@ -109,6 +109,16 @@ impl World {
         }
     }
 
+    /// Whether the robot's and the free bodies' states are all finite numbers.
+    pub fn is_finite(&self) -> bool {
+        self.robot.as_ref().is_none_or(|r| r.q.iter().chain(&r.v).all(|x| x.is_finite()))
+            && self.states.iter().all(|b| {
+                let (pose, velocity) = (&b.pose, &b.velocity);
+                pose.translation.iter().chain(pose.rotation.iter()).all(|x| x.is_finite())
+                    && velocity.linear.iter().chain(velocity.angular.iter()).all(|x| x.is_finite())
+            })
+    }
+
     /// Degrees of freedom: the robot's nv, then 6 per free body.
     pub fn nv(&self) -> usize {
         self.robot.as_ref().map_or(0, |r| r.model.nv) + 6 * self.bodies.len()

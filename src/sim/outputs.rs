@@ -1,0 +1,173 @@
+//! What the simulator reports after a step, in the form its publishers need: the
+//! controlled joints (position, velocity, applied effort), the floating base's and every
+//! free body's odometry (pose in `world`, twist in the body frame, as nav_msgs/Odometry
+//! defines it), and the total contact wrench on each robot link with collision shapes
+//! (world axes, torque about the origin of the joint frame carrying the link).
+//!
+//! Shared by the rosbag recorder and the node's loop: filled in place, without allocating.
+
+use crate::collision::Owner;
+use crate::setup::{JointSlot, Setup};
+use crate::sim::{Stepper, World};
+use crate::spatial::{SE3, Vec3};
+
+/// A pose and twist: position (3), quaternion (x, y, z, w), linear and angular velocity
+/// in the body frame (3 + 3).
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct Odometry {
+    /// Position in `world` (m).
+    pub position: [f64; 3],
+    /// Orientation, quaternion x, y, z, w.
+    pub orientation: [f64; 4],
+    /// Linear velocity, body frame (m/s).
+    pub linear: [f64; 3],
+    /// Angular velocity, body frame (rad/s).
+    pub angular: [f64; 3],
+}
+
+/// A wrench in world axes.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct Wrench {
+    /// Force (N).
+    pub force: [f64; 3],
+    /// Torque (N·m) about the link's joint origin.
+    pub torque: [f64; 3],
+}
+
+/// The step's outputs, sized at start-up.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outputs {
+    /// Simulated time (ns).
+    pub time_ns: u64,
+    /// Controlled joints' positions (rad or m), in `Setup::joint_names` order.
+    pub position: Vec<f64>,
+    /// Their velocities.
+    pub velocity: Vec<f64>,
+    /// The efforts the step applied (clamped to the effort limits).
+    pub effort: Vec<f64>,
+    /// The floating base, if the robot has one.
+    pub base: Option<Odometry>,
+    /// Each free body, in `World::bodies` order.
+    pub bodies: Vec<Odometry>,
+    /// Each link of [`OutputLayout::links`], zero when not in contact.
+    pub wrenches: Vec<Wrench>,
+}
+
+/// Which joints, links and bodies the outputs cover, fixed at start-up.
+#[derive(Clone, Debug)]
+pub struct OutputLayout {
+    /// The controlled joints.
+    pub joints: Vec<JointSlot>,
+    /// Their names.
+    pub joint_names: Vec<String>,
+    /// The floating base's link (the URDF root), if any.
+    pub base_link: Option<String>,
+    /// The free bodies' names.
+    pub body_names: Vec<String>,
+    /// (link, the joint carrying it) of each robot link with collision shapes, in the
+    /// order of its first shape.
+    pub links: Vec<(String, usize)>,
+    /// Collision object index → its position in `links` (robot objects only).
+    link_of_object: Vec<Option<usize>>,
+}
+
+impl OutputLayout {
+    /// The layout of `setup`'s robot in `world`.
+    pub fn new(setup: &Setup, world: &World) -> Self {
+        let mut links: Vec<(String, usize)> = Vec::new();
+        let mut link_of_object = Vec::new();
+        for o in world.collision.objects() {
+            let Owner::Robot { joint } = o.owner else {
+                link_of_object.push(None);
+                continue;
+            };
+            let at = match links.iter().position(|(l, _)| *l == o.link) {
+                Some(i) => i,
+                None => {
+                    links.push((o.link.clone(), joint));
+                    links.len() - 1
+                }
+            };
+            link_of_object.push(Some(at));
+        }
+        Self {
+            joints: setup.joint_slots(),
+            joint_names: setup.joint_names.clone(),
+            base_link: setup.model.has_free_flyer().then(|| setup.robot.root_link().to_owned()),
+            body_names: world.bodies.iter().map(|b| b.name.clone()).collect(),
+            links,
+            link_of_object,
+        }
+    }
+
+    /// Zeroed outputs of this layout.
+    pub fn outputs(&self) -> Outputs {
+        let n = self.joints.len();
+        Outputs {
+            time_ns: 0,
+            position: vec![0.0; n],
+            velocity: vec![0.0; n],
+            effort: vec![0.0; n],
+            base: self.base_link.as_ref().map(|_| Odometry::default()),
+            bodies: vec![Odometry::default(); self.body_names.len()],
+            wrenches: vec![Wrench::default(); self.links.len()],
+        }
+    }
+
+    /// Fills `out` with the state of `world` after `stepper`'s last step. Contact wrenches
+    /// are zero when the step's impulses were not finite (the stepper did not apply them).
+    pub fn fill(&self, world: &World, stepper: &Stepper, out: &mut Outputs) {
+        out.time_ns = (world.time * 1e9).round() as u64;
+        let tau = stepper.applied_torques();
+        if let Some(r) = world.robot.as_ref() {
+            for (k, slot) in self.joints.iter().enumerate() {
+                out.position[k] = slot.position(&r.q);
+                out.velocity[k] = r.v[slot.idx_v];
+                out.effort[k] = tau.get(slot.idx_v).copied().unwrap_or(0.0);
+            }
+            if let Some(base) = out.base.as_mut() {
+                *base = Odometry {
+                    position: [r.q[0], r.q[1], r.q[2]],
+                    orientation: [r.q[3], r.q[4], r.q[5], r.q[6]],
+                    linear: [r.v[0], r.v[1], r.v[2]],
+                    angular: [r.v[3], r.v[4], r.v[5]],
+                };
+            }
+        }
+        for (o, s) in out.bodies.iter_mut().zip(&world.states) {
+            let p = s.pose.translation;
+            *o = Odometry {
+                position: [p.x, p.y, p.z],
+                orientation: crate::model::joint::rotation_to_quaternion(&s.pose.rotation),
+                linear: s.velocity.linear.into(),
+                angular: s.velocity.angular.into(),
+            };
+        }
+        // The force on body 1 is C·λ/Δt, on body 2 its opposite.
+        out.wrenches.fill(Wrench::default());
+        let origin = |joint: usize| -> SE3 {
+            world.robot.as_ref().map_or(SE3::IDENTITY, |r| if joint > 0 { r.data.o_m_i[joint] } else { SE3::IDENTITY })
+        };
+        let lambda = stepper.impulses();
+        if !lambda.iter().all(|x| x.is_finite()) {
+            return;
+        }
+        for (i, c) in stepper.contacts().contacts().iter().enumerate() {
+            if lambda.len() < 3 * i + 3 {
+                break;
+            }
+            let f = c.frame * Vec3::new(lambda[3 * i], lambda[3 * i + 1], lambda[3 * i + 2]) / stepper.dt;
+            for (object, sign) in [(c.object1, 1.0), (c.object2, -1.0)] {
+                if let Some(Some(l)) = self.link_of_object.get(object) {
+                    let o = origin(self.links[*l].1).translation;
+                    let (force, torque) = (f * sign, (c.point - o).cross(&(f * sign)));
+                    let w = &mut out.wrenches[*l];
+                    for a in 0..3 {
+                        w.force[a] += force[a];
+                        w.torque[a] += torque[a];
+                    }
+                }
+            }
+        }
+    }
+}
