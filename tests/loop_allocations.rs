@@ -1,8 +1,9 @@
 //! Proof that the real-time loop allocates nothing after start-up.
 //!
-//! A counting global allocator tallies allocations per thread. The node's loop job runs
-//! in the real loop (`run_loop`, absolute deadlines, statistics, reports) on this test's
-//! thread at 2 kHz for 0.5 s, with short report windows so that several windows are
+//! A counting global allocator tallies allocations per thread. The node's loop job (the
+//! simulator stepping the bundled quadruped and its crate) runs in the real loop
+//! (`run_loop`, absolute deadlines, statistics, reports) on this test's thread at 2 kHz
+//! for 0.5 s, with short report windows so that several windows are
 //! summarized and published in between, while another thread writes effort commands into
 //! the mailbox and a third drains the sample ring, as the ROS side does. Allocations on the
 //! loop thread are counted from the second tick to the last.
@@ -12,9 +13,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use signorini::runtime::{
-    Counters, EffortCommand, Job, JointStateSample, LoopReport, LoopSettings, Tick, mailbox, run_loop, sample_ring,
+    Counters, EffortCommand, Job, LoopReport, LoopSettings, Tick, mailbox, run_loop, sample_ring,
 };
-use signorini::sim::HoldPostureJob;
+use signorini::setup::Setup;
+use signorini::sim::{OutputLayout, SimJob};
 
 mod counting;
 use counting::allocations_here;
@@ -44,10 +46,13 @@ impl<J: Job> Job for Measured<J> {
 
 #[test]
 fn the_loop_allocates_nothing_after_start_up() {
-    let n = 12;
+    let setup =
+        Setup::load(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("config/quadruped.yaml"), None).unwrap();
+    let n = setup.joint_names.len();
+    let world = setup.sim_world().unwrap();
     let counters = Arc::new(Counters::default());
     let (mut command_writer, command_reader) = mailbox(EffortCommand { effort: vec![0.0; n] });
-    let (producer, mut consumer) = sample_ring(64, &JointStateSample::zeros(n));
+    let (producer, mut consumer) = sample_ring(64, &OutputLayout::new(&setup, &world).outputs());
     let (mut report_writer, mut report_reader) = mailbox(LoopReport::default());
     let stop = Arc::new(AtomicBool::new(false));
 
@@ -57,7 +62,8 @@ fn the_loop_allocates_nothing_after_start_up() {
             let mut k = 0.0;
             while !stop.load(Ordering::Relaxed) {
                 k += 1.0;
-                command_writer.write_with(|c| c.effort.fill(k));
+                // Alternating small efforts: the robot moves, contacts come and go.
+                command_writer.write_with(|c| c.effort.fill(if k % 2.0 == 0.0 { 2.0 } else { -2.0 }));
                 std::thread::sleep(Duration::from_micros(300));
             }
         })
@@ -68,7 +74,7 @@ fn the_loop_allocates_nothing_after_start_up() {
             let mut received = 0u64;
             while !stop.load(Ordering::Relaxed) || !consumer.is_empty() {
                 while consumer.pop_with(|s| {
-                    assert!(s.effort.iter().all(|x| x.is_finite()));
+                    assert!(s.effort.iter().chain(&s.position).all(|x| x.is_finite()));
                     received += 1;
                 }) {}
                 std::thread::sleep(Duration::from_micros(200));
@@ -77,8 +83,7 @@ fn the_loop_allocates_nothing_after_start_up() {
         })
     };
 
-    let job =
-        HoldPostureJob::new(vec![0.3; n], command_reader, producer, Duration::from_millis(50), counters.clone(), None);
+    let job = SimJob::new(&setup, world, command_reader, producer, Duration::from_millis(50), counters.clone(), None);
     let mut measured = Measured { inner: job, ticks: 1000, at_tick_1: 0, at_end: 0, stop: stop.clone() };
     let mut settings = LoopSettings::at_rate("alloc-test", 2000.0);
     settings.report_interval = Duration::from_millis(50);

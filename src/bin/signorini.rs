@@ -14,11 +14,9 @@ use clap::{Parser, Subcommand};
 use signorini::cli::sim::SimOptions;
 use signorini::model::{MimicPolicy, Model, ModelOptions};
 use signorini::runtime::status::status_line;
-use signorini::runtime::{
-    Counters, EffortCommand, JointStateSample, LoopReport, LoopSettings, LoopThread, mailbox, sample_ring,
-};
+use signorini::runtime::{Counters, EffortCommand, LoopReport, LoopSettings, LoopThread, mailbox, sample_ring};
 use signorini::setup::Setup;
-use signorini::sim::HoldPostureJob;
+use signorini::sim::{OutputLayout, SimJob};
 
 /// Real-time frictional contact simulation and proximal inverse dynamics for ROS 2 robots.
 #[derive(Parser, Debug)]
@@ -386,11 +384,11 @@ fn run_loop(config: &std::path::Path, duration: f64) -> Result<(), Failure> {
     let c = &s.config;
     let counters = Arc::new(Counters::default());
     let (_command_writer, command_reader) = mailbox(EffortCommand { effort: vec![0.0; n] });
-    let (producer, mut consumer) = sample_ring(256, &JointStateSample::zeros(n));
+    let world = s.sim_world().map_err(|e| Failure::BadInput(e.to_string()))?;
+    let (producer, mut consumer) = sample_ring(256, &OutputLayout::new(&s, &world).outputs());
     let (report_writer, mut reports) = mailbox(LoopReport::default());
     let stale_after = c.period().mul_f64(c.watchdog.stale_after_periods.get());
-    let job =
-        HoldPostureJob::new(s.initial_positions.clone(), command_reader, producer, stale_after, counters.clone(), None);
+    let job = SimJob::new(&s, world, command_reader, producer, stale_after, counters.clone(), None);
     let mut settings = LoopSettings::at_rate("signorini-loop", c.rate_hz.get());
     settings.realtime_priority = c.realtime.priority.fifo();
     settings.cpu = c.realtime.cpu;

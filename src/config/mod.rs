@@ -158,6 +158,10 @@ pub struct Topics {
     pub diagnostics: TopicName,
     /// Effort commands (`/<controller>/commands`).
     pub commands: Option<TopicName>,
+    /// The floating base's nav_msgs/Odometry (`/odom`).
+    pub odometry: TopicName,
+    /// Prefix of the per-link contact wrenches, `<prefix>/<link>` (`~/contact_wrenches`).
+    pub contact_wrenches: TopicName,
 }
 
 /// Reliability QoS policy.
@@ -269,6 +273,8 @@ impl Default for Topics {
             clock: topic("/clock"),
             diagnostics: topic("/diagnostics"),
             commands: None,
+            odometry: topic("/odom"),
+            contact_wrenches: topic("~/contact_wrenches"),
         }
     }
 }

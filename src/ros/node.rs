@@ -14,6 +14,8 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use r2r::diagnostic_msgs::msg::DiagnosticArray;
+use r2r::geometry_msgs::msg::WrenchStamped;
+use r2r::nav_msgs::msg::Odometry;
 use r2r::rosgraph_msgs::msg::Clock;
 use r2r::sensor_msgs::msg::JointState;
 use r2r::std_msgs::msg::Float64MultiArray;
@@ -24,11 +26,11 @@ use super::state_publisher::StatePublisher;
 use crate::config::{Mode, Qos};
 use crate::runtime::status::{status, status_line};
 use crate::runtime::{
-    CommandRejection, CounterSnapshot, Counters, EffortCommand, JointStateSample, LoopReport, LoopSettings, LoopThread,
-    MailboxReader, MailboxWriter, mailbox, sample_ring, validate_efforts,
+    CommandRejection, CounterSnapshot, Counters, EffortCommand, LoopReport, LoopSettings, LoopThread, MailboxReader,
+    MailboxWriter, mailbox, sample_ring, validate_efforts,
 };
 use crate::setup::{Setup, SetupError};
-use crate::sim::HoldPostureJob;
+use crate::sim::{OutputLayout, SimJob};
 
 /// Node name.
 pub const NODE_NAME: &str = "signorini";
@@ -80,6 +82,16 @@ pub enum NodeError {
     /// A thread could not be started or died.
     #[error("{0}")]
     Thread(String),
+}
+
+/// `name` as one topic name token: characters other than ASCII letters, digits and `_`
+/// become `_`, and a leading digit gets a `_` before it.
+fn topic_token(name: &str) -> String {
+    let mut t: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
+    if !t.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+        t.insert(0, '_');
+    }
+    t
 }
 
 fn ros(what: impl Into<String>) -> impl FnOnce(r2r::Error) -> NodeError {
@@ -162,10 +174,30 @@ pub fn run(options: NodeOptions) -> Result<NodeSummary, NodeError> {
     let shutdown = Arc::new(AtomicBool::new(false));
     let counters = Arc::new(Counters::default());
     let (command_writer, command_reader) = mailbox(EffortCommand { effort: vec![0.0; n] });
-    let (sample_producer, sample_consumer) = sample_ring(SAMPLE_RING_CAPACITY, &JointStateSample::zeros(n));
+    let world = setup.sim_world()?;
+    let layout = OutputLayout::new(&setup, &world);
+    let (sample_producer, sample_consumer) = sample_ring(SAMPLE_RING_CAPACITY, &layout.outputs());
     let (report_writer, report_reader) = mailbox(LoopReport::default());
 
-    let publisher = StatePublisher::new(clock_pub, joint_state_pub, setup.joint_names.clone());
+    // The sample's extra topics: odometry of a floating base, a wrench per link.
+    let odometry = match &layout.base_link {
+        Some(link) => {
+            let publisher = node
+                .create_publisher::<Odometry>(&topics.odometry, profile(qos.joint_states.over(Qos::PUBLISHER)))
+                .map_err(ros(format!("creating the publisher on {}", topics.odometry)))?;
+            Some((publisher, link.clone()))
+        }
+        None => None,
+    };
+    let mut wrenches = Vec::new();
+    for (link, _) in &layout.links {
+        let topic = format!("{}/{}", topics.contact_wrenches, topic_token(link));
+        wrenches.push(
+            node.create_publisher::<WrenchStamped>(&topic, profile(qos.joint_states.over(Qos::PUBLISHER)))
+                .map_err(ros(format!("creating the publisher on {topic}")))?,
+        );
+    }
+    let publisher = StatePublisher::new(clock_pub, joint_state_pub, setup.joint_names.clone(), odometry, wrenches);
     let publisher_thread = {
         let (shutdown, counters) = (shutdown.clone(), counters.clone());
         std::thread::Builder::new()
@@ -175,8 +207,9 @@ pub fn run(options: NodeOptions) -> Result<NodeSummary, NodeError> {
     };
 
     let stale_after = config.period().mul_f64(config.watchdog.stale_after_periods.get());
-    let job = HoldPostureJob::new(
-        setup.initial_positions.clone(),
+    let job = SimJob::new(
+        &setup,
+        world,
         command_reader,
         sample_producer,
         stale_after,
@@ -245,7 +278,7 @@ pub fn run(options: NodeOptions) -> Result<NodeSummary, NodeError> {
 }
 
 /// Waits for SIGINT or SIGTERM; fails if the loop thread ends by itself.
-async fn wait_for_stop(loop_thread: &LoopThread<HoldPostureJob>) -> Result<(), NodeError> {
+async fn wait_for_stop(loop_thread: &LoopThread<SimJob>) -> Result<(), NodeError> {
     use tokio::signal::unix::{SignalKind, signal};
     let mut sigterm =
         signal(SignalKind::terminate()).map_err(|e| NodeError::Thread(format!("SIGTERM handler: {e}")))?;

@@ -1,4 +1,5 @@
-//! The publishing thread: drains the loop's sample ring into /clock and /joint_states.
+//! The publishing thread: drains the loop's sample ring into /clock, /joint_states, the
+//! floating base's odometry and the per-link contact wrenches.
 //!
 //! Runs on its own OS thread, woken by the loop after each sample (`Thread::unpark`: an
 //! atomic and at most one futex wake on the loop side). Messages are native (C) messages
@@ -11,10 +12,14 @@ use std::time::Duration;
 
 use r2r::NativeMsg;
 use r2r::builtin_interfaces::msg::Time;
+use r2r::geometry_msgs::msg::WrenchStamped;
+use r2r::nav_msgs::msg::Odometry;
 use r2r::rosgraph_msgs::msg::Clock;
 use r2r::sensor_msgs::msg::JointState;
+use r2r::std_msgs::msg::Header;
 
-use crate::runtime::{Counters, JointStateSample, SampleConsumer};
+use crate::runtime::{Counters, SampleConsumer};
+use crate::sim::Outputs;
 
 /// ROS time from nanoseconds of simulation time.
 pub fn ros_time(ns: u64) -> Time {
@@ -26,11 +31,17 @@ pub struct StatePublisher {
     clock: r2r::Publisher<Clock>,
     joint_states: r2r::Publisher<JointState>,
     joint_names: Vec<String>,
+    /// The floating base's odometry and its link.
+    odometry: Option<(r2r::Publisher<Odometry>, String)>,
+    /// One per link with collision shapes, in the samples' order.
+    wrenches: Vec<r2r::Publisher<WrenchStamped>>,
 }
 
 struct NativeMessages {
     clock: NativeMsg<Clock>,
     joint_states: NativeMsg<JointState>,
+    odometry: Option<NativeMsg<Odometry>>,
+    wrench: NativeMsg<WrenchStamped>,
     n: usize,
 }
 
@@ -46,13 +57,16 @@ fn fill(data: *mut f64, size: usize, values: &[f64]) {
 }
 
 impl StatePublisher {
-    /// Publishers for one robot's joints.
+    /// Publishers for one robot's joints, its floating base's odometry (with the base
+    /// link's name) and its links' contact wrenches.
     pub fn new(
         clock: r2r::Publisher<Clock>,
         joint_states: r2r::Publisher<JointState>,
         joint_names: Vec<String>,
+        odometry: Option<(r2r::Publisher<Odometry>, String)>,
+        wrenches: Vec<r2r::Publisher<WrenchStamped>>,
     ) -> Self {
-        Self { clock, joint_states, joint_names }
+        Self { clock, joint_states, joint_names, odometry, wrenches }
     }
 
     fn native_messages(&self) -> NativeMessages {
@@ -64,23 +78,32 @@ impl StatePublisher {
             effort: vec![0.0; n],
             ..Default::default()
         };
-        NativeMessages { clock: NativeMsg::<Clock>::new(), joint_states: NativeMsg::<JointState>::from(&template), n }
+        let world = Header { frame_id: "world".into(), ..Default::default() };
+        let odometry = self.odometry.as_ref().map(|(_, link)| {
+            NativeMsg::<Odometry>::from(&Odometry {
+                header: world.clone(),
+                child_frame_id: link.clone(),
+                ..Default::default()
+            })
+        });
+        NativeMessages {
+            clock: NativeMsg::<Clock>::new(),
+            joint_states: NativeMsg::<JointState>::from(&template),
+            odometry,
+            wrench: NativeMsg::<WrenchStamped>::from(&WrenchStamped { header: world, ..Default::default() }),
+            n,
+        }
     }
 
     /// Drains `samples` until `shutdown` is set and nothing is left, parking between
     /// wake-ups (at most 10 ms, so a missed wake-up only delays).
-    pub fn run(
-        self,
-        mut samples: SampleConsumer<JointStateSample>,
-        shutdown: Arc<AtomicBool>,
-        counters: Arc<Counters>,
-    ) {
+    pub fn run(self, mut samples: SampleConsumer<Outputs>, shutdown: Arc<AtomicBool>, counters: Arc<Counters>) {
         let mut native = self.native_messages();
         loop {
             while samples.pop_with(|s| match self.publish(&mut native, s) {
                 Ok(()) => {
                     Counters::bump(&counters.samples_published);
-                    counters.last_published_sim_time_ns.store(s.sim_time_ns, Ordering::Relaxed);
+                    counters.last_published_sim_time_ns.store(s.time_ns, Ordering::Relaxed);
                 }
                 Err(_) => Counters::bump(&counters.publish_errors),
             }) {}
@@ -92,8 +115,8 @@ impl StatePublisher {
     }
 
     /// /clock first (a sim-time subscriber sees the time before the state stamped with it).
-    fn publish(&self, native: &mut NativeMessages, s: &JointStateSample) -> r2r::Result<()> {
-        let t = ros_time(s.sim_time_ns);
+    fn publish(&self, native: &mut NativeMessages, s: &Outputs) -> r2r::Result<()> {
+        let t = ros_time(s.time_ns);
         native.clock.clock.sec = t.sec;
         native.clock.clock.nanosec = t.nanosec;
         self.clock.publish_native(&mut native.clock)?;
@@ -105,6 +128,29 @@ impl StatePublisher {
         fill(js.position.data, js.position.size, &s.position);
         fill(js.velocity.data, js.velocity.size, &s.velocity);
         fill(js.effort.data, js.effort.size, &s.effort);
-        self.joint_states.publish_native(&mut native.joint_states)
+        self.joint_states.publish_native(&mut native.joint_states)?;
+
+        if let (Some((publisher, _)), Some(msg), Some(base)) = (&self.odometry, native.odometry.as_mut(), &s.base) {
+            let o = &mut **msg;
+            o.header.stamp.sec = t.sec;
+            o.header.stamp.nanosec = t.nanosec;
+            let (p, q) = (&mut o.pose.pose.position, &mut o.pose.pose.orientation);
+            (p.x, p.y, p.z) = (base.position[0], base.position[1], base.position[2]);
+            (q.x, q.y, q.z, q.w) = (base.orientation[0], base.orientation[1], base.orientation[2], base.orientation[3]);
+            let (l, a) = (&mut o.twist.twist.linear, &mut o.twist.twist.angular);
+            (l.x, l.y, l.z) = (base.linear[0], base.linear[1], base.linear[2]);
+            (a.x, a.y, a.z) = (base.angular[0], base.angular[1], base.angular[2]);
+            publisher.publish_native(msg)?;
+        }
+        for (publisher, w) in self.wrenches.iter().zip(&s.wrenches) {
+            let msg = &mut *native.wrench;
+            msg.header.stamp.sec = t.sec;
+            msg.header.stamp.nanosec = t.nanosec;
+            let (f, m) = (&mut msg.wrench.force, &mut msg.wrench.torque);
+            (f.x, f.y, f.z) = (w.force[0], w.force[1], w.force[2]);
+            (m.x, m.y, m.z) = (w.torque[0], w.torque[1], w.torque[2]);
+            publisher.publish_native(&mut native.wrench)?;
+        }
+        Ok(())
     }
 }

@@ -24,6 +24,14 @@ pub struct Counters {
     pub publish_errors: AtomicU64,
     /// Simulation time of the last published sample (ns), for stamping diagnostics.
     pub last_published_sim_time_ns: AtomicU64,
+    /// Simulator steps whose contact solve missed its tolerance.
+    pub steps_not_converged: AtomicU64,
+    /// Times the simulated state stopped being finite and was reset to the initial one.
+    pub sim_resets: AtomicU64,
+    /// Contacts at the last step.
+    pub last_contacts: AtomicU64,
+    /// Solver iterations at the last step.
+    pub last_iterations: AtomicU64,
     /// Freshness of the effort command at the loop's last tick (see [`Counters::command_freshness`]).
     command_freshness: AtomicU8,
 }
@@ -45,6 +53,14 @@ pub struct CounterSnapshot {
     pub samples_published: u64,
     /// See [`Counters::publish_errors`].
     pub publish_errors: u64,
+    /// See [`Counters::steps_not_converged`].
+    pub steps_not_converged: u64,
+    /// See [`Counters::sim_resets`].
+    pub sim_resets: u64,
+    /// See [`Counters::last_contacts`].
+    pub last_contacts: u64,
+    /// See [`Counters::last_iterations`].
+    pub last_iterations: u64,
 }
 
 impl Counters {
@@ -86,6 +102,10 @@ impl Counters {
             samples_dropped: get(&self.samples_dropped),
             samples_published: get(&self.samples_published),
             publish_errors: get(&self.publish_errors),
+            steps_not_converged: get(&self.steps_not_converged),
+            sim_resets: get(&self.sim_resets),
+            last_contacts: get(&self.last_contacts),
+            last_iterations: get(&self.last_iterations),
         }
     }
 }

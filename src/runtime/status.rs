@@ -47,8 +47,16 @@ pub fn status(report: &LoopReport, now: &CounterSnapshot, before: &CounterSnapsh
     if dropped > 0 {
         problems.push(format!("{dropped} samples dropped"));
     }
+    let unconverged = now.steps_not_converged - before.steps_not_converged;
+    if unconverged > 0 {
+        problems.push(format!("{unconverged} steps' contact solves missed the tolerance"));
+    }
+    let resets = now.sim_resets - before.sim_resets;
+    if resets > 0 {
+        problems.push(format!("the simulation diverged and was reset {resets} times"));
+    }
     if command == Freshness::Stale {
-        problems.push("effort command stale: applying zero effort".to_owned());
+        problems.push("effort command stale: applying the fallback effort".to_owned());
     }
     let level = if problems.is_empty() { Level::Ok } else { Level::Warn };
     let message = if problems.is_empty() {
@@ -86,6 +94,10 @@ pub fn status(report: &LoopReport, now: &CounterSnapshot, before: &CounterSnapsh
         ("samples_published_total", now.samples_published.to_string()),
         ("samples_dropped_total", now.samples_dropped.to_string()),
         ("publish_errors_total", now.publish_errors.to_string()),
+        ("contacts", now.last_contacts.to_string()),
+        ("solver_iterations", now.last_iterations.to_string()),
+        ("steps_not_converged_total", now.steps_not_converged.to_string()),
+        ("sim_resets_total", now.sim_resets.to_string()),
     ];
     Status { level, message, values }
 }

@@ -1,13 +1,15 @@
 //! Simulation: the world (robot, free bodies, environment) and the time stepper, the joint
-//! PD that stands in for a controller, and the loop job of the foundation slice, which
-//! holds the posture.
+//! PD that stands in for a controller, what a step reports ([`outputs`]), and the loop job
+//! that runs the simulator in the node ([`job`]).
 
-pub mod hold_posture;
+pub mod job;
 pub mod joint_pd;
+pub mod outputs;
 pub mod stepper;
 pub mod world;
 
-pub use hold_posture::HoldPostureJob;
+pub use job::SimJob;
 pub use joint_pd::JointPd;
+pub use outputs::{Odometry, OutputLayout, Outputs, Wrench};
 pub use stepper::{StepReport, Stepper};
 pub use world::{Robot, World, WorldError};

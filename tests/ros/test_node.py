@@ -9,6 +9,8 @@ import time
 import pinocchio
 import yaml
 from diagnostic_msgs.msg import DiagnosticArray
+from geometry_msgs.msg import WrenchStamped
+from nav_msgs.msg import Odometry
 from rclpy.qos import QoSProfile, ReliabilityPolicy
 from rosgraph_msgs.msg import Clock
 from sensor_msgs.msg import JointState
@@ -91,9 +93,49 @@ def test_joint_states_and_clock_at_the_configured_rate(ros, quadruped_node):
     steps = {b - a for a, b in zip(stamps, stamps[1:])}
     assert steps == {1_000_000}, f"every sample advances sim time by one period, got {sorted(steps)[:5]}"
     assert all(b > a for a, b in zip(clock_window, clock_window[1:])), "/clock strictly increases"
+    # The simulator holds the posture with its fallback PD (no command is sent here).
     first_position = window[0][2]
     for name, q in zip(expected_names, first_position):
-        assert q == posture.get(name, 0.0)
+        assert abs(q - posture.get(name, 0.0)) < 0.05, (name, q)
+
+
+def test_sim_mode_stands_and_publishes_odometry_and_contact_wrenches(ros, quadruped_node):
+    """The simulator in the loop: the quadruped stands on its fallback PD; /odom holds the
+    trunk up; the four feet's contact wrenches, stamped like /clock, carry its weight."""
+    model = pinocchio.buildModelFromUrdf(str(ROOT / "urdf" / "quadruped.urdf"), pinocchio.JointModelFreeFlyer())
+    weight = pinocchio.computeTotalMass(model) * 9.81
+    feet = ["lf_foot", "lh_foot", "rf_foot", "rh_foot"]
+    odom = Recorder(ros, Odometry, "/odom", lambda m: (stamp_ns(m.header.stamp), m.header.frame_id,
+                                                       m.pose.pose.position.z, m.child_frame_id))
+    wrenches = {f: Recorder(ros, WrenchStamped, f"/signorini/contact_wrenches/{f}",
+                            lambda m: (stamp_ns(m.header.stamp), m.header.frame_id, m.wrench.force.x,
+                                       m.wrench.force.y, m.wrench.force.z)) for f in feet}
+    try:
+        wait_until(lambda: odom.snapshot() and all(w.snapshot() for w in wrenches.values()), 20.0,
+                   "the first /odom and contact wrenches")
+        time.sleep(2.0)
+        for r in [odom, *wrenches.values()]:
+            r.clear()
+        time.sleep(1.0)
+        odoms = [o for _, o in odom.snapshot()]
+        by_stamp = [{stamp: (fx, fy, fz) for _, (stamp, _, fx, fy, fz) in w.snapshot()} for w in wrenches.values()]
+        frames = {frame for w in wrenches.values() for _, (_, frame, *_) in w.snapshot()}
+    finally:
+        for r in [odom, *wrenches.values()]:
+            ros.destroy_subscription(r.sub)
+
+    assert len(odoms) > 100, f"{len(odoms)} /odom in 1 s"
+    assert {o[1] for o in odoms} == {"world"} and {o[3] for o in odoms} == {"base"}
+    heights = [o[2] for o in odoms]
+    assert all(0.37 < z < 0.40 for z in heights), (min(heights), max(heights))
+    assert frames == {"world"}
+    common = set.intersection(*(set(b) for b in by_stamp))
+    assert len(common) > 100, f"{len(common)} stamps with all four feet"
+    for stamp in common:
+        total = [sum(b[stamp][a] for b in by_stamp) for a in range(3)]
+        # Standing still under gravity: the feet carry the weight (1 %), no net sideways force.
+        assert abs(total[2] - weight) < 0.01 * weight, (stamp, total, weight)
+        assert abs(total[0]) < 0.01 * weight and abs(total[1]) < 0.01 * weight, (stamp, total)
 
 
 def test_bad_commands_are_rejected_counted_and_survived(ros, quadruped_node):
@@ -136,11 +178,13 @@ def test_bad_commands_are_rejected_counted_and_survived(ros, quadruped_node):
         warned = [m for _, (level, m, _) in diagnostics.snapshot() if level == 1 and "commands rejected" in m]
         assert warned, "a window with rejections is reported at WARN level"
 
-        # Silence: after the watchdog timeout (100 periods) the node applies zero effort.
+        # Silence: after the watchdog timeout (100 periods) the node drops the command for
+        # its fallback, the posture PD of sim.hold_kp/hold_kd (zero effort without gains).
         states.clear()
         time.sleep(0.5)
         tail = [e for _, e in states.snapshot()][-100:]
-        assert tail and all(e == [0.0] * 12 for e in tail), "stale command replaced by zero effort"
+        assert tail and all(e != [0.5] * 12 for e in tail), "stale command replaced by the fallback"
+        assert len({tuple(e) for e in tail}) > 1, "the fallback PD reacts to the motion"
         wait_until(lambda: any(v["command_state"] == "stale" for _, (_, _, v) in diagnostics.snapshot()),
                    3.0, "/diagnostics to report the stale command")
         for _, efforts in states.snapshot():

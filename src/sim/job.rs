@@ -1,0 +1,234 @@
+//! The loop job of `mode: sim`: one simulator step per tick, driven by the latest effort
+//! command.
+//!
+//! Each tick: the effort command (command mailbox → watchdog) while it is fresh, else the
+//! fallback, the joint PD of `sim.hold_kp`/`hold_kd` towards the initial posture (zero
+//! effort with the default gains); one step of the simulator; its outputs
+//! ([`super::outputs`]) pushed to the sample ring for the publisher, which is woken. A
+//! state that stops being finite is reset to the initial one (time runs on), counted, and
+//! never published. Nothing allocates after start-up.
+
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::thread::Thread;
+use std::time::Duration;
+
+use super::outputs::{OutputLayout, Outputs};
+use super::{JointPd, Stepper, World};
+use crate::model::FreeBodyState;
+use crate::runtime::{Counters, EffortCommand, Freshness, Job, MailboxReader, SampleProducer, Tick, Watchdog};
+use crate::setup::{JointSlot, Setup};
+
+/// The simulator in the loop.
+pub struct SimJob {
+    world: World,
+    stepper: Stepper,
+    fallback: JointPd,
+    joints: Vec<JointSlot>,
+    layout: OutputLayout,
+    commands: MailboxReader<EffortCommand>,
+    samples: SampleProducer<Outputs>,
+    watchdog: Watchdog,
+    counters: Arc<Counters>,
+    tau: Vec<f64>,
+    /// The initial robot state and free bodies, for a reset.
+    initial: (Vec<f64>, Vec<f64>, Vec<FreeBodyState>),
+    publisher: Option<Thread>,
+}
+
+impl SimJob {
+    /// Runs `world` (`setup.sim_world()`, at its initial state) as `setup` configures.
+    /// Commands older than `stale_after` give way to the fallback; `publisher`, if given,
+    /// is unparked after each sample. The sample ring's samples must be
+    /// `OutputLayout::new(setup, &world).outputs()`.
+    pub fn new(
+        setup: &Setup,
+        world: World,
+        commands: MailboxReader<EffortCommand>,
+        samples: SampleProducer<Outputs>,
+        stale_after: Duration,
+        counters: Arc<Counters>,
+        publisher: Option<Thread>,
+    ) -> Self {
+        let dt = setup.config.sim.dt.map_or_else(|| setup.config.period().as_secs_f64(), |d| d.get());
+        let stepper = Stepper::new(&world, dt, &setup.config.contact, setup.config.collision.max_contacts.get());
+        let joints = setup.joint_slots();
+        let mut actuated = vec![false; setup.model.nv];
+        for slot in &joints {
+            actuated[slot.idx_v] = true;
+        }
+        let fallback = JointPd::with_dofs(
+            &setup.model,
+            setup.initial_configuration(),
+            setup.config.sim.hold_kp.get(),
+            setup.config.sim.hold_kd.get(),
+            actuated,
+        );
+        let initial = match world.robot.as_ref() {
+            Some(r) => (r.q.clone(), r.v.clone(), world.states.clone()),
+            None => (Vec::new(), Vec::new(), world.states.clone()),
+        };
+        Self {
+            layout: OutputLayout::new(setup, &world),
+            tau: vec![0.0; setup.model.nv],
+            world,
+            stepper,
+            fallback,
+            joints,
+            commands,
+            samples,
+            watchdog: Watchdog::new(stale_after),
+            counters,
+            initial,
+            publisher,
+        }
+    }
+
+    /// What the samples hold.
+    pub fn layout(&self) -> &OutputLayout {
+        &self.layout
+    }
+
+    /// Freshness of the effort command at the last tick.
+    pub fn command_freshness(&self) -> Freshness {
+        self.watchdog.state()
+    }
+
+    /// The simulated world.
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// τ: the fresh command on the controlled joints, else the fallback.
+    fn effort(&mut self, tick: &Tick) {
+        let command = self.commands.latest();
+        let received = (command.sequence > 0).then_some(command.stamp);
+        let before = (self.watchdog.stale_events(), self.watchdog.state());
+        let freshness = self.watchdog.check(received, tick.wake);
+        if self.watchdog.stale_events() > before.0 {
+            Counters::bump(&self.counters.commands_stale_events);
+        }
+        if freshness != before.1 {
+            self.counters.set_command_freshness(freshness);
+        }
+        let Some(r) = self.world.robot.as_ref() else { return };
+        match freshness {
+            // The I/O side only publishes commands of the right length.
+            Freshness::Fresh if command.value.effort.len() == self.joints.len() => {
+                self.tau.fill(0.0);
+                for (slot, e) in self.joints.iter().zip(&command.value.effort) {
+                    self.tau[slot.idx_v] = *e;
+                }
+            }
+            _ => self.fallback.torques(&r.model, &r.q, &r.v, &mut self.tau),
+        }
+    }
+
+    /// Puts the robot and the free bodies back at their initial state (time runs on).
+    fn reset(&mut self) {
+        if let Some(r) = self.world.robot.as_mut() {
+            r.q.copy_from_slice(&self.initial.0);
+            r.v.copy_from_slice(&self.initial.1);
+        }
+        self.world.states.clone_from_slice(&self.initial.2);
+        Counters::bump(&self.counters.sim_resets);
+    }
+}
+
+impl Job for SimJob {
+    fn tick(&mut self, tick: &Tick) {
+        self.effort(tick);
+        let report = *self.stepper.step(&mut self.world, &self.tau);
+        self.counters.last_contacts.store(report.contacts as u64, Ordering::Relaxed);
+        self.counters.last_iterations.store(report.iterations as u64, Ordering::Relaxed);
+        if !report.converged {
+            Counters::bump(&self.counters.steps_not_converged);
+        }
+        if !self.world.is_finite() {
+            self.reset();
+            return;
+        }
+        let (layout, world, stepper) = (&self.layout, &self.world, &self.stepper);
+        if !self.samples.push_with(|s| layout.fill(world, stepper, s)) {
+            self.counters.samples_dropped.fetch_add(1, Ordering::Relaxed);
+        }
+        if let Some(p) = &self.publisher {
+            p.unpark();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runtime::{MonotonicTime, mailbox, sample_ring};
+    use std::path::Path;
+
+    fn tick(index: u64, wake_ms: u64) -> Tick {
+        let t = MonotonicTime::from_nanos(wake_ms * 1_000_000);
+        Tick { index, deadline: t, wake: t, period: Duration::from_millis(1) }
+    }
+
+    fn quadruped() -> Setup {
+        Setup::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("config/quadruped.yaml"), None).unwrap()
+    }
+
+    /// A fresh command is the applied effort (within the effort limits); before any
+    /// command, and once it is stale, the fallback PD holds the posture; time advances by
+    /// the step per sample.
+    #[test]
+    fn applies_fresh_commands_and_the_fallback_otherwise() {
+        let setup = quadruped();
+        let n = setup.joint_names.len();
+        let world = setup.sim_world().unwrap();
+        let (prod, mut cons) = sample_ring(8, &OutputLayout::new(&setup, &world).outputs());
+        let (mut cmd_w, cmd_r) = mailbox(EffortCommand { effort: vec![0.0; n] });
+        let counters = Arc::new(Counters::default());
+        let mut job = SimJob::new(&setup, world, cmd_r, prod, Duration::from_millis(10), counters.clone(), None);
+        let fallback = |job: &SimJob| {
+            let r = job.world().robot.as_ref().unwrap();
+            let mut tau = vec![0.0; r.model.nv];
+            job.fallback.clone().torques(&r.model, &r.q, &r.v, &mut tau);
+            job.joints.iter().map(|s| tau[s.idx_v]).collect::<Vec<_>>()
+        };
+
+        let now_ms = MonotonicTime::now().as_nanos() / 1_000_000;
+        let held = fallback(&job);
+        job.tick(&tick(0, now_ms));
+        assert_eq!(job.command_freshness(), Freshness::NeverReceived);
+        cmd_w.write_with(|c| c.effort.fill(3.0));
+        job.tick(&tick(1, now_ms + 1));
+        let stale = fallback(&job);
+        job.tick(&tick(2, now_ms + 1000)); // far past the stamp: stale
+
+        let mut samples = vec![];
+        while cons.pop_with(|s| samples.push(s.clone())) {}
+        assert_eq!(samples.len(), 3);
+        assert_eq!(samples[0].effort, held);
+        assert!(stale.iter().any(|t| t.abs() > 1e-6), "the fallback PD acts once the robot moved: {stale:?}");
+        assert_eq!(samples[1].effort, vec![3.0; n]);
+        assert_eq!(samples[2].effort, stale);
+        let times: Vec<u64> = samples.iter().map(|s| s.time_ns).collect();
+        assert_eq!(times, [1_000_000, 2_000_000, 3_000_000]);
+        assert_eq!(counters.snapshot().commands_stale_events, 1);
+        let links = &job.layout().links;
+        for foot in ["lf_foot", "lh_foot", "rf_foot", "rh_foot"] {
+            assert!(links.iter().any(|(l, _)| l == foot), "{foot} in {links:?}");
+        }
+        assert!(samples.iter().all(|s| s.base.is_some() && s.wrenches.len() == links.len()));
+    }
+
+    #[test]
+    fn a_full_ring_drops_and_counts() {
+        let setup = quadruped();
+        let world = setup.sim_world().unwrap();
+        let (prod, _cons) = sample_ring(2, &OutputLayout::new(&setup, &world).outputs());
+        let (_w, cmd_r) = mailbox(EffortCommand { effort: vec![] });
+        let counters = Arc::new(Counters::default());
+        let mut job = SimJob::new(&setup, world, cmd_r, prod, Duration::from_millis(10), counters.clone(), None);
+        for k in 0..5 {
+            job.tick(&tick(k, k));
+        }
+        assert_eq!(counters.snapshot().samples_dropped, 3);
+    }
+}
