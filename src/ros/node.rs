@@ -18,7 +18,8 @@ use r2r::geometry_msgs::msg::WrenchStamped;
 use r2r::nav_msgs::msg::Odometry;
 use r2r::rosgraph_msgs::msg::Clock;
 use r2r::sensor_msgs::msg::JointState;
-use r2r::std_msgs::msg::Float64MultiArray;
+use r2r::std_msgs::msg::{Float64MultiArray, UInt32};
+use r2r::std_srvs::srv::{SetBool, Trigger};
 
 use super::diagnostics::diagnostic_array;
 use super::qos::profile;
@@ -30,6 +31,7 @@ use crate::runtime::{
     MailboxWriter, mailbox, sample_ring, validate_efforts,
 };
 use crate::setup::{Setup, SetupError};
+use crate::sim::job::SimRequests;
 use crate::sim::{OutputLayout, SimJob};
 
 /// Node name.
@@ -169,6 +171,14 @@ pub fn run(options: NodeOptions) -> Result<NodeSummary, NodeError> {
     let commands = node
         .subscribe::<Float64MultiArray>(&commands_topic, profile(qos.commands.over(Qos::SUBSCRIPTION)))
         .map_err(ros(format!("subscribing to {commands_topic}")))?;
+    // The simulation's services, and the step count (no standard service carries one).
+    let reset_service = node
+        .create_service::<Trigger::Service>("~/reset", r2r::QosProfile::services_default())
+        .map_err(ros("creating the service ~/reset"))?;
+    let pause_service = node
+        .create_service::<SetBool::Service>("~/pause", r2r::QosProfile::services_default())
+        .map_err(ros("creating the service ~/pause"))?;
+    let steps = node.subscribe::<UInt32>("~/step", r2r::QosProfile::default()).map_err(ros("subscribing to ~/step"))?;
 
     // Exchanges with the loop.
     let shutdown = Arc::new(AtomicBool::new(false));
@@ -216,6 +226,7 @@ pub fn run(options: NodeOptions) -> Result<NodeSummary, NodeError> {
         counters.clone(),
         Some(publisher_thread.thread().clone()),
     );
+    let requests = job.requests();
     let mut settings = LoopSettings::at_rate("signorini-loop", config.rate_hz.get());
     // One loop report per diagnostics message: each window is published exactly once.
     settings.report_interval = Duration::from_secs_f64(1.0 / config.diagnostics.rate_hz.get());
@@ -261,6 +272,7 @@ pub fn run(options: NodeOptions) -> Result<NodeSummary, NodeError> {
         .map_err(|e| NodeError::Thread(format!("starting the async runtime: {e}")))?;
     let outcome = runtime.block_on(async {
         tokio::spawn(consume_commands(commands, command_writer, n, counters.clone(), commands_topic.to_string()));
+        tokio::spawn(serve_simulation(reset_service, pause_service, steps, requests));
         let reporter =
             report_diagnostics(report_reader, counters.clone(), diagnostics_pub, config.diagnostics.status_line);
         tokio::spawn(reporter);
@@ -322,6 +334,43 @@ async fn consume_commands(
                     unlogged = 0;
                 }
             }
+        }
+    }
+}
+
+/// `~/reset` (std_srvs/Trigger), `~/pause` (std_srvs/SetBool: true pauses, false resumes)
+/// and `~/step` (std_msgs/UInt32: while paused, run that many more steps).
+async fn serve_simulation(
+    mut reset: impl futures::Stream<Item = r2r::ServiceRequest<Trigger::Service>> + Unpin,
+    mut pause: impl futures::Stream<Item = r2r::ServiceRequest<SetBool::Service>> + Unpin,
+    mut steps: impl futures::Stream<Item = UInt32> + Unpin,
+    requests: Arc<SimRequests>,
+) {
+    loop {
+        tokio::select! {
+            Some(req) = reset.next() => {
+                requests.reset();
+                let message = "the robot and the bodies are back at their initial state".to_owned();
+                if req.respond(Trigger::Response { success: true, message }).is_err() {
+                    r2r::log_warn!(NODE_NAME, "~/reset: could not send the response");
+                }
+            }
+            Some(req) = pause.next() => {
+                let paused = req.message.data;
+                requests.set_paused(paused);
+                let message = if paused { "paused" } else { "running" }.to_owned();
+                if req.respond(SetBool::Response { success: true, message }).is_err() {
+                    r2r::log_warn!(NODE_NAME, "~/pause: could not send the response");
+                }
+            }
+            Some(msg) = steps.next() => {
+                if requests.paused() {
+                    requests.step(u64::from(msg.data));
+                } else {
+                    r2r::log_warn!(NODE_NAME, "~/step: ignored while running (pause with ~/pause first)");
+                }
+            }
+            else => return,
         }
     }
 }

@@ -9,7 +9,7 @@
 //! never published. Nothing allocates after start-up.
 
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread::Thread;
 use std::time::Duration;
 
@@ -18,6 +18,42 @@ use super::{JointPd, Stepper, World};
 use crate::model::FreeBodyState;
 use crate::runtime::{Counters, EffortCommand, Freshness, Job, MailboxReader, SampleProducer, Tick, Watchdog};
 use crate::setup::{JointSlot, Setup};
+
+/// Requests of the I/O side (the node's services) to the loop, lock-free.
+#[derive(Debug, Default)]
+pub struct SimRequests {
+    paused: AtomicBool,
+    reset: AtomicBool,
+    /// Steps still to run while paused.
+    steps: AtomicU64,
+}
+
+impl SimRequests {
+    /// Pauses (true) or resumes (false) the simulation. Paused, the loop keeps its
+    /// period but neither steps nor publishes (simulated time stands still).
+    pub fn set_paused(&self, paused: bool) {
+        self.paused.store(paused, Ordering::Release);
+        if !paused {
+            self.steps.store(0, Ordering::Release);
+        }
+    }
+
+    /// Whether the simulation is paused.
+    pub fn paused(&self) -> bool {
+        self.paused.load(Ordering::Acquire)
+    }
+
+    /// While paused, runs `n` more steps (one per period).
+    pub fn step(&self, n: u64) {
+        self.steps.fetch_add(n, Ordering::AcqRel);
+    }
+
+    /// Puts the robot and the free bodies back at their initial state at the next tick
+    /// (simulated time runs on, so /clock stays monotonic).
+    pub fn reset(&self) {
+        self.reset.store(true, Ordering::Release);
+    }
+}
 
 /// The simulator in the loop.
 pub struct SimJob {
@@ -34,6 +70,7 @@ pub struct SimJob {
     /// The initial robot state and free bodies, for a reset.
     initial: (Vec<f64>, Vec<f64>, Vec<FreeBodyState>),
     publisher: Option<Thread>,
+    requests: Arc<SimRequests>,
 }
 
 impl SimJob {
@@ -81,7 +118,13 @@ impl SimJob {
             counters,
             initial,
             publisher,
+            requests: Arc::default(),
         }
+    }
+
+    /// The handle through which the I/O side pauses, steps and resets the simulation.
+    pub fn requests(&self) -> Arc<SimRequests> {
+        self.requests.clone()
     }
 
     /// What the samples hold.
@@ -131,12 +174,20 @@ impl SimJob {
             r.v.copy_from_slice(&self.initial.1);
         }
         self.world.states.clone_from_slice(&self.initial.2);
-        Counters::bump(&self.counters.sim_resets);
     }
 }
 
 impl Job for SimJob {
     fn tick(&mut self, tick: &Tick) {
+        if self.requests.reset.swap(false, Ordering::AcqRel) {
+            self.reset();
+        }
+        if self.requests.paused() {
+            let budget = self.requests.steps.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1));
+            if budget.is_err() {
+                return;
+            }
+        }
         self.effort(tick);
         let report = *self.stepper.step(&mut self.world, &self.tau);
         self.counters.last_contacts.store(report.contacts as u64, Ordering::Relaxed);
@@ -146,6 +197,7 @@ impl Job for SimJob {
         }
         if !self.world.is_finite() {
             self.reset();
+            Counters::bump(&self.counters.sim_resets);
             return;
         }
         let (layout, world, stepper) = (&self.layout, &self.world, &self.stepper);

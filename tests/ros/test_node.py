@@ -298,3 +298,65 @@ def test_parameters_select_the_config_and_override_the_urdf(tmp_path):
     node._reader.join(2)
     assert node.proc.returncode == 2
     assert "ROS parameter `config_file`: expected string" in node.output(), node.output()
+
+
+def test_pause_step_and_reset_the_simulation(ros, quadruped_node):
+    """~/pause stops simulated time (nothing is published), ~/step runs exactly that many
+    steps, ~/reset puts the robot back at its initial posture, ~/pause false resumes."""
+    from std_msgs.msg import UInt32
+    from std_srvs.srv import SetBool, Trigger
+
+    config = yaml.safe_load((ROOT / "config" / "quadruped.yaml").read_text())
+    posture = config["robot"]["initial_posture"]
+    pause = ros.create_client(SetBool, "/signorini/pause")
+    reset = ros.create_client(Trigger, "/signorini/reset")
+    step = ros.create_publisher(UInt32, "/signorini/step", 10)
+    clock = Recorder(ros, Clock, "/clock", lambda m: stamp_ns(m.clock))
+    states = Recorder(ros, JointState, "/joint_states", lambda m: dict(zip(m.name, m.position)))
+
+    def call(client, request):
+        assert client.wait_for_service(timeout_sec=10.0)
+        future = client.call_async(request)
+        wait_until(future.done, 5.0, "the service response")
+        return future.result()
+
+    def off_posture(position):
+        return max(abs(q - posture.get(name, 0.0)) for name, q in position.items())
+
+    try:
+        wait_until(lambda: clock.snapshot(), 20.0, "/clock")
+        assert call(pause, SetBool.Request(data=True)).success
+        time.sleep(0.3)  # samples already on their way
+        clock.clear()
+        states.clear()
+        time.sleep(0.5)
+        assert clock.snapshot() == [], "paused: no /clock"
+
+        step.publish(UInt32(data=10))
+        wait_until(lambda: len(clock.snapshot()) >= 10, 5.0, "10 steps")
+        time.sleep(0.3)
+        stamps = [c for _, c in clock.snapshot()]
+        assert len(stamps) == 10, stamps
+        assert all(b - a == 1_000_000 for a, b in zip(stamps, stamps[1:])), stamps
+        loaded = off_posture(states.snapshot()[-1][1])
+        assert loaded > 1e-2, f"standing, the PD yields to the load: {loaded} rad off the posture"
+
+        assert call(reset, Trigger.Request()).success
+        states.clear()
+        step.publish(UInt32(data=1))
+        wait_until(lambda: states.snapshot(), 5.0, "the step after the reset")
+        after = off_posture(states.snapshot()[-1][1])
+        assert after < 1e-3, f"reset: {after} rad off the initial posture after one step"
+        assert [c for _, c in clock.snapshot()][-1] > stamps[-1], "simulated time runs on"
+    finally:
+        call(pause, SetBool.Request(data=False))
+        ros.destroy_publisher(step)
+        ros.destroy_client(pause)
+        ros.destroy_client(reset)
+        ros.destroy_subscription(clock.sub)
+        ros.destroy_subscription(states.sub)
+    clock_after = Recorder(ros, Clock, "/clock", lambda m: stamp_ns(m.clock))
+    try:
+        wait_until(lambda: len(clock_after.snapshot()) > 100, 5.0, "/clock flowing again after resuming")
+    finally:
+        ros.destroy_subscription(clock_after.sub)
