@@ -50,6 +50,16 @@ impl JointSlot {
     pub fn position(&self, q: &[f64]) -> f64 {
         if self.unbounded { q[self.idx_q + 1].atan2(q[self.idx_q]) } else { q[self.idx_q] }
     }
+
+    /// Puts the joint of `q` at `position` (the inverse of [`JointSlot::position`]).
+    pub fn set_position(&self, q: &mut [f64], position: f64) {
+        if self.unbounded {
+            q[self.idx_q] = position.cos();
+            q[self.idx_q + 1] = position.sin();
+        } else {
+            q[self.idx_q] = position;
+        }
+    }
 }
 
 /// Why start-up failed.
@@ -233,12 +243,7 @@ impl Setup {
     /// Puts the controlled joints of `q` at `positions` (`joint_names` order).
     fn set_joints(&self, q: &mut [f64], positions: &[f64]) {
         for (slot, &value) in self.joint_slots().iter().zip(positions) {
-            if slot.unbounded {
-                q[slot.idx_q] = value.cos();
-                q[slot.idx_q + 1] = value.sin();
-            } else {
-                q[slot.idx_q] = value;
-            }
+            slot.set_position(q, value);
         }
     }
 

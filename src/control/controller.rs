@@ -245,6 +245,21 @@ impl Controller {
         &self.id
     }
 
+    /// The contact detection it runs (its objects give the contacts' links).
+    pub fn collision(&self) -> &CollisionWorld {
+        &self.collision
+    }
+
+    /// The step of the last tick (s).
+    pub fn dt(&self) -> f64 {
+        self.dt
+    }
+
+    /// Kinematics at the last tick's configuration (placements, joint Jacobians).
+    pub fn data(&self) -> &Data {
+        &self.data
+    }
+
     /// The reference velocity the last tick realized (nv).
     pub fn reference_velocity(&self) -> &[f64] {
         &self.v_ref

@@ -6,7 +6,8 @@
 //!
 //! Shared by the rosbag recorder and the node's loop: filled in place, without allocating.
 
-use crate::collision::Owner;
+use crate::collision::{CollisionObject, Contact, Owner};
+use crate::model::Data;
 use crate::setup::{JointSlot, Setup};
 use crate::sim::{Stepper, World};
 use crate::spatial::{SE3, Vec3};
@@ -74,9 +75,16 @@ pub struct OutputLayout {
 impl OutputLayout {
     /// The layout of `setup`'s robot in `world`.
     pub fn new(setup: &Setup, world: &World) -> Self {
+        let bodies: Vec<String> = world.bodies.iter().map(|b| b.name.clone()).collect();
+        Self::of_objects(setup, world.collision.objects(), bodies)
+    }
+
+    /// The layout of `setup`'s robot seen through `objects` (a collision world's: the
+    /// controller's has no free bodies), with free bodies `body_names`.
+    pub fn of_objects(setup: &Setup, objects: &[CollisionObject], body_names: Vec<String>) -> Self {
         let mut links: Vec<(String, usize)> = Vec::new();
         let mut link_of_object = Vec::new();
-        for o in world.collision.objects() {
+        for o in objects {
             let Owner::Robot { joint } = o.owner else {
                 link_of_object.push(None);
                 continue;
@@ -94,7 +102,7 @@ impl OutputLayout {
             joints: setup.joint_slots(),
             joint_names: setup.joint_names.clone(),
             base_link: setup.model.has_free_flyer().then(|| setup.robot.root_link().to_owned()),
-            body_names: world.bodies.iter().map(|b| b.name.clone()).collect(),
+            body_names,
             links,
             link_of_object,
         }
@@ -143,25 +151,46 @@ impl OutputLayout {
                 angular: s.velocity.angular.into(),
             };
         }
-        // The force on body 1 is C·λ/Δt, on body 2 its opposite.
-        out.wrenches.fill(Wrench::default());
-        let origin = |joint: usize| -> SE3 {
-            world.robot.as_ref().map_or(SE3::IDENTITY, |r| if joint > 0 { r.data.o_m_i[joint] } else { SE3::IDENTITY })
-        };
-        let lambda = stepper.impulses();
+        let placements = world.robot.as_ref().map(|r| &r.data);
+        self.fill_wrenches(
+            stepper.contacts().contacts(),
+            stepper.impulses(),
+            stepper.dt,
+            placements,
+            &mut out.wrenches,
+        );
+    }
+
+    /// Each link's total contact wrench (into `out`, one per link) from `contacts` and
+    /// their impulses `lambda` (3 each, in the contacts' frames) over a step `dt`: the
+    /// force on body 1 is C·λ/Δt, on body 2 its opposite; torques about the origin of the
+    /// joint carrying the link (`placements`: the robot's data at the contacts'
+    /// configuration). All zero when an impulse is not finite.
+    pub fn fill_wrenches(
+        &self,
+        contacts: &[Contact],
+        lambda: &[f64],
+        dt: f64,
+        placements: Option<&Data>,
+        out: &mut [Wrench],
+    ) {
+        out.fill(Wrench::default());
         if !lambda.iter().all(|x| x.is_finite()) {
             return;
         }
-        for (i, c) in stepper.contacts().contacts().iter().enumerate() {
+        let origin = |joint: usize| -> SE3 {
+            placements.map_or(SE3::IDENTITY, |d| if joint > 0 { d.o_m_i[joint] } else { SE3::IDENTITY })
+        };
+        for (i, c) in contacts.iter().enumerate() {
             if lambda.len() < 3 * i + 3 {
                 break;
             }
-            let f = c.frame * Vec3::new(lambda[3 * i], lambda[3 * i + 1], lambda[3 * i + 2]) / stepper.dt;
+            let f = c.frame * Vec3::new(lambda[3 * i], lambda[3 * i + 1], lambda[3 * i + 2]) / dt;
             for (object, sign) in [(c.object1, 1.0), (c.object2, -1.0)] {
                 if let Some(Some(l)) = self.link_of_object.get(object) {
                     let o = origin(self.links[*l].1).translation;
                     let (force, torque) = (f * sign, (c.point - o).cross(&(f * sign)));
-                    let w = &mut out.wrenches[*l];
+                    let w = &mut out[*l];
                     for a in 0..3 {
                         w.force[a] += force[a];
                         w.torque[a] += torque[a];
