@@ -261,3 +261,54 @@ fn a_tick_refuses_bad_input_by_name() {
     let tau = controller.tick(&model, &q, &zero, &q, &zero, &zero, DT).unwrap();
     assert!(tau.iter().all(|t| t.is_finite()));
 }
+
+/// The node's control job (`mode: control`) in closed loop with the simulator, through
+/// the same exchanges the node uses (state mailbox in, sample ring out), the state read
+/// from the simulator's outputs (what /joint_states and /odom carry): the quadruped
+/// stands 2 s on its torques, and the job allocates nothing per tick.
+#[test]
+fn the_control_job_holds_the_quadruped_through_the_node_exchanges() {
+    use signorini::control::{ControlJob, MeasuredState};
+    use signorini::runtime::{Counters, Job, MonotonicTime, Tick, mailbox, sample_ring};
+    use signorini::sim::OutputLayout;
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    let setup = Setup::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("config/quadruped.yaml"), None).unwrap();
+    let n = setup.joint_names.len();
+    let mut world = setup.sim_world().unwrap();
+    let mut stepper = Stepper::new(&world, DT, &setup.config.contact, 64);
+    let sim_layout = OutputLayout::new(&setup, &world);
+    let mut observed = sim_layout.outputs();
+    let empty = MeasuredState { time_ns: 0, position: vec![0.0; n], velocity: vec![0.0; n], base: None };
+    let (mut states, reader) = mailbox(empty);
+    let controller_layout = OutputLayout::of_objects(&setup, setup.collision_world().unwrap().objects(), Vec::new());
+    let (producer, mut consumer) = sample_ring(4, &controller_layout.outputs());
+    let counters = Arc::new(Counters::default());
+    let mut job = ControlJob::new(&setup, reader, producer, Duration::from_millis(100), counters, None).unwrap();
+    let slots = setup.joint_slots();
+    let mut tau = vec![0.0; setup.model.nv];
+    for k in 0..2000u64 {
+        sim_layout.fill(&world, &stepper, &mut observed);
+        states.write_with(|s| {
+            s.time_ns = observed.time_ns;
+            s.position.copy_from_slice(&observed.position);
+            s.velocity.copy_from_slice(&observed.velocity);
+            s.base = observed.base;
+        });
+        let t = MonotonicTime::now(); // the watchdog compares it with the state's stamp
+        let tick = Tick { index: k, deadline: t, wake: t, period: Duration::from_millis(1) };
+        let allocations = counting::allocations_during(|| job.tick(&tick));
+        assert!(k < 2 || allocations == 0, "tick {k}: {allocations} allocations");
+        assert!(consumer.pop_with(|s| {
+            tau.fill(0.0);
+            for (slot, e) in slots.iter().zip(&s.effort) {
+                tau[slot.idx_v] = *e;
+            }
+        }));
+        let report = *stepper.step(&mut world, &tau);
+        assert!(report.converged, "tick {k}: {report:?}");
+    }
+    let z = world.robot.as_ref().unwrap().q[2];
+    assert!((z - 0.395).abs() < 0.01, "trunk at {z} m");
+}

@@ -10,13 +10,16 @@
 //! - [`reference`]: joint trajectories (trajectory_msgs/JointTrajectory semantics).
 //! - [`controller`]: one control tick — kinematics, contacts, a reference velocity the
 //!   stance contacts allow, inverse dynamics, torque limits.
+//! - [`job`]: the controller in the node's real-time loop (`mode: control`).
 
 pub mod controller;
 pub mod floating_base;
 pub mod inverse_dynamics;
+pub mod job;
 pub mod reference;
 
 pub use controller::{Controller, ControllerSettings};
 pub use floating_base::{FloatingBase, FloatingBaseSettings};
 pub use inverse_dynamics::{InverseDynamics, InverseDynamicsSettings, solve_impulses};
+pub use job::{ControlJob, MeasuredState};
 pub use reference::{JointTrajectory, ReferenceError, TrajectoryPoint};
