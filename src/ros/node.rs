@@ -23,16 +23,17 @@ use r2r::std_srvs::srv::{SetBool, Trigger};
 
 use super::diagnostics::diagnostic_array;
 use super::qos::profile;
-use super::state_publisher::StatePublisher;
+use super::state_publisher::{CommandPublisher, StatePublisher};
 use crate::config::{Mode, Qos};
+use crate::control::{ControlJob, MeasuredState};
 use crate::runtime::status::{status, status_line};
 use crate::runtime::{
-    CommandRejection, CounterSnapshot, Counters, EffortCommand, LoopReport, LoopSettings, LoopThread, MailboxReader,
-    MailboxWriter, mailbox, sample_ring, validate_efforts,
+    CommandRejection, CounterSnapshot, Counters, EffortCommand, Job, LoopReport, LoopSettings, LoopThread,
+    MailboxReader, MailboxWriter, mailbox, sample_ring, validate_efforts,
 };
 use crate::setup::{Setup, SetupError};
 use crate::sim::job::SimRequests;
-use crate::sim::{OutputLayout, SimJob};
+use crate::sim::{Odometry as BaseOdometry, OutputLayout, SimJob};
 
 /// Node name.
 pub const NODE_NAME: &str = "signorini";
@@ -66,7 +67,7 @@ pub enum NodeError {
     #[error("no configuration: pass --config FILE or the ROS parameter config_file (looked for the default {0})")]
     NoConfig(String),
     /// A configured mode this build cannot run yet.
-    #[error("{file}: key `mode`: `{mode}` is not available yet; this version runs `sim`")]
+    #[error("{file}: key `mode`: `{mode}` is not available yet; this version runs `sim` and `control` (two processes)")]
     UnsupportedMode {
         /// Configuration file.
         file: String,
@@ -133,7 +134,7 @@ fn string_parameter(node: &r2r::Node, name: &'static str) -> Result<Option<Strin
 /// Runs the node until SIGINT or SIGTERM. Returns the final statistics.
 pub fn run(options: NodeOptions) -> Result<NodeSummary, NodeError> {
     let ctx = r2r::Context::create().map_err(ros("initializing rcl"))?;
-    let mut node = r2r::Node::create(ctx, NODE_NAME, "").map_err(ros("creating the node"))?;
+    let node = r2r::Node::create(ctx, NODE_NAME, "").map_err(ros("creating the node"))?;
 
     let config_file = match (options.config_file, string_parameter(&node, "config_file")?) {
         (Some(cli), _) => cli,
@@ -148,11 +149,19 @@ pub fn run(options: NodeOptions) -> Result<NodeSummary, NodeError> {
     };
     let robot_description = string_parameter(&node, "robot_description")?.filter(|s| !s.trim().is_empty());
     let setup = Setup::load(&config_file, robot_description.as_deref())?;
-    let config = &setup.config;
-    if config.mode != Mode::Sim {
-        let mode = serde_yaml_ng::to_string(&config.mode).unwrap_or_default().trim().to_owned();
-        return Err(NodeError::UnsupportedMode { file: config_file.display().to_string(), mode });
+    match setup.config.mode {
+        Mode::Sim => run_sim(node, &setup),
+        Mode::Control => run_control(node, &setup),
+        Mode::SimAndControl => {
+            let mode = serde_yaml_ng::to_string(&setup.config.mode).unwrap_or_default().trim().to_owned();
+            Err(NodeError::UnsupportedMode { file: config_file.display().to_string(), mode })
+        }
     }
+}
+
+/// `mode: sim`: the simulator in the loop, effort commands in, the simulated state out.
+fn run_sim(mut node: r2r::Node, setup: &Setup) -> Result<NodeSummary, NodeError> {
+    let config = &setup.config;
     let n = setup.joint_names.len();
 
     // Publishers and subscription.
@@ -185,7 +194,7 @@ pub fn run(options: NodeOptions) -> Result<NodeSummary, NodeError> {
     let counters = Arc::new(Counters::default());
     let (command_writer, command_reader) = mailbox(EffortCommand { effort: vec![0.0; n] });
     let world = setup.sim_world()?;
-    let layout = OutputLayout::new(&setup, &world);
+    let layout = OutputLayout::new(setup, &world);
     let (sample_producer, sample_consumer) = sample_ring(SAMPLE_RING_CAPACITY, &layout.outputs());
     let (report_writer, report_reader) = mailbox(LoopReport::default());
 
@@ -199,26 +208,14 @@ pub fn run(options: NodeOptions) -> Result<NodeSummary, NodeError> {
         }
         None => None,
     };
-    let mut wrenches = Vec::new();
-    for (link, _) in &layout.links {
-        let topic = format!("{}/{}", topics.contact_wrenches, topic_token(link));
-        wrenches.push(
-            node.create_publisher::<WrenchStamped>(&topic, profile(qos.joint_states.over(Qos::PUBLISHER)))
-                .map_err(ros(format!("creating the publisher on {topic}")))?,
-        );
-    }
+    let wrenches = wrench_publishers(&mut node, &topics.contact_wrenches, &layout, qos)?;
     let publisher = StatePublisher::new(clock_pub, joint_state_pub, setup.joint_names.clone(), odometry, wrenches);
-    let publisher_thread = {
-        let (shutdown, counters) = (shutdown.clone(), counters.clone());
-        std::thread::Builder::new()
-            .name("signorini-pub".into())
-            .spawn(move || publisher.run(sample_consumer, shutdown, counters))
-            .map_err(|e| NodeError::Thread(format!("starting the publisher thread: {e}")))?
-    };
+    let (shutdown_, counters_) = (shutdown.clone(), counters.clone());
+    let publisher_thread = spawn_publisher(move || publisher.run(sample_consumer, shutdown_, counters_))?;
 
     let stale_after = config.period().mul_f64(config.watchdog.stale_after_periods.get());
     let job = SimJob::new(
-        &setup,
+        setup,
         world,
         command_reader,
         sample_producer,
@@ -227,6 +224,135 @@ pub fn run(options: NodeOptions) -> Result<NodeSummary, NodeError> {
         Some(publisher_thread.thread().clone()),
     );
     let requests = job.requests();
+    let banner = format!(
+        "signorini: {} ({} joints) from {} at {} Hz; publishing {}, {}, {}; effort commands on {}",
+        setup.robot.name,
+        n,
+        setup.robot.origin,
+        config.rate_hz.get(),
+        topics.clock,
+        topics.joint_states,
+        topics.diagnostics,
+        commands_topic
+    );
+    let loop_io = LoopIo { shutdown, counters: counters.clone(), report_writer, report_reader, diagnostics_pub };
+    serve(node, setup, job, publisher_thread, loop_io, banner, move || {
+        tokio::spawn(consume_commands(commands, command_writer, n, counters, commands_topic.to_string()));
+        tokio::spawn(serve_simulation(reset_service, pause_service, steps, requests));
+    })
+}
+
+/// `mode: control`: the measured state in, the controller's torques and predicted contact
+/// wrenches out.
+fn run_control(mut node: r2r::Node, setup: &Setup) -> Result<NodeSummary, NodeError> {
+    let config = &setup.config;
+    let n = setup.joint_names.len();
+    let qos = &config.qos;
+    let topics = &config.topics;
+    let diagnostics_pub = node
+        .create_publisher::<DiagnosticArray>(&topics.diagnostics, profile(qos.diagnostics.over(Qos::PUBLISHER)))
+        .map_err(ros(format!("creating the publisher on {}", topics.diagnostics)))?;
+    let joint_states = node
+        .subscribe::<JointState>(&topics.joint_states, profile(qos.joint_states.over(Qos::SUBSCRIPTION)))
+        .map_err(ros(format!("subscribing to {}", topics.joint_states)))?;
+    let odometry = match setup.model.has_free_flyer() {
+        true => Some(
+            node.subscribe::<Odometry>(&topics.odometry, profile(qos.joint_states.over(Qos::SUBSCRIPTION)))
+                .map_err(ros(format!("subscribing to {}", topics.odometry)))?,
+        ),
+        false => None,
+    };
+    let commands_topic = config.commands_topic();
+    let commands_pub = node
+        .create_publisher::<Float64MultiArray>(&commands_topic, profile(qos.commands.over(Qos::PUBLISHER)))
+        .map_err(ros(format!("creating the publisher on {commands_topic}")))?;
+
+    let shutdown = Arc::new(AtomicBool::new(false));
+    let counters = Arc::new(Counters::default());
+    let empty = MeasuredState { time_ns: 0, position: vec![0.0; n], velocity: vec![0.0; n], base: None };
+    let (state_writer, state_reader) = mailbox(empty);
+    let layout = OutputLayout::of_objects(setup, setup.collision_world()?.objects(), Vec::new());
+    let (sample_producer, sample_consumer) = sample_ring(SAMPLE_RING_CAPACITY, &layout.outputs());
+    let (report_writer, report_reader) = mailbox(LoopReport::default());
+    let wrenches = wrench_publishers(&mut node, "~/predicted_contact_wrenches", &layout, qos)?;
+    let publisher = CommandPublisher::new(commands_pub, n, wrenches);
+    let (shutdown_, counters_) = (shutdown.clone(), counters.clone());
+    let publisher_thread = spawn_publisher(move || publisher.run(sample_consumer, shutdown_, counters_))?;
+    let stale_after = config.period().mul_f64(config.watchdog.stale_after_periods.get());
+    let job = ControlJob::new(
+        setup,
+        state_reader,
+        sample_producer,
+        stale_after,
+        counters.clone(),
+        Some(publisher_thread.thread().clone()),
+    )?;
+    let banner = format!(
+        "signorini: controlling {} ({} joints) from {} at {} Hz; state from {}{}; torques on {}",
+        setup.robot.name,
+        n,
+        setup.robot.origin,
+        config.rate_hz.get(),
+        topics.joint_states,
+        if odometry.is_some() { format!(" and {}", topics.odometry) } else { String::new() },
+        commands_topic
+    );
+    let names = setup.joint_names.clone();
+    let topic = topics.joint_states.to_string();
+    let loop_io = LoopIo { shutdown, counters: counters.clone(), report_writer, report_reader, diagnostics_pub };
+    serve(node, setup, job, publisher_thread, loop_io, banner, move || {
+        tokio::spawn(consume_states(joint_states, odometry, state_writer, names, counters, topic));
+    })
+}
+
+/// One WrenchStamped publisher per link of `layout`, on `<prefix>/<link>`.
+fn wrench_publishers(
+    node: &mut r2r::Node,
+    prefix: &str,
+    layout: &OutputLayout,
+    qos: &crate::config::QosOverrides,
+) -> Result<Vec<r2r::Publisher<WrenchStamped>>, NodeError> {
+    layout
+        .links
+        .iter()
+        .map(|(link, _)| {
+            let topic = format!("{prefix}/{}", topic_token(link));
+            node.create_publisher::<WrenchStamped>(&topic, profile(qos.joint_states.over(Qos::PUBLISHER)))
+                .map_err(ros(format!("creating the publisher on {topic}")))
+        })
+        .collect()
+}
+
+/// The publishing thread, running `publish`.
+fn spawn_publisher(publish: impl FnOnce() + Send + 'static) -> Result<std::thread::JoinHandle<()>, NodeError> {
+    std::thread::Builder::new()
+        .name("signorini-pub".into())
+        .spawn(publish)
+        .map_err(|e| NodeError::Thread(format!("starting the publisher thread: {e}")))
+}
+
+/// The exchanges every mode's loop has with the node.
+struct LoopIo {
+    shutdown: Arc<AtomicBool>,
+    counters: Arc<Counters>,
+    report_writer: MailboxWriter<LoopReport>,
+    report_reader: MailboxReader<LoopReport>,
+    diagnostics_pub: r2r::Publisher<DiagnosticArray>,
+}
+
+/// Runs `job` in the real-time loop next to the ROS spinner, the publisher thread and the
+/// async tasks `tasks` spawns (with /diagnostics), until SIGINT or SIGTERM.
+fn serve<J: Job + Send + 'static>(
+    node: r2r::Node,
+    setup: &Setup,
+    job: J,
+    publisher_thread: std::thread::JoinHandle<()>,
+    io: LoopIo,
+    banner: String,
+    tasks: impl FnOnce(),
+) -> Result<NodeSummary, NodeError> {
+    let config = &setup.config;
+    let LoopIo { shutdown, counters, report_writer, report_reader, diagnostics_pub } = io;
     let mut settings = LoopSettings::at_rate("signorini-loop", config.rate_hz.get());
     // One loop report per diagnostics message: each window is published exactly once.
     settings.report_interval = Duration::from_secs_f64(1.0 / config.diagnostics.rate_hz.get());
@@ -253,26 +379,14 @@ pub fn run(options: NodeOptions) -> Result<NodeSummary, NodeError> {
             })
             .map_err(|e| NodeError::Thread(format!("starting the spin thread: {e}")))?
     };
-
-    println!(
-        "signorini: {} ({} joints) from {} at {} Hz; publishing {}, {}, {}; effort commands on {}",
-        setup.robot.name,
-        n,
-        setup.robot.origin,
-        config.rate_hz.get(),
-        topics.clock,
-        topics.joint_states,
-        topics.diagnostics,
-        commands_topic
-    );
+    println!("{banner}");
 
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| NodeError::Thread(format!("starting the async runtime: {e}")))?;
     let outcome = runtime.block_on(async {
-        tokio::spawn(consume_commands(commands, command_writer, n, counters.clone(), commands_topic.to_string()));
-        tokio::spawn(serve_simulation(reset_service, pause_service, steps, requests));
+        tasks();
         let reporter =
             report_diagnostics(report_reader, counters.clone(), diagnostics_pub, config.diagnostics.status_line);
         tokio::spawn(reporter);
@@ -290,7 +404,7 @@ pub fn run(options: NodeOptions) -> Result<NodeSummary, NodeError> {
 }
 
 /// Waits for SIGINT or SIGTERM; fails if the loop thread ends by itself.
-async fn wait_for_stop(loop_thread: &LoopThread<SimJob>) -> Result<(), NodeError> {
+async fn wait_for_stop<J: Job + 'static>(loop_thread: &LoopThread<J>) -> Result<(), NodeError> {
     use tokio::signal::unix::{SignalKind, signal};
     let mut sigterm =
         signal(SignalKind::terminate()).map_err(|e| NodeError::Thread(format!("SIGTERM handler: {e}")))?;
@@ -371,6 +485,100 @@ async fn serve_simulation(
                 }
             }
             else => return,
+        }
+    }
+}
+
+/// Turns /joint_states (by joint name: any order, extra joints ignored) and, for a
+/// floating base, its odometry into the measured state of the configured joints for the
+/// loop. With a floating base a JointState waits for the odometry of the same stamp (a
+/// state whose base and joints are from different instants puts the feet where they are
+/// not). A JointState missing a configured joint, without velocities, or with a NaN or an
+/// infinity is rejected, counted and logged at most once per second; the loop's watchdog
+/// then sees no fresh state.
+async fn consume_states(
+    mut joint_states: impl futures::Stream<Item = JointState> + Unpin,
+    mut odometry: Option<impl futures::Stream<Item = Odometry> + Unpin>,
+    mut writer: MailboxWriter<MeasuredState>,
+    names: Vec<String>,
+    counters: Arc<Counters>,
+    topic: String,
+) {
+    let floating = odometry.is_some();
+    // Recent base odometry by stamp, and a JointState waiting for its base.
+    let mut bases: std::collections::VecDeque<(u64, BaseOdometry)> = std::collections::VecDeque::with_capacity(64);
+    let mut pending: Option<JointState> = None;
+    let mut index = vec![0usize; names.len()];
+    let mut last_log: Option<Instant> = None;
+    let stamp = |h: &r2r::std_msgs::msg::Header| h.stamp.sec as u64 * 1_000_000_000 + h.stamp.nanosec as u64;
+    loop {
+        let msg = tokio::select! {
+            Some(o) = async { match odometry.as_mut() { Some(s) => s.next().await, None => None } } => {
+                let (p, t) = (&o.pose.pose, &o.twist.twist);
+                let b = BaseOdometry {
+                    position: [p.position.x, p.position.y, p.position.z],
+                    orientation: [p.orientation.x, p.orientation.y, p.orientation.z, p.orientation.w],
+                    linear: [t.linear.x, t.linear.y, t.linear.z],
+                    angular: [t.angular.x, t.angular.y, t.angular.z],
+                };
+                if b.position.iter().chain(&b.orientation).chain(&b.linear).chain(&b.angular).all(|x| x.is_finite()) {
+                    if bases.len() == bases.capacity() {
+                        bases.pop_front();
+                    }
+                    bases.push_back((stamp(&o.header), b));
+                }
+                match pending.take() {
+                    Some(m) => m,
+                    None => continue,
+                }
+            }
+            Some(m) = joint_states.next() => m,
+            else => return,
+        };
+        let t = stamp(&msg.header);
+        let base = match floating {
+            false => None,
+            true => match bases.iter().rev().find(|(s, _)| *s == t) {
+                Some((_, b)) => Some(*b),
+                None => {
+                    pending = Some(msg); // its base has not come yet
+                    continue;
+                }
+            },
+        };
+        let problem = (|| {
+            for (slot, name) in index.iter_mut().zip(&names) {
+                *slot = msg.name.iter().position(|n| n == name).ok_or_else(|| format!("no joint `{name}`"))?;
+            }
+            if msg.position.len() != msg.name.len() || msg.velocity.len() != msg.name.len() {
+                return Err(format!(
+                    "{} names, {} positions, {} velocities",
+                    msg.name.len(),
+                    msg.position.len(),
+                    msg.velocity.len()
+                ));
+            }
+            match index.iter().find(|&&i| !(msg.position[i].is_finite() && msg.velocity[i].is_finite())) {
+                Some(&i) => Err(format!("joint `{}` is not finite", msg.name[i])),
+                None => Ok(()),
+            }
+        })();
+        match problem {
+            Ok(()) => writer.write_with(|s| {
+                s.time_ns = t;
+                for (k, &i) in index.iter().enumerate() {
+                    s.position[k] = msg.position[i];
+                    s.velocity[k] = msg.velocity[i];
+                }
+                s.base = base;
+            }),
+            Err(why) => {
+                Counters::bump(&counters.states_rejected);
+                if last_log.is_none_or(|t| t.elapsed() >= Duration::from_secs(1)) {
+                    r2r::log_warn!(NODE_NAME, "{}: state rejected: {}", topic, why);
+                    last_log = Some(Instant::now());
+                }
+            }
         }
     }
 }

@@ -16,10 +16,10 @@ use r2r::geometry_msgs::msg::WrenchStamped;
 use r2r::nav_msgs::msg::Odometry;
 use r2r::rosgraph_msgs::msg::Clock;
 use r2r::sensor_msgs::msg::JointState;
-use r2r::std_msgs::msg::Header;
+use r2r::std_msgs::msg::{Float64MultiArray, Header};
 
 use crate::runtime::{Counters, SampleConsumer};
-use crate::sim::Outputs;
+use crate::sim::{Outputs, Wrench};
 
 /// ROS time from nanoseconds of simulation time.
 pub fn ros_time(ns: u64) -> Time {
@@ -95,23 +95,10 @@ impl StatePublisher {
         }
     }
 
-    /// Drains `samples` until `shutdown` is set and nothing is left, parking between
-    /// wake-ups (at most 10 ms, so a missed wake-up only delays).
-    pub fn run(self, mut samples: SampleConsumer<Outputs>, shutdown: Arc<AtomicBool>, counters: Arc<Counters>) {
+    /// Publishes every sample until `shutdown` (see [`drain`]).
+    pub fn run(self, samples: SampleConsumer<Outputs>, shutdown: Arc<AtomicBool>, counters: Arc<Counters>) {
         let mut native = self.native_messages();
-        loop {
-            while samples.pop_with(|s| match self.publish(&mut native, s) {
-                Ok(()) => {
-                    Counters::bump(&counters.samples_published);
-                    counters.last_published_sim_time_ns.store(s.time_ns, Ordering::Relaxed);
-                }
-                Err(_) => Counters::bump(&counters.publish_errors),
-            }) {}
-            if shutdown.load(Ordering::Relaxed) && samples.is_empty() {
-                return;
-            }
-            std::thread::park_timeout(Duration::from_millis(10));
-        }
+        drain(samples, &shutdown, &counters, |s| self.publish(&mut native, s));
     }
 
     /// /clock first (a sim-time subscriber sees the time before the state stamped with it).
@@ -142,15 +129,81 @@ impl StatePublisher {
             (a.x, a.y, a.z) = (base.angular[0], base.angular[1], base.angular[2]);
             publisher.publish_native(msg)?;
         }
-        for (publisher, w) in self.wrenches.iter().zip(&s.wrenches) {
-            let msg = &mut *native.wrench;
-            msg.header.stamp.sec = t.sec;
-            msg.header.stamp.nanosec = t.nanosec;
-            let (f, m) = (&mut msg.wrench.force, &mut msg.wrench.torque);
-            (f.x, f.y, f.z) = (w.force[0], w.force[1], w.force[2]);
-            (m.x, m.y, m.z) = (w.torque[0], w.torque[1], w.torque[2]);
-            publisher.publish_native(&mut native.wrench)?;
+        publish_wrenches(&self.wrenches, &mut native.wrench, &t, &s.wrenches)
+    }
+}
+
+/// Drains `samples` through `publish` until `shutdown` is set and nothing is left,
+/// parking between wake-ups (at most 10 ms, so a missed wake-up only delays); counts
+/// what was published and what failed.
+fn drain(
+    mut samples: SampleConsumer<Outputs>,
+    shutdown: &AtomicBool,
+    counters: &Counters,
+    mut publish: impl FnMut(&Outputs) -> r2r::Result<()>,
+) {
+    loop {
+        while samples.pop_with(|s| match publish(s) {
+            Ok(()) => {
+                Counters::bump(&counters.samples_published);
+                counters.last_published_sim_time_ns.store(s.time_ns, Ordering::Relaxed);
+            }
+            Err(_) => Counters::bump(&counters.publish_errors),
+        }) {}
+        if shutdown.load(Ordering::Relaxed) && samples.is_empty() {
+            return;
         }
-        Ok(())
+        std::thread::park_timeout(Duration::from_millis(10));
+    }
+}
+
+/// One WrenchStamped per link, stamped `t`, through the reusable native message `msg`.
+fn publish_wrenches(
+    publishers: &[r2r::Publisher<WrenchStamped>],
+    msg: &mut NativeMsg<WrenchStamped>,
+    t: &Time,
+    wrenches: &[Wrench],
+) -> r2r::Result<()> {
+    for (publisher, w) in publishers.iter().zip(wrenches) {
+        let m = &mut **msg;
+        m.header.stamp.sec = t.sec;
+        m.header.stamp.nanosec = t.nanosec;
+        let (f, tq) = (&mut m.wrench.force, &mut m.wrench.torque);
+        (f.x, f.y, f.z) = (w.force[0], w.force[1], w.force[2]);
+        (tq.x, tq.y, tq.z) = (w.torque[0], w.torque[1], w.torque[2]);
+        publisher.publish_native(msg)?;
+    }
+    Ok(())
+}
+
+/// `mode: control`: the torques on the commands topic (std_msgs/Float64MultiArray, the
+/// configured joints' order) and the predicted contact wrench of each link.
+pub struct CommandPublisher {
+    commands: r2r::Publisher<Float64MultiArray>,
+    n: usize,
+    wrenches: Vec<r2r::Publisher<WrenchStamped>>,
+}
+
+impl CommandPublisher {
+    /// Publishers of `n` joints' commands and of the links' predicted wrenches.
+    pub fn new(
+        commands: r2r::Publisher<Float64MultiArray>,
+        n: usize,
+        wrenches: Vec<r2r::Publisher<WrenchStamped>>,
+    ) -> Self {
+        Self { commands, n, wrenches }
+    }
+
+    /// Publishes every sample until `shutdown` (see [`drain`]).
+    pub fn run(self, samples: SampleConsumer<Outputs>, shutdown: Arc<AtomicBool>, counters: Arc<Counters>) {
+        let mut command =
+            NativeMsg::<Float64MultiArray>::from(&Float64MultiArray { data: vec![0.0; self.n], ..Default::default() });
+        let world = Header { frame_id: "world".into(), ..Default::default() };
+        let mut wrench = NativeMsg::<WrenchStamped>::from(&WrenchStamped { header: world, ..Default::default() });
+        drain(samples, &shutdown, &counters, |s| {
+            fill(command.data.data, command.data.size, &s.effort);
+            self.commands.publish_native(&mut command)?;
+            publish_wrenches(&self.wrenches, &mut wrench, &ros_time(s.time_ns), &s.wrenches)
+        });
     }
 }

@@ -24,6 +24,8 @@ pub struct Counters {
     pub publish_errors: AtomicU64,
     /// Simulation time of the last published sample (ns), for stamping diagnostics.
     pub last_published_sim_time_ns: AtomicU64,
+    /// Measured states refused (`mode: control`): a configured joint missing, NaN.
+    pub states_rejected: AtomicU64,
     /// Simulator steps whose contact solve missed its tolerance.
     pub steps_not_converged: AtomicU64,
     /// Times the simulated state stopped being finite and was reset to the initial one.
@@ -53,6 +55,8 @@ pub struct CounterSnapshot {
     pub samples_published: u64,
     /// See [`Counters::publish_errors`].
     pub publish_errors: u64,
+    /// See [`Counters::states_rejected`].
+    pub states_rejected: u64,
     /// See [`Counters::steps_not_converged`].
     pub steps_not_converged: u64,
     /// See [`Counters::sim_resets`].
@@ -102,6 +106,7 @@ impl Counters {
             samples_dropped: get(&self.samples_dropped),
             samples_published: get(&self.samples_published),
             publish_errors: get(&self.publish_errors),
+            states_rejected: get(&self.states_rejected),
             steps_not_converged: get(&self.steps_not_converged),
             sim_resets: get(&self.sim_resets),
             last_contacts: get(&self.last_contacts),

@@ -47,6 +47,10 @@ pub fn status(report: &LoopReport, now: &CounterSnapshot, before: &CounterSnapsh
     if dropped > 0 {
         problems.push(format!("{dropped} samples dropped"));
     }
+    let states = now.states_rejected - before.states_rejected;
+    if states > 0 {
+        problems.push(format!("{states} measured states rejected"));
+    }
     let unconverged = now.steps_not_converged - before.steps_not_converged;
     if unconverged > 0 {
         problems.push(format!("{unconverged} steps' contact solves missed the tolerance"));
@@ -98,6 +102,7 @@ pub fn status(report: &LoopReport, now: &CounterSnapshot, before: &CounterSnapsh
         ("solver_iterations", now.last_iterations.to_string()),
         ("steps_not_converged_total", now.steps_not_converged.to_string()),
         ("sim_resets_total", now.sim_resets.to_string()),
+        ("states_rejected_total", now.states_rejected.to_string()),
     ];
     Status { level, message, values }
 }

@@ -3,6 +3,7 @@
 use std::time::Duration;
 
 use super::clock::MonotonicTime;
+use super::counters::Counters;
 
 /// How fresh an input is.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -41,6 +42,26 @@ impl Watchdog {
         }
         self.state = next;
         next
+    }
+
+    /// [`Watchdog::check`], reported to `counters`: a fall into staleness counted under
+    /// `commands_stale_events` and the freshness kept for /diagnostics (the loop's input:
+    /// the effort command, or the measured state in `mode: control`).
+    pub fn check_counted(
+        &mut self,
+        last_received: Option<MonotonicTime>,
+        now: MonotonicTime,
+        counters: &Counters,
+    ) -> Freshness {
+        let before = (self.stale_events, self.state);
+        let freshness = self.check(last_received, now);
+        if self.stale_events > before.0 {
+            Counters::bump(&counters.commands_stale_events);
+        }
+        if freshness != before.1 {
+            counters.set_command_freshness(freshness);
+        }
+        freshness
     }
 
     /// The state at the last check.

@@ -146,14 +146,7 @@ impl SimJob {
     fn effort(&mut self, tick: &Tick) {
         let command = self.commands.latest();
         let received = (command.sequence > 0).then_some(command.stamp);
-        let before = (self.watchdog.stale_events(), self.watchdog.state());
-        let freshness = self.watchdog.check(received, tick.wake);
-        if self.watchdog.stale_events() > before.0 {
-            Counters::bump(&self.counters.commands_stale_events);
-        }
-        if freshness != before.1 {
-            self.counters.set_command_freshness(freshness);
-        }
+        let freshness = self.watchdog.check_counted(received, tick.wake, &self.counters);
         let Some(r) = self.world.robot.as_ref() else { return };
         match freshness {
             // The I/O side only publishes commands of the right length.

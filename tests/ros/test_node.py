@@ -360,3 +360,60 @@ def test_pause_step_and_reset_the_simulation(ros, quadruped_node):
         wait_until(lambda: len(clock_after.snapshot()) > 100, 5.0, "/clock flowing again after resuming")
     finally:
         ros.destroy_subscription(clock_after.sub)
+
+
+def test_sim_and_controller_as_two_processes(ros, quadruped_node, tmp_path):
+    """mode: control next to mode: sim over ROS: the controller reads /joint_states and
+    /odom, sends its torques on the sim's command topic and the quadruped stands on them;
+    its predicted contact wrenches agree with the simulated ones (5 % of the weight, per
+    foot). The controller runs as a second node (`__node` remapped) next to the module's
+    simulator."""
+    model = pinocchio.buildModelFromUrdf(str(ROOT / "urdf" / "quadruped.urdf"), pinocchio.JointModelFreeFlyer())
+    weight = pinocchio.computeTotalMass(model) * 9.81
+    text = (ROOT / "config" / "quadruped.yaml").read_text()
+    text = text.replace("mode: sim", "mode: control").replace("urdf: ../urdf/", f"urdf: {ROOT}/urdf/")
+    control_config = tmp_path / "control.yaml"
+    control_config.write_text(text)
+    feet = ["lf_foot", "lh_foot", "rf_foot", "rh_foot"]
+    sim = quadruped_node
+    controller = NodeProcess("node", "--config", str(control_config), "--ros-args", "-r", "__node:=signorini_controller")
+    odom = Recorder(ros, Odometry, "/odom", lambda m: m.pose.pose.position.z)
+    commands = Recorder(ros, Float64MultiArray, "/effort_controller/commands", lambda m: list(m.data))
+    simulated = {f: Recorder(ros, WrenchStamped, f"/signorini/contact_wrenches/{f}",
+                             lambda m: (stamp_ns(m.header.stamp), m.wrench.force.z)) for f in feet}
+    predicted = {f: Recorder(ros, WrenchStamped, f"/signorini_controller/predicted_contact_wrenches/{f}",
+                             lambda m: (stamp_ns(m.header.stamp), m.wrench.force.z)) for f in feet}
+    recorders = [odom, commands, *simulated.values(), *predicted.values()]
+    try:
+        controller.wait_for_line("signorini: controlling quadruped")
+        wait_until(lambda: commands.snapshot(), 20.0, "the controller's first command")
+        time.sleep(2.0)
+        for r in recorders:
+            r.clear()
+        time.sleep(2.0)
+        heights = [z for _, z in odom.snapshot()]
+        sent = [c for _, c in commands.snapshot()]
+        sims = [dict(r.snapshot() and [v for _, v in r.snapshot()]) for r in simulated.values()]
+        preds = [dict(r.snapshot() and [v for _, v in r.snapshot()]) for r in predicted.values()]
+        assert sim.alive() and controller.alive()
+    finally:
+        for r in recorders:
+            ros.destroy_subscription(r.sub)
+        controller.stop()
+        sim.stop()
+
+    # rclpy records a share of 1 kHz with ten subscriptions on two shared cores.
+    assert len(sent) > 100, f"{len(sent)} commands in 2 s"
+    assert all(len(c) == 12 and all(math.isfinite(x) for x in c) for c in sent)
+    assert any(any(abs(x) > 0.1 for x in c) for c in sent), "the controller commands torques"
+    assert len(heights) > 100 and all(0.37 < z < 0.40 for z in heights), (min(heights), max(heights))
+    # The controller predicts from the state at sim time t the step to t + Δt: compare its
+    # prediction stamped t (the state's stamp) with the simulated wrench stamped t + Δt.
+    compared = 0
+    for foot, sim_f, pred_f in zip(feet, sims, preds):
+        for stamp, f in pred_f.items():
+            if stamp + 1_000_000 in sim_f:
+                assert abs(f - sim_f[stamp + 1_000_000]) < 0.05 * weight, (foot, stamp, f, sim_f[stamp + 1_000_000])
+                compared += 1
+    print(f"{compared} predictions compared with the simulated step")
+    assert compared > 100, f"{compared} predictions matched to a simulated step"
