@@ -157,7 +157,7 @@ impl Job for ControlJob {
             }
             let (q, v, q_des, zeros) = (&self.q, &self.v, &self.q_des, &self.zeros);
             tau_ok = self.controller.tick(&self.model, q, v, q_des, zeros, zeros, self.dt).is_ok();
-            if !tau_ok {
+            if !tau_ok || !self.controller.inverse_dynamics().result().converged {
                 Counters::bump(&self.counters.steps_not_converged);
             }
         }

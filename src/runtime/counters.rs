@@ -26,7 +26,8 @@ pub struct Counters {
     pub last_published_sim_time_ns: AtomicU64,
     /// Measured states refused (`mode: control`): a configured joint missing, NaN.
     pub states_rejected: AtomicU64,
-    /// Simulator steps whose contact solve missed its tolerance.
+    /// Contact solves that missed their tolerance: a simulator step's, or the controller's
+    /// inverse dynamics (a tick the controller refused counts too).
     pub steps_not_converged: AtomicU64,
     /// Times the simulated state stopped being finite and was reset to the initial one.
     pub sim_resets: AtomicU64,

@@ -53,7 +53,7 @@ pub fn status(report: &LoopReport, now: &CounterSnapshot, before: &CounterSnapsh
     }
     let unconverged = now.steps_not_converged - before.steps_not_converged;
     if unconverged > 0 {
-        problems.push(format!("{unconverged} steps' contact solves missed the tolerance"));
+        problems.push(format!("{unconverged} contact solves missed the tolerance"));
     }
     let resets = now.sim_resets - before.sim_resets;
     if resets > 0 {
