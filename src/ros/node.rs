@@ -173,9 +173,8 @@ fn run_sim(mut node: r2r::Node, setup: &Setup) -> Result<NodeSummary, NodeError>
     let joint_state_pub = node
         .create_publisher::<JointState>(&topics.joint_states, profile(qos.joint_states.over(Qos::PUBLISHER)))
         .map_err(ros(format!("creating the publisher on {}", topics.joint_states)))?;
-    let diagnostics_pub = node
-        .create_publisher::<DiagnosticArray>(&topics.diagnostics, profile(qos.diagnostics.over(Qos::PUBLISHER)))
-        .map_err(ros(format!("creating the publisher on {}", topics.diagnostics)))?;
+    let io = LoopIo::new(&mut node, setup)?;
+    let (shutdown, counters) = (io.shutdown.clone(), io.counters.clone());
     let commands_topic = config.commands_topic();
     let commands = node
         .subscribe::<Float64MultiArray>(&commands_topic, profile(qos.commands.over(Qos::SUBSCRIPTION)))
@@ -190,13 +189,10 @@ fn run_sim(mut node: r2r::Node, setup: &Setup) -> Result<NodeSummary, NodeError>
     let steps = node.subscribe::<UInt32>("~/step", r2r::QosProfile::default()).map_err(ros("subscribing to ~/step"))?;
 
     // Exchanges with the loop.
-    let shutdown = Arc::new(AtomicBool::new(false));
-    let counters = Arc::new(Counters::default());
     let (command_writer, command_reader) = mailbox(EffortCommand { effort: vec![0.0; n] });
     let world = setup.sim_world()?;
     let layout = OutputLayout::new(setup, &world);
     let (sample_producer, sample_consumer) = sample_ring(SAMPLE_RING_CAPACITY, &layout.outputs());
-    let (report_writer, report_reader) = mailbox(LoopReport::default());
 
     // The sample's extra topics: odometry of a floating base, a wrench per link.
     let odometry = match &layout.base_link {
@@ -235,8 +231,7 @@ fn run_sim(mut node: r2r::Node, setup: &Setup) -> Result<NodeSummary, NodeError>
         topics.diagnostics,
         commands_topic
     );
-    let loop_io = LoopIo { shutdown, counters: counters.clone(), report_writer, report_reader, diagnostics_pub };
-    serve(node, setup, job, publisher_thread, loop_io, banner, move || {
+    serve(node, setup, job, publisher_thread, io, banner, move || {
         tokio::spawn(consume_commands(commands, command_writer, n, counters, commands_topic.to_string()));
         tokio::spawn(serve_simulation(reset_service, pause_service, steps, requests));
     })
@@ -249,9 +244,8 @@ fn run_control(mut node: r2r::Node, setup: &Setup) -> Result<NodeSummary, NodeEr
     let n = setup.joint_names.len();
     let qos = &config.qos;
     let topics = &config.topics;
-    let diagnostics_pub = node
-        .create_publisher::<DiagnosticArray>(&topics.diagnostics, profile(qos.diagnostics.over(Qos::PUBLISHER)))
-        .map_err(ros(format!("creating the publisher on {}", topics.diagnostics)))?;
+    let io = LoopIo::new(&mut node, setup)?;
+    let (shutdown, counters) = (io.shutdown.clone(), io.counters.clone());
     let joint_states = node
         .subscribe::<JointState>(&topics.joint_states, profile(qos.joint_states.over(Qos::SUBSCRIPTION)))
         .map_err(ros(format!("subscribing to {}", topics.joint_states)))?;
@@ -267,13 +261,10 @@ fn run_control(mut node: r2r::Node, setup: &Setup) -> Result<NodeSummary, NodeEr
         .create_publisher::<Float64MultiArray>(&commands_topic, profile(qos.commands.over(Qos::PUBLISHER)))
         .map_err(ros(format!("creating the publisher on {commands_topic}")))?;
 
-    let shutdown = Arc::new(AtomicBool::new(false));
-    let counters = Arc::new(Counters::default());
     let empty = MeasuredState { time_ns: 0, position: vec![0.0; n], velocity: vec![0.0; n], base: None };
     let (state_writer, state_reader) = mailbox(empty);
     let layout = OutputLayout::of_objects(setup, setup.collision_world()?.objects(), Vec::new());
     let (sample_producer, sample_consumer) = sample_ring(SAMPLE_RING_CAPACITY, &layout.outputs());
-    let (report_writer, report_reader) = mailbox(LoopReport::default());
     let wrenches = wrench_publishers(&mut node, "~/predicted_contact_wrenches", &layout, qos)?;
     let publisher = CommandPublisher::new(commands_pub, n, wrenches);
     let (shutdown_, counters_) = (shutdown.clone(), counters.clone());
@@ -299,8 +290,7 @@ fn run_control(mut node: r2r::Node, setup: &Setup) -> Result<NodeSummary, NodeEr
     );
     let names = setup.joint_names.clone();
     let topic = topics.joint_states.to_string();
-    let loop_io = LoopIo { shutdown, counters: counters.clone(), report_writer, report_reader, diagnostics_pub };
-    serve(node, setup, job, publisher_thread, loop_io, banner, move || {
+    serve(node, setup, job, publisher_thread, io, banner, move || {
         tokio::spawn(consume_states(joint_states, odometry, state_writer, names, counters, topic));
     })
 }
@@ -338,6 +328,19 @@ struct LoopIo {
     report_writer: MailboxWriter<LoopReport>,
     report_reader: MailboxReader<LoopReport>,
     diagnostics_pub: r2r::Publisher<DiagnosticArray>,
+}
+
+impl LoopIo {
+    /// The shutdown flag, the counters, the loop-report mailbox and /diagnostics.
+    fn new(node: &mut r2r::Node, setup: &Setup) -> Result<Self, NodeError> {
+        let (topic, qos) = (&setup.config.topics.diagnostics, &setup.config.qos.diagnostics);
+        let diagnostics_pub = node
+            .create_publisher::<DiagnosticArray>(topic, profile(qos.over(Qos::PUBLISHER)))
+            .map_err(ros(format!("creating the publisher on {topic}")))?;
+        let (report_writer, report_reader) = mailbox(LoopReport::default());
+        let (shutdown, counters) = (Arc::new(AtomicBool::new(false)), Arc::new(Counters::default()));
+        Ok(Self { shutdown, counters, report_writer, report_reader, diagnostics_pub })
+    }
 }
 
 /// Runs `job` in the real-time loop next to the ROS spinner, the publisher thread and the
