@@ -2,8 +2,7 @@
 // kinematics it needs, on the state written by scripts/bench_control.py (the state at which
 // examples/control_timing.rs times signorini's control tick). One call =
 // computeJointJacobians + each contact's calc + contactInverseDynamics, started from the
-// same impulses every call. Same timing method as pinocchio_dynamics.cpp: a batch calibrated
-// to ~2 ms, the median per-call time over ROUNDS batches.
+// same impulses every call. Timing: timing.hpp.
 //
 //   pinocchio_contact_id MODEL_TEXT SCENE ROUNDS        -> "contact_id US ITERATIONS"
 //   pinocchio_contact_id MODEL_TEXT SCENE 0 CALLS       (no timing: for callgrind)
@@ -18,37 +17,14 @@
 #include <string>
 #include <vector>
 
+#include "timing.hpp"
+
 #include <pinocchio/multibody.hpp>
 #include <pinocchio/serialization.hpp>
 #include <pinocchio/constraints.hpp>
 #include <pinocchio/algorithm/contact-inverse-dynamics.hpp>
 #include <pinocchio/algorithm/jacobian.hpp>
 #include <pinocchio/algorithm/kinematics.hpp>
-
-using Clock = std::chrono::steady_clock;
-
-template<class F>
-double median_us(F && f, int rounds)
-{
-  int calls = 16;
-  for (;;)
-  {
-    auto t0 = Clock::now();
-    for (int i = 0; i < calls; ++i) f();
-    double ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-    if (ms > 2.0 || calls > (1 << 24)) break;
-    calls *= 2;
-  }
-  std::vector<double> per_call;
-  for (int r = 0; r < rounds; ++r)
-  {
-    auto t0 = Clock::now();
-    for (int i = 0; i < calls; ++i) f();
-    per_call.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / calls);
-  }
-  std::sort(per_call.begin(), per_call.end());
-  return per_call[per_call.size() / 2];
-}
 
 int main(int argc, char ** argv)
 {
@@ -126,6 +102,6 @@ int main(int argc, char ** argv)
     for (int i = 0; i < calls; ++i) once();
     return 0;
   }
-  std::printf("contact_id %.5f %d\n", median_us(once, rounds), iterations);
+  std::printf("contact_id %.5f %d\n", median_us([&](int) { once(); }, 1, rounds), iterations);
   return 0;
 }
