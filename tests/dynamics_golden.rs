@@ -202,6 +202,11 @@ fn run(name: &str) {
             dynamics::point_jacobian(&model, &data, p.joint, &point, &mut jp);
             let got: Vec<f64> = jp.transpose().iter().copied().collect();
             c("point jacobian", &got, &flat(&p.j));
+            // ṗ without forming J, against Pinocchio's J·v.
+            let want: Vec<f64> = p.j.iter().map(|row| row.iter().zip(&s.v).map(|(a, b)| a * b).sum()).collect();
+            let mut twists = vec![signorini::spatial::Motion::default(); model.njoints()];
+            dynamics::world_velocities(&model, &data, &s.v, &mut twists);
+            c("point velocity", twists[p.joint].velocity_at(&point).as_slice(), &want);
         }
 
         let dv: Vec<f64> = s.v.iter().map(|x| x * s.dt).collect();

@@ -19,18 +19,44 @@
 //! ```
 //!
 //! A small joint weight lets the joints absorb the constraint and the base follow its
-//! reference (the legs of a standing quadruped follow its body). Inverse dynamics
+//! reference (the legs of a standing quadruped follow its body).
+//!
+//! Only the contacts that can carry load enter the contact problem: the stance contacts
+//! and those the reference closes within the step (φ + Δt·c_N < 0, at v₀, at v when the
+//! contact has restitution, and at v_ref). The others separate (c_N > 0), where
+//! Algorithm 2's impulse is zero whatever the reference; solo12's convex-hull feet report
+//! three or four points each within the detection margin, of which one is loaded. A
+//! contact that the projected reference would close although v₀ did not joins the
+//! stance, and the projection is redone, so that no contact of the problem is asked to
+//! meet a penetrating reference (which a rigid contact could only meet with an unbounded
+//! impulse). Inverse dynamics
 //! ([`super::inverse_dynamics`], with the floating base's least squares) then gives τ and
 //! the impulses; τ is clamped to the effort limits. Nothing allocates after construction.
 
-use crate::collision::{CollisionWorld, Contact, ContactBuffer};
-use crate::contact::dense::{self, Cholesky};
+use crate::collision::{CollisionWorld, Contact, ContactBuffer, Owner};
+use crate::contact::dense::Cholesky;
 use crate::contact::{ProblemError, ProblemSettings};
 use crate::dynamics;
 use crate::model::{Data, Model};
-use crate::spatial::Vec3;
+use crate::spatial::{Motion, Vec3};
 
 use super::inverse_dynamics::{InverseDynamics, InverseDynamicsSettings, check_inputs};
+
+/// Rounds of contact selection and stance projection: each promotes the contacts the
+/// projected reference closes; a stance cannot keep growing for long (every round adds
+/// at least one contact, most often none).
+const SELECTION_ROUNDS: usize = 4;
+
+/// Whether contact `c` closes within a step `dt` (φ + Δt·c_N < 0) when the robot's bodies
+/// move with `twists` ([`dynamics::world_velocities`]); robot–robot and robot–environment
+/// contacts.
+fn closes(c: &Contact, twists: &[Motion], dt: f64) -> bool {
+    let body = |owner: Owner| match owner {
+        Owner::Robot { joint } => twists[joint].velocity_at(&c.point),
+        _ => Vec3::zeros(),
+    };
+    c.distance + dt * c.normal().dot(&(body(c.body1) - body(c.body2))) < 0.0
+}
 
 /// Gains and the stance projection's settings.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -64,7 +90,21 @@ pub struct Controller {
     id: InverseDynamics,
     data: Data,
     collision: CollisionWorld,
+    /// Every contact detected this tick.
+    detected: ContactBuffer,
+    /// Those that can carry load: the contact problem's.
     contacts: ContactBuffer,
+    /// Per detected contact: made a stance contact because the projected reference
+    /// closes it.
+    promoted: Vec<bool>,
+    /// Per detected contact: in the stance of the last projection.
+    in_stance: Vec<bool>,
+    /// Per contact of the problem: its index among the detected ones.
+    source: Vec<usize>,
+    /// The bodies' world velocities under a reference (per joint).
+    twists: Vec<Motion>,
+    /// The same under the measured velocity.
+    twists_measured: Vec<Motion>,
     /// The stance contacts (indices into the tick's contacts).
     stance: Vec<usize>,
     chol: Cholesky,
@@ -76,6 +116,8 @@ pub struct Controller {
     /// The stance rows of J times W^{-1/2}.
     scaled: Vec<f64>,
     error: Vec<f64>,
+    /// The PD's reference velocity before the stance projection.
+    v0: Vec<f64>,
     v_ref: Vec<f64>,
     tau: Vec<f64>,
     dt: f64,
@@ -101,7 +143,13 @@ impl Controller {
             id: InverseDynamics::new(model, capacity, problem_settings, id_settings),
             data: Data::new(model),
             collision,
+            detected: ContactBuffer::with_capacity(capacity),
             contacts: ContactBuffer::with_capacity(capacity),
+            promoted: Vec::with_capacity(capacity),
+            in_stance: Vec::with_capacity(capacity),
+            source: Vec::with_capacity(capacity),
+            twists: vec![Motion::default(); model.njoints()],
+            twists_measured: vec![Motion::default(); model.njoints()],
             stance: Vec::with_capacity(capacity),
             chol: Cholesky::with_capacity(rows),
             a: Vec::with_capacity(rows * rows),
@@ -110,6 +158,7 @@ impl Controller {
             w_inv_sqrt: (0..nv).map(|k| if k < base { 1.0 } else { settings.joint_weight.sqrt().recip() }).collect(),
             scaled: Vec::with_capacity(rows * nv),
             error: vec![0.0; nv],
+            v0: vec![0.0; nv],
             v_ref: vec![0.0; nv],
             tau: vec![0.0; nv],
             dt: 0.0,
@@ -139,7 +188,7 @@ impl Controller {
         // Kinematics and contacts.
         dynamics::compute_joint_jacobians(model, &mut self.data, q);
         self.collision.update_robot(&self.data);
-        self.collision.detect(&mut self.contacts);
+        self.collision.detect(&mut self.detected);
 
         // v₀ = v + Δt (a_des + kp (q_des ⊖ q) + kd (v_des − v)).
         dynamics::difference(model, q, q_des, &mut self.error);
@@ -148,65 +197,24 @@ impl Controller {
             let (kp, kd) = if model.has_free_flyer() && k < 6 { (s.base_kp, s.base_kd) } else { (s.kp, s.kd) };
             self.v_ref[k] = v[k] + dt * (a_des[k] + kp * self.error[k] + kd * (v_des[k] - v[k]));
         }
+        self.v0.copy_from_slice(&self.v_ref);
 
-        // The contact rows, once: for v₀ here, solved below for the projected v_ref.
-        self.id.assemble_placed(model, &self.data, v, &self.v_ref, self.contacts.contacts(), dt)?;
-
-        // The stance contacts stay put: v_ref = v₀ + W⁻¹ J_Sᵀ μ. Those within the stance
-        // gap, and those v₀ would close within the step (c_N < 0: a touch-down, which a
-        // rigid contact could only meet with an unbounded impulse).
-        self.stance.clear();
-        let gap = self.settings.stance_gap;
-        let (_, problem) = self.id.rows();
-        self.stance.extend(
-            self.contacts
-                .contacts()
-                .iter()
-                .enumerate()
-                .filter(|&(i, c)| c.distance <= gap || problem.g()[3 * i + 2] < 0.0)
-                .map(|(i, _)| i),
-        );
-        if !self.stance.is_empty() {
-            let (j, problem) = self.id.rows();
-            let m = 3 * self.stance.len();
-            let row = |k: usize| 3 * self.stance[k / 3] + k % 3;
-            // A = J_S W^{-1/2} (rows contiguous), J_S W⁻¹ J_Sᵀ = A Aᵀ.
-            self.scaled.clear();
-            for r in 0..m {
-                let jr = &j[row(r) * nv..row(r) * nv + nv];
-                self.scaled.extend(jr.iter().zip(&self.w_inv_sqrt).map(|(a, b)| a * b));
-            }
-            self.a.clear();
-            self.a.resize(m * m, 0.0);
-            for r in 0..m {
-                for c in 0..=r {
-                    let x = dense::dot(&self.scaled[r * nv..r * nv + nv], &self.scaled[c * nv..c * nv + nv]);
-                    self.a[r * m + c] = x;
-                    self.a[c * m + r] = x;
-                }
-            }
-            let mean = (0..m).map(|r| self.a[r * m + r]).sum::<f64>() / m as f64;
-            for r in 0..m {
-                self.a[r * m + r] += 1e-10 * mean;
-            }
-            // −(J_S v₀ + γ_S), the gap term of an open stance contact included: the
-            // simulator closes a loaded contact's gap within the step, and a reference that
-            // held the point a hair above the ground would make it a separating contact
-            // (c_N = φ/Δt > 0) that carries nothing.
-            self.mu.clear();
-            self.mu.extend((0..m).map(|k| -problem.g()[row(k)]));
-            if self.chol.factor(&self.a, &self.zeros[..m], m).is_ok() {
-                self.chol.solve(&mut self.mu);
-                // v_ref += W^{-1/2} Aᵀ μ.
-                self.error.fill(0.0);
-                for (r, mu) in self.mu.iter().enumerate() {
-                    for (e, a) in self.error.iter_mut().zip(&self.scaled[r * nv..r * nv + nv]) {
-                        *e += a * mu;
-                    }
-                }
-                for ((vk, wk), ek) in self.v_ref.iter_mut().zip(&self.w_inv_sqrt).zip(&self.error) {
-                    *vk += wk * ek;
-                }
+        for flags in [&mut self.promoted, &mut self.in_stance] {
+            flags.clear();
+            flags.resize(self.detected.len(), false);
+        }
+        if self.detected.contacts().iter().any(|c| c.restitution > 0.0) {
+            dynamics::world_velocities(model, &self.data, v, &mut self.twists_measured);
+        }
+        for _ in 0..SELECTION_ROUNDS {
+            self.select_contacts(model);
+            // The contact rows, once per selection: for v₀ here, solved below for the
+            // projected v_ref.
+            self.id.assemble_placed(model, &self.data, v, &self.v0, self.contacts.contacts(), dt)?;
+            self.v_ref.copy_from_slice(&self.v0);
+            self.project_on_stance(nv);
+            if !self.promote_closing(model) {
+                break;
             }
         }
 
@@ -223,14 +231,120 @@ impl Controller {
         Ok(&self.tau)
     }
 
+    /// Fills `contacts` with the detected contacts that can carry load: within the stance
+    /// gap, promoted, or closed within the step at v₀ (or at the measured velocity, for a
+    /// contact with restitution: the problem's bias then depends on it).
+    fn select_contacts(&mut self, model: &Model) {
+        self.contacts.clear();
+        self.source.clear();
+        dynamics::world_velocities(model, &self.data, &self.v0, &mut self.twists);
+        for (i, (c, &promoted)) in self.detected.contacts().iter().zip(&self.promoted).enumerate() {
+            if c.distance <= self.settings.stance_gap
+                || promoted
+                || closes(c, &self.twists, self.dt)
+                || (c.restitution > 0.0 && closes(c, &self.twists_measured, self.dt))
+            {
+                self.contacts.push(*c);
+                self.source.push(i);
+            }
+        }
+    }
+
+    /// The stance contacts, and v_ref = v₀ + W⁻¹ J_Sᵀ μ keeping them still.
+    fn project_on_stance(&mut self, nv: usize) {
+        // Those within the stance gap, promoted, and those v₀ would close within the step
+        // (c_N < 0: a touch-down, which a rigid contact could only meet with an unbounded
+        // impulse).
+        self.stance.clear();
+        self.in_stance.fill(false);
+        let gap = self.settings.stance_gap;
+        let (_, problem) = self.id.rows();
+        for (i, c) in self.contacts.contacts().iter().enumerate() {
+            let d = self.source[i];
+            if c.distance <= gap || problem.g()[3 * i + 2] < 0.0 || self.promoted[d] {
+                self.stance.push(i);
+                self.in_stance[d] = true;
+            }
+        }
+        if self.stance.is_empty() {
+            return;
+        }
+        let (j, problem) = self.id.rows();
+        let m = 3 * self.stance.len();
+        let row = |k: usize| 3 * self.stance[k / 3] + k % 3;
+        // A = J_S W^{-1/2} (rows contiguous), J_S W⁻¹ J_Sᵀ = A Aᵀ.
+        self.scaled.clear();
+        for r in 0..m {
+            let jr = &j[row(r) * nv..row(r) * nv + nv];
+            self.scaled.extend(jr.iter().zip(&self.w_inv_sqrt).map(|(a, b)| a * b));
+        }
+        self.a.clear();
+        self.a.resize(m * m, 0.0);
+        for r in 0..m {
+            for c in 0..=r {
+                let x = dynamics::dot(&self.scaled[r * nv..r * nv + nv], &self.scaled[c * nv..c * nv + nv]);
+                self.a[r * m + c] = x;
+                self.a[c * m + r] = x;
+            }
+        }
+        let mean = (0..m).map(|r| self.a[r * m + r]).sum::<f64>() / m as f64;
+        for r in 0..m {
+            self.a[r * m + r] += 1e-10 * mean;
+        }
+        // −(J_S v₀ + γ_S), the gap term of an open stance contact included: the simulator
+        // closes a loaded contact's gap within the step, and a reference that held the
+        // point a hair above the ground would make it a separating contact (c_N = φ/Δt >
+        // 0) that carries nothing.
+        self.mu.clear();
+        self.mu.extend((0..m).map(|k| -problem.g()[row(k)]));
+        if self.chol.factor(&self.a, &self.zeros[..m], m).is_err() {
+            return;
+        }
+        self.chol.solve(&mut self.mu);
+        // v_ref += W^{-1/2} Aᵀ μ.
+        self.error.fill(0.0);
+        for (r, mu) in self.mu.iter().enumerate() {
+            for (e, a) in self.error.iter_mut().zip(&self.scaled[r * nv..r * nv + nv]) {
+                *e += a * mu;
+            }
+        }
+        for ((vk, wk), ek) in self.v_ref.iter_mut().zip(&self.w_inv_sqrt).zip(&self.error) {
+            *vk += wk * ek;
+        }
+    }
+
+    /// Promotes to the stance every detected contact outside it that v_ref closes within
+    /// the step; returns whether there was one (the selection and the projection are then
+    /// redone).
+    fn promote_closing(&mut self, model: &Model) -> bool {
+        let mut any = false;
+        dynamics::world_velocities(model, &self.data, &self.v_ref, &mut self.twists);
+        for ((c, promoted), &in_stance) in
+            self.detected.contacts().iter().zip(self.promoted.iter_mut()).zip(&self.in_stance)
+        {
+            if !in_stance && closes(c, &self.twists, self.dt) {
+                *promoted = true;
+                any = true;
+            }
+        }
+        any
+    }
+
     /// The torques of the last tick (nv).
     pub fn torques(&self) -> &[f64] {
         &self.tau
     }
 
-    /// The contacts of the last tick.
+    /// The contacts of the last tick that could carry load (in stance, or closing within
+    /// the step), in the order of [`Controller::predicted_force`] and of the inverse
+    /// dynamics' impulses; the other detected contacts separate and carry nothing.
     pub fn contacts(&self) -> &[Contact] {
         self.contacts.contacts()
+    }
+
+    /// Every contact detected at the last tick.
+    pub fn detected(&self) -> &[Contact] {
+        self.detected.contacts()
     }
 
     /// The force the environment applies to the robot at contact `i` of the last tick,

@@ -108,6 +108,25 @@ pub fn frame_jacobian(model: &Model, data: &Data, frame: usize, reference: Refer
     body_jacobian(model, data, f.parent_joint, &o_m_f, reference, out);
 }
 
+/// The spatial velocity of every joint's body under the generalized velocity `v`, in world
+/// coordinates at the world origin (`out[0]`, the universe, is zero), after
+/// [`compute_joint_jacobians`]: ν_i = ν_parent + Σ_k S_k v_k over the joint's dofs, with
+/// the world-frame subspaces S_k of `data.j`. The world velocity of a point p of body i
+/// is then `out[i].velocity_at(p)` (= J(p)·v without forming J).
+pub fn world_velocities(model: &Model, data: &Data, v: &[f64], out: &mut [Motion]) {
+    out[0] = Motion::default();
+    for i in 1..model.njoints() {
+        let mut m = out[model.parents[i]];
+        let iv = model.idx_v[i];
+        for k in iv..iv + model.joint_types[i].nv() {
+            let c = data.j.fixed_view::<6, 1>(0, k);
+            m.linear += Vec3::new(c[0], c[1], c[2]) * v[k];
+            m.angular += Vec3::new(c[3], c[4], c[5]) * v[k];
+        }
+        out[i] = m;
+    }
+}
+
 /// Jacobian (3 × nv) of the world velocity of the point `p_world` rigidly attached to
 /// joint `joint`'s body, after [`compute_joint_jacobians`]: `ṗ = J·q̇`.
 pub fn point_jacobian(model: &Model, data: &Data, joint: usize, p_world: &Vec3, out: &mut Matrix3xX<f64>) {

@@ -16,6 +16,7 @@ pub use configuration::{difference, integrate, normalize};
 pub use crba::{crba, crba_symmetric, mass_matrix_symmetric};
 pub use jacobian::{
     ReferenceFrame, body_jacobian, compute_joint_jacobians, frame_jacobian, joint_jacobian, point_jacobian,
+    world_velocities,
 };
 pub use kinematics::{
     forward_kinematics, forward_kinematics_acceleration, forward_kinematics_velocity, frame_velocity_local,

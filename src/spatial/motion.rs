@@ -31,6 +31,13 @@ impl Motion {
         }
     }
 
+    /// The velocity of the point `p` (coordinates in the motion's frame) of a body moving
+    /// with `self`: ν + ω × p.
+    #[inline]
+    pub fn velocity_at(&self, p: &Vec3) -> Vec3 {
+        self.linear + self.angular.cross(p)
+    }
+
     /// Power ⟨self, f⟩ (W).
     #[inline]
     pub fn dot(&self, f: &Force) -> f64 {
