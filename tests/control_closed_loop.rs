@@ -119,6 +119,14 @@ fn the_quadruped_stands_shifts_and_its_predicted_forces_match_the_simulator() {
         let report = *stepper.step(&mut world, &tau);
         assert!(report.converged, "t {t}: {report:?}");
         assert_eq!(report.contacts, controller.detected().len(), "t {t}: the same contacts");
+        // The stance projection: the reference keeps every stance contact still (the
+        // problem's c = J v_ref + γ), up to its 1e-10 regularization.
+        let c = controller.inverse_dynamics().problem().g();
+        for (i, contact) in controller.contacts().iter().enumerate() {
+            if contact.distance <= ControllerSettings::default().stance_gap {
+                assert!(c[3 * i..3 * i + 3].iter().all(|x| x.abs() < 1e-9), "t {t}: contact {i} moves: {c:?}");
+            }
+        }
         if t < 1.0 {
             continue;
         }

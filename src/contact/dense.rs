@@ -107,9 +107,6 @@ pub struct Cholesky {
     /// Small path: L row-major, lower triangle (row i at i·n). Large path: faer's factor,
     /// column-major lower triangle.
     l: Vec<f64>,
-    /// Small path: Lᵀ row-major (row j = column j of L, from the diagonal on), for the
-    /// forward substitution as contiguous updates.
-    lt: Vec<f64>,
     /// Small path: 1 / L[i][i].
     inv_diag: Vec<f64>,
     stack: MemBuffer,
@@ -128,7 +125,6 @@ impl Cholesky {
         let mut c = Self {
             n: 0,
             l: Vec::with_capacity(capacity * capacity),
-            lt: Vec::with_capacity(capacity.min(SMALL).pow(2)),
             inv_diag: Vec::with_capacity(capacity),
             stack: MemBuffer::new(req),
         };
@@ -188,17 +184,15 @@ impl Cholesky {
     /// by its latency and the loads, and took 1.3× as long at 42 rows.
     fn factor_small(&mut self) -> Result<(), NotPositiveDefinite> {
         let n = self.n;
-        self.lt.clear();
-        self.lt.resize(n * n, 0.0);
         self.inv_diag.clear();
         self.inv_diag.resize(n, 0.0);
-        factor_small(n, &mut self.l, &mut self.lt, &mut self.inv_diag)
+        factor_small(n, &mut self.l, &mut self.inv_diag)
     }
 }
 
-/// The small-path factorization of `l` (A on entry, L row-major on return; Lᵀ into `lt`,
+/// The small-path factorization of `l` (A on entry, L row-major on return,
 /// 1/L[i][i] into `inv`): see [`Cholesky::factor_small`].
-fn factor_small(n: usize, l: &mut [f64], lt: &mut [f64], inv: &mut [f64]) -> Result<(), NotPositiveDefinite> {
+fn factor_small(n: usize, l: &mut [f64], inv: &mut [f64]) -> Result<(), NotPositiveDefinite> {
     {
         for i0 in (0..n).step_by(2) {
             let pair = i0 + 1 < n;
@@ -246,27 +240,18 @@ fn factor_small(n: usize, l: &mut [f64], lt: &mut [f64], inv: &mut [f64]) -> Res
                 inv[i1] = 1.0 / d1;
             }
         }
-        // Lᵀ rows for the forward substitution.
-        for i in 0..n {
-            for j in 0..=i {
-                lt[j * n + i] = l[i * n + j];
-            }
-        }
         Ok(())
     }
 }
 
-/// Forward (with Lᵀ's rows) and backward (with L's rows) substitution, both as contiguous
-/// updates.
+/// Forward substitution by dot products with L's rows, backward by contiguous updates
+/// with them: no transposed copy of L to build per factorization (it cost as much as the
+/// factorization's dot products at 12 rows).
 #[inline]
-fn solve_small(n: usize, l: &[f64], lt: &[f64], inv: &[f64], x: &mut [f64]) {
-    // L·y = b, column by column: each solved y[j] leaves column j of L.
-    for j in 0..n {
-        x[j] *= inv[j];
-        let xj = x[j];
-        for (xk, lk) in x[j + 1..n].iter_mut().zip(&lt[j * n + j + 1..j * n + n]) {
-            *xk -= lk * xj;
-        }
+fn solve_small(n: usize, l: &[f64], inv: &[f64], x: &mut [f64]) {
+    // L·y = b, row by row: y[i] = (b[i] − L[i][..i]·y[..i]) / L[i][i].
+    for i in 0..n {
+        x[i] = (x[i] - dot(&l[i * n..i * n + i], &x[..i])) * inv[i];
     }
     // Lᵀ·x = y, from the last row: each solved x[i] leaves row i of L.
     for i in (0..n).rev() {
@@ -283,7 +268,7 @@ impl Cholesky {
     pub fn solve(&self, x: &mut [f64]) {
         let n = self.n;
         if n <= SMALL {
-            solve_small(n, &self.l, &self.lt, &self.inv_diag, x)
+            solve_small(n, &self.l, &self.inv_diag, x)
         } else {
             let l = faer::MatRef::from_column_major_slice(&self.l[..], n, n);
             let rhs = faer::MatMut::from_column_major_slice_mut(&mut x[..n], n, 1);

@@ -34,13 +34,13 @@
 //! the impulses; τ is clamped to the effort limits. Nothing allocates after construction.
 
 use crate::collision::{CollisionWorld, Contact, ContactBuffer, Owner};
-use crate::contact::dense::Cholesky;
 use crate::contact::{ProblemError, ProblemSettings};
 use crate::dynamics;
 use crate::model::{Data, Model};
 use crate::spatial::{Motion, Vec3};
 
 use super::inverse_dynamics::{InverseDynamics, InverseDynamicsSettings, check_inputs};
+use super::stance::StanceProjection;
 
 /// Rounds of contact selection and stance projection: each promotes the contacts the
 /// projected reference closes; a stance cannot keep growing for long (every round adds
@@ -107,14 +107,9 @@ pub struct Controller {
     twists_measured: Vec<Motion>,
     /// The stance contacts (indices into the tick's contacts).
     stance: Vec<usize>,
-    chol: Cholesky,
-    a: Vec<f64>,
-    mu: Vec<f64>,
-    zeros: Vec<f64>,
+    projection: StanceProjection,
     /// W^{-1/2}'s diagonal.
     w_inv_sqrt: Vec<f64>,
-    /// The stance rows of J times W^{-1/2}.
-    scaled: Vec<f64>,
     error: Vec<f64>,
     /// The PD's reference velocity before the stance projection.
     v0: Vec<f64>,
@@ -136,7 +131,6 @@ impl Controller {
         id_settings: InverseDynamicsSettings,
     ) -> Self {
         let nv = model.nv;
-        let rows = 3 * capacity;
         let base = if model.has_free_flyer() { 6 } else { 0 };
         Self {
             settings,
@@ -151,12 +145,8 @@ impl Controller {
             twists: vec![Motion::default(); model.njoints()],
             twists_measured: vec![Motion::default(); model.njoints()],
             stance: Vec::with_capacity(capacity),
-            chol: Cholesky::with_capacity(rows),
-            a: Vec::with_capacity(rows * rows),
-            mu: Vec::with_capacity(rows),
-            zeros: vec![0.0; rows],
+            projection: StanceProjection::with_capacity(capacity, nv),
             w_inv_sqrt: (0..nv).map(|k| if k < base { 1.0 } else { settings.joint_weight.sqrt().recip() }).collect(),
-            scaled: Vec::with_capacity(rows * nv),
             error: vec![0.0; nv],
             v0: vec![0.0; nv],
             v_ref: vec![0.0; nv],
@@ -270,47 +260,7 @@ impl Controller {
             return;
         }
         let (j, problem) = self.id.rows();
-        let m = 3 * self.stance.len();
-        let row = |k: usize| 3 * self.stance[k / 3] + k % 3;
-        // A = J_S W^{-1/2} (rows contiguous), J_S W⁻¹ J_Sᵀ = A Aᵀ.
-        self.scaled.clear();
-        for r in 0..m {
-            let jr = &j[row(r) * nv..row(r) * nv + nv];
-            self.scaled.extend(jr.iter().zip(&self.w_inv_sqrt).map(|(a, b)| a * b));
-        }
-        self.a.clear();
-        self.a.resize(m * m, 0.0);
-        for r in 0..m {
-            for c in 0..=r {
-                let x = dynamics::dot(&self.scaled[r * nv..r * nv + nv], &self.scaled[c * nv..c * nv + nv]);
-                self.a[r * m + c] = x;
-                self.a[c * m + r] = x;
-            }
-        }
-        let mean = (0..m).map(|r| self.a[r * m + r]).sum::<f64>() / m as f64;
-        for r in 0..m {
-            self.a[r * m + r] += 1e-10 * mean;
-        }
-        // −(J_S v₀ + γ_S), the gap term of an open stance contact included: the simulator
-        // closes a loaded contact's gap within the step, and a reference that held the
-        // point a hair above the ground would make it a separating contact (c_N = φ/Δt >
-        // 0) that carries nothing.
-        self.mu.clear();
-        self.mu.extend((0..m).map(|k| -problem.g()[row(k)]));
-        if self.chol.factor(&self.a, &self.zeros[..m], m).is_err() {
-            return;
-        }
-        self.chol.solve(&mut self.mu);
-        // v_ref += W^{-1/2} Aᵀ μ.
-        self.error.fill(0.0);
-        for (r, mu) in self.mu.iter().enumerate() {
-            for (e, a) in self.error.iter_mut().zip(&self.scaled[r * nv..r * nv + nv]) {
-                *e += a * mu;
-            }
-        }
-        for ((vk, wk), ek) in self.v_ref.iter_mut().zip(&self.w_inv_sqrt).zip(&self.error) {
-            *vk += wk * ek;
-        }
+        self.projection.project(problem, j, nv, &self.stance, &self.w_inv_sqrt, &mut self.v_ref);
     }
 
     /// Promotes to the stance every detected contact outside it that v_ref closes within

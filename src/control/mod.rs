@@ -9,7 +9,8 @@
 
 //! - [`reference`]: joint trajectories (trajectory_msgs/JointTrajectory semantics).
 //! - [`controller`]: one control tick — kinematics, contacts, a reference velocity the
-//!   stance contacts allow, inverse dynamics, torque limits.
+//!   stance contacts allow (`stance`: its projection, by 3 × 3 blocks), inverse
+//!   dynamics, torque limits.
 //! - [`job`]: the controller in the node's real-time loop (`mode: control`).
 
 pub mod controller;
@@ -17,6 +18,7 @@ pub mod floating_base;
 pub mod inverse_dynamics;
 pub mod job;
 pub mod reference;
+mod stance;
 
 pub use controller::{Controller, ControllerSettings};
 pub use floating_base::{FloatingBase, FloatingBaseSettings};

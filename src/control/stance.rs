@@ -1,0 +1,211 @@
+//! The stance projection of the controller's reference velocity.
+//!
+//! The stance contacts must stay put, J_S v + γ_S = 0 (γ_S the contact problem's gap
+//! term), so the reference is the velocity nearest the PD's v₀ in the metric W (diagonal)
+//! that keeps them so:
+//!
+//! ```text
+//! v_ref = v₀ + W⁻¹ J_Sᵀ μ,     (J_S W⁻¹ J_Sᵀ + εI) μ = −(J_S v₀ + γ_S)
+//! ```
+//!
+//! γ_S includes the gap term of an open stance contact: the simulator closes a loaded
+//! contact's gap within the step, and a reference that held the point a hair above the
+//! ground would make it a separating contact (c_N = φ/Δt > 0) that carries nothing.
+//!
+//! The system has one 3 × 3 block per pair of stance contacts and is factored by those
+//! blocks (a block Cholesky, L_ii = chol(A_ii − Σ L_ik L_ikᵀ), L_ij = (A_ij − Σ L_ik L_jkᵀ)
+//! L_jj⁻ᵀ): a contact's rows are non-zero only on the dofs supporting it (a foot: the
+//! floating base and its leg), so a block of A = J_S W⁻¹ J_Sᵀ is a product over the dofs
+//! two contacts share, and fixed 3 × 3 products have no loop overhead. Nothing allocates
+//! after construction.
+
+use crate::contact::ContactProblem;
+use crate::spatial::{Mat3, Vec3};
+
+/// The stance projection's workspace, sized once.
+#[derive(Debug)]
+pub(crate) struct StanceProjection {
+    /// Per stance contact, its three rows of J·W^{-1/2} by dof: entry k·nv + c holds the
+    /// three rows at dof c (only the contact's support is written and read).
+    scaled: Vec<Vec3>,
+    /// The lower block triangle of A (block (i, j), j ≤ i, at i(i+1)/2 + j), then of L.
+    blocks: Vec<Mat3>,
+    /// L_ii⁻¹ per stance contact.
+    inv_diag: Vec<Mat3>,
+    /// The right-hand side, then μ (one block per stance contact).
+    mu: Vec<Vec3>,
+}
+
+/// Relative regularization ε of A's diagonal (to its mean), for redundant stance rows.
+const REGULARIZATION: f64 = 1e-10;
+
+impl StanceProjection {
+    /// Room for `capacity` stance contacts of a robot with `nv` dofs.
+    pub(crate) fn with_capacity(capacity: usize, nv: usize) -> Self {
+        Self {
+            scaled: vec![Vec3::zeros(); capacity * nv],
+            blocks: Vec::with_capacity(capacity * (capacity + 1) / 2),
+            inv_diag: Vec::with_capacity(capacity),
+            mu: Vec::with_capacity(capacity),
+        }
+    }
+
+    /// Moves `v_ref` (holding v₀) onto the stance: `stance` are contacts of `problem`
+    /// (rows J of `nv` columns, its g = J v₀ + γ), `w_inv_sqrt` W^{-1/2}'s diagonal.
+    /// Returns false (and leaves `v_ref`) when the system is singular beyond the
+    /// regularization.
+    pub(crate) fn project(
+        &mut self,
+        problem: &ContactProblem,
+        j: &[f64],
+        nv: usize,
+        stance: &[usize],
+        w_inv_sqrt: &[f64],
+        v_ref: &mut [f64],
+    ) -> bool {
+        let ns = stance.len();
+        // J_S W^{-1/2} on each contact's support.
+        for (k, &i) in stance.iter().enumerate() {
+            let rows = [&j[3 * i * nv..], &j[(3 * i + 1) * nv..], &j[(3 * i + 2) * nv..]];
+            for &(lo, hi) in problem.factor_support(i) {
+                for c in lo..hi {
+                    let w = w_inv_sqrt[c];
+                    self.scaled[k * nv + c] = Vec3::new(rows[0][c] * w, rows[1][c] * w, rows[2][c] * w);
+                }
+            }
+        }
+        // A's blocks over the dofs both contacts of a block are supported by.
+        self.blocks.clear();
+        let mut trace = 0.0;
+        for a in 0..ns {
+            for b in 0..=a {
+                let mut block = Mat3::zeros();
+                overlaps(problem.factor_support(stance[a]), problem.factor_support(stance[b]), |lo, hi| {
+                    for c in lo..hi {
+                        block += self.scaled[a * nv + c] * self.scaled[b * nv + c].transpose();
+                    }
+                });
+                if a == b {
+                    trace += block.trace();
+                }
+                self.blocks.push(block);
+            }
+        }
+        let eps = REGULARIZATION * trace / (3 * ns).max(1) as f64;
+        // Block Cholesky.
+        self.inv_diag.clear();
+        for i in 0..ns {
+            for jb in 0..=i {
+                let mut x = self.blocks[block_index(i, jb)];
+                for k in 0..jb {
+                    x -= self.blocks[block_index(i, k)] * self.blocks[block_index(jb, k)].transpose();
+                }
+                if jb < i {
+                    self.blocks[block_index(i, jb)] = x * self.inv_diag[jb].transpose();
+                } else {
+                    x += Mat3::identity() * eps;
+                    let Some((l, l_inv)) = cholesky3(&x) else { return false };
+                    self.blocks[block_index(i, i)] = l;
+                    self.inv_diag.push(l_inv);
+                }
+            }
+        }
+        // μ: L y = −(J_S v₀ + γ_S), then Lᵀ μ = y.
+        let g = problem.g();
+        self.mu.clear();
+        self.mu.extend(stance.iter().map(|&i| -Vec3::new(g[3 * i], g[3 * i + 1], g[3 * i + 2])));
+        for i in 0..ns {
+            let mut y = self.mu[i];
+            for k in 0..i {
+                y -= self.blocks[block_index(i, k)] * self.mu[k];
+            }
+            self.mu[i] = self.inv_diag[i] * y;
+        }
+        for i in (0..ns).rev() {
+            let mut x = self.mu[i];
+            for k in i + 1..ns {
+                x -= self.blocks[block_index(k, i)].transpose() * self.mu[k];
+            }
+            self.mu[i] = self.inv_diag[i].transpose() * x;
+        }
+        // v_ref += W^{-1/2} (J_S W^{-1/2})ᵀ μ.
+        for (k, &i) in stance.iter().enumerate() {
+            for &(lo, hi) in problem.factor_support(i) {
+                for c in lo..hi {
+                    v_ref[c] += w_inv_sqrt[c] * self.scaled[k * nv + c].dot(&self.mu[k]);
+                }
+            }
+        }
+        true
+    }
+}
+
+/// Index of block (i, j), j ≤ i, in the packed lower block triangle.
+#[inline]
+fn block_index(i: usize, j: usize) -> usize {
+    i * (i + 1) / 2 + j
+}
+
+/// Calls `f(lo, hi)` for every non-empty intersection of a run of `a` with one of `b`
+/// (both ascending and disjoint).
+fn overlaps(a: &[(usize, usize)], b: &[(usize, usize)], mut f: impl FnMut(usize, usize)) {
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        let (lo, hi) = (a[i].0.max(b[j].0), a[i].1.min(b[j].1));
+        if lo < hi {
+            f(lo, hi);
+        }
+        if a[i].1 <= b[j].1 {
+            i += 1;
+        } else {
+            j += 1;
+        }
+    }
+}
+
+/// The Cholesky factor L of a symmetric positive definite 3 × 3 matrix (its lower
+/// triangle is read) and L⁻¹; None if a pivot is not positive.
+fn cholesky3(a: &Mat3) -> Option<(Mat3, Mat3)> {
+    let d0 = a[(0, 0)];
+    if d0.is_nan() || d0 <= 0.0 {
+        return None;
+    }
+    let l00 = d0.sqrt();
+    let (l10, l20) = (a[(1, 0)] / l00, a[(2, 0)] / l00);
+    let d1 = a[(1, 1)] - l10 * l10;
+    if d1.is_nan() || d1 <= 0.0 {
+        return None;
+    }
+    let l11 = d1.sqrt();
+    let l21 = (a[(2, 1)] - l20 * l10) / l11;
+    let d2 = a[(2, 2)] - l20 * l20 - l21 * l21;
+    if d2.is_nan() || d2 <= 0.0 {
+        return None;
+    }
+    let l22 = d2.sqrt();
+    let l = Mat3::new(l00, 0.0, 0.0, l10, l11, 0.0, l20, l21, l22);
+    // L⁻¹ of a lower triangular matrix, by forward substitution on the identity.
+    let (i00, i11, i22) = (1.0 / l00, 1.0 / l11, 1.0 / l22);
+    let i10 = -l10 * i00 * i11;
+    let i21 = -l21 * i11 * i22;
+    let i20 = -(l20 * i00 + l21 * i10) * i22;
+    let inv = Mat3::new(i00, 0.0, 0.0, i10, i11, 0.0, i20, i21, i22);
+    Some((l, inv))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_3x3_factor_and_its_inverse() {
+        let b = Mat3::new(2.0, 0.3, -0.1, 0.5, 1.5, 0.2, -0.4, 0.1, 1.1);
+        let a = b * b.transpose();
+        let (l, inv) = cholesky3(&a).unwrap();
+        assert!((l * l.transpose() - a).norm() < 1e-14);
+        assert!((l * inv - Mat3::identity()).norm() < 1e-14);
+        assert!(l[(0, 1)] == 0.0 && l[(0, 2)] == 0.0 && l[(1, 2)] == 0.0);
+        assert!(cholesky3(&Mat3::new(1.0, 0.0, 0.0, 0.0, -1.0, 0.0, 0.0, 0.0, 1.0)).is_none());
+        assert!(cholesky3(&(Mat3::identity() * f64::NAN)).is_none());
+    }
+}
