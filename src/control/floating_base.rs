@@ -67,6 +67,8 @@ pub struct FloatingBase {
     result: SolveResult,
     /// The contacts of the least squares (indices into the contact problem).
     sticking: Vec<usize>,
+    /// Their rows of J's base columns (W; 3 per sticking contact).
+    rows: Vec<[f64; 6]>,
     /// F₀ of the proximal term (3 per sticking contact, N).
     prior: Vec<f64>,
     polish: Polish,
@@ -91,6 +93,7 @@ impl FloatingBase {
             warm: WarmStart::with_capacity(capacity),
             result: SolveResult::with_capacity(capacity, 0),
             sticking: Vec::with_capacity(capacity),
+            rows: Vec::with_capacity(3 * capacity),
             prior: Vec::with_capacity(3 * capacity),
             polish: Polish::with_capacity(6),
             ids: Vec::with_capacity(capacity),
@@ -116,6 +119,7 @@ impl FloatingBase {
         let base = |i: usize, r: usize| &jacobian[(3 * i + r) * nv..(3 * i + r) * nv + 6];
         // Sticking contacts, and the wrench the others already give.
         self.sticking.clear();
+        self.rows.clear();
         let mut target = [0.0; 6];
         target.copy_from_slice(&wrench[..6]);
         for i in 0..n {
@@ -126,6 +130,11 @@ impl FloatingBase {
                 && sigma.iter().all(|s| s.abs() <= self.settings.stick_velocity);
             if sticks {
                 self.sticking.push(i);
+                for r in 0..3 {
+                    let mut w = [0.0; 6];
+                    w.copy_from_slice(base(i, r));
+                    self.rows.push(w);
+                }
                 continue;
             }
             for r in 0..3 {
@@ -139,15 +148,21 @@ impl FloatingBase {
         let mut converged = true;
         if ns > 0 {
             let m = 3 * ns;
-            // ε relative to the mean diagonal of G = W Wᵀ, W = the sticking rows' base columns.
-            let row = |k: usize| base(self.sticking[k / 3], k % 3);
-            let mean = (0..m).map(|k| row(k).iter().map(|w| w * w).sum::<f64>()).sum::<f64>() / m as f64;
-            let eps = self.settings.regularization * mean.max(f64::MIN_POSITIVE);
+            // WᵀW, and ε relative to the mean diagonal of G = W Wᵀ (its trace over m).
+            let mut h = Matrix6::<f64>::zeros();
+            for w in &self.rows {
+                for a in 0..6 {
+                    for b in 0..=a {
+                        h[(a, b)] += w[a] * w[b];
+                    }
+                }
+            }
+            let eps = self.settings.regularization * (h.trace() / m as f64).max(f64::MIN_POSITIVE);
             self.prior.clear();
             for &i in &self.sticking {
                 self.prior.extend(cone::block(&solution.lambda, i).iter().map(|l| l / dt));
             }
-            if self.interior(contacts, jacobian, nv, &target, eps) {
+            if self.interior(contacts, h, &target, eps) {
                 for (k, &i) in self.sticking.iter().enumerate() {
                     for r in 0..3 {
                         solution.lambda[3 * i + r] = self.result.lambda[3 * k + r] * dt;
@@ -165,7 +180,7 @@ impl FloatingBase {
             p.factor_cols = 6;
             for (k, &i) in self.sticking.iter().enumerate() {
                 for r in 0..3 {
-                    p.factor[(3 * k + r) * 6..(3 * k + r + 1) * 6].copy_from_slice(base(i, r));
+                    p.factor[(3 * k + r) * 6..(3 * k + r + 1) * 6].copy_from_slice(&self.rows[3 * k + r]);
                 }
                 p.push_support([(0, 6)]);
                 p.sets[k] = contacts.sets()[i];
@@ -216,28 +231,14 @@ impl FloatingBase {
     /// sticking contact's answer lies strictly inside its cone it is also the constrained
     /// minimizer (a convex problem whose unconstrained minimizer is feasible), and the
     /// general path is not needed. Each proximal pass is F ← F + W (WᵀW + εI)⁻¹ (c' − WᵀF),
-    /// the push-through form of (W Wᵀ + εI)(F − F₀) = W (c' − Wᵀ F₀). Leaves F (N) in
-    /// `result` (with a zero dual, an interior point's) and the warm-start cache; returns
-    /// whether it is inside.
-    fn interior(
-        &mut self,
-        contacts: &ContactProblem,
-        jacobian: &[f64],
-        nv: usize,
-        target: &[f64; 6],
-        eps: f64,
-    ) -> bool {
-        let sticking = &self.sticking;
-        let w = |k: usize| &jacobian[(3 * sticking[k / 3] + k % 3) * nv..][..6];
+    /// the push-through form of (W Wᵀ + εI)(F − F₀) = W (c' − Wᵀ F₀), with `h` = WᵀW (its
+    /// lower triangle). Leaves F (N) in `result` (with a zero dual, an interior point's)
+    /// and the warm-start cache; returns whether it is inside.
+    fn interior(&mut self, contacts: &ContactProblem, mut h: Matrix6<f64>, target: &[f64; 6], eps: f64) -> bool {
+        let (sticking, rows) = (&self.sticking, &self.rows);
         let m = 3 * sticking.len();
-        let mut h = Matrix6::<f64>::identity() * eps;
-        for k in 0..m {
-            let wk = w(k);
-            for a in 0..6 {
-                for b in 0..=a {
-                    h[(a, b)] += wk[a] * wk[b];
-                }
-            }
+        for a in 0..6 {
+            h[(a, a)] += eps;
         }
         h.fill_upper_triangle_with_lower_triangle();
         let Some(chol) = h.cholesky() else { return false };
@@ -245,14 +246,14 @@ impl FloatingBase {
         force.clone_from(&self.prior);
         for _ in 0..PASSES {
             let mut e = Vector6::from_column_slice(target);
-            for (k, f) in force.iter().enumerate() {
-                for (ea, wa) in e.iter_mut().zip(w(k)) {
+            for (w, f) in rows.iter().zip(force.iter()) {
+                for (ea, wa) in e.iter_mut().zip(w) {
                     *ea -= wa * f;
                 }
             }
             let y = chol.solve(&e);
-            for (k, f) in force.iter_mut().enumerate() {
-                *f += w(k).iter().zip(y.iter()).map(|(wa, ya)| wa * ya).sum::<f64>();
+            for (w, f) in rows.iter().zip(force.iter_mut()) {
+                *f += w.iter().zip(y.iter()).map(|(wa, ya)| wa * ya).sum::<f64>();
             }
         }
         let inside = sticking.iter().enumerate().all(|(k, &i)| {
