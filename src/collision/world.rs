@@ -93,8 +93,8 @@ pub struct FreeBodyShape {
 /// Every shape and the state detection keeps between steps.
 pub struct CollisionWorld {
     objects: Vec<CollisionObject>,
-    /// Static half-spaces: (object, world normal, offset h of n·x = h).
-    planes: Vec<(usize, Vec3, f64)>,
+    /// Static half-spaces: (object, world normal, offset h of n·x = h, contact frame).
+    planes: Vec<(usize, Vec3, f64, Mat3)>,
     /// Static non-plane objects and their tree (indices into `statics`).
     statics: Vec<usize>,
     static_tree: Bvh,
@@ -301,7 +301,7 @@ impl CollisionWorld {
             }
             if matches!(o.shape.kind, ShapeKind::HalfSpace) {
                 let n = o.pose.rotation.column(2).into_owned();
-                self.planes.push((i, n, n.dot(&o.pose.translation)));
+                self.planes.push((i, n, n.dot(&o.pose.translation), contact_frame(&n)));
             } else {
                 o.aabb = o.shape.world_aabb(&o.pose, 0.0);
                 self.statics.push(i);
@@ -389,22 +389,26 @@ impl CollisionWorld {
     pub fn detect(&mut self, out: &mut ContactBuffer) {
         out.clear();
         let margin = self.margin;
-        for &i in &self.moving {
-            let o = &mut self.objects[i];
-            o.aabb = o.shape.world_aabb(&o.pose, margin);
-        }
-        // Moving shapes against half-spaces.
+        // Moving shapes against half-spaces, by their oriented boxes first.
         for k in 0..self.moving.len() {
             let i = self.moving[k];
             for p in 0..self.planes.len() {
-                let (_, n, h) = self.planes[p];
-                let (lo, hi) = self.objects[i].aabb;
-                let (centre, half) = ((lo + hi) * 0.5, (hi - lo) * 0.5);
-                let lowest = n.dot(&centre) - n.abs().dot(&half);
-                if lowest - h < margin {
-                    self.plane_pair(i, p, &n, h, out);
+                let (_, n, h, _) = self.planes[p];
+                let o = &self.objects[i];
+                if o.shape.lowest_along(&o.pose, &n) - h < margin {
+                    self.plane_pair(i, p, out);
                 }
             }
+        }
+        // The world boxes, for the static tree and among moving shapes (a lone robot on
+        // the ground needs none).
+        let sweep = self.self_collision || self.moving.len() != self.robot_objects.len();
+        if self.statics.is_empty() && !sweep {
+            return;
+        }
+        for &i in &self.moving {
+            let o = &mut self.objects[i];
+            o.aabb = o.shape.world_aabb(&o.pose, margin);
         }
         // Moving shapes against the static tree.
         // (The tree and its index are moved out for the query: no copy, no allocation.)
@@ -419,7 +423,7 @@ impl CollisionWorld {
         self.statics = statics;
         // Moving shapes among themselves: sweep and prune along x (nothing to do for a lone
         // robot without self-collision).
-        if !self.self_collision && self.moving.len() == self.robot_objects.len() {
+        if !sweep {
             return;
         }
         let objects = &self.objects;
@@ -465,8 +469,8 @@ impl CollisionWorld {
     }
 
     /// Object `i` (moving) against plane number `p`.
-    fn plane_pair(&mut self, i: usize, p: usize, n: &Vec3, h: f64, out: &mut ContactBuffer) {
-        let plane = self.planes[p].0;
+    fn plane_pair(&mut self, i: usize, p: usize, out: &mut ContactBuffer) {
+        let (plane, ref n, h, frame) = self.planes[p];
         let o = &self.objects[i];
         let hint = &mut self.plane_hints[i * self.planes.len() + p];
         let count = match o.shape.kind {
@@ -483,7 +487,6 @@ impl CollisionWorld {
             ),
         };
         let (friction, restitution) = self.materials(i, plane);
-        let frame = contact_frame(n);
         for p in &self.plane_points[..count] {
             out.push(Contact {
                 object1: i,
