@@ -116,7 +116,7 @@ fn time(
         })
         .collect();
     serde_json::json!({"tick_us": median(tick), "inverse_dynamics_us": median(inverse), "kinematics_us": kinematics,
-        "detection_us": detection, "contacts": contacts.len(),
+        "detection_us": detection, "contacts": contacts.len(), "detected": controller.detected().len(),
         "q": q, "v": v, "v_ref": v_ref, "loaded": loaded, "tau": id.torques(),
         "iterations": id.result().iterations})
 }
@@ -159,11 +159,12 @@ fn main() {
         let figures = run();
         println!(
             "{name}: tick {:.2} µs, inverse dynamics {:.2} µs, kinematics {:.2} µs, detection {:.2} µs \
-             ({} contacts, {} loaded)",
+             ({} contacts detected, {} solved, {} loaded)",
             figures["tick_us"].as_f64().unwrap_or(f64::NAN),
             figures["inverse_dynamics_us"].as_f64().unwrap_or(f64::NAN),
             figures["kinematics_us"].as_f64().unwrap_or(f64::NAN),
             figures["detection_us"].as_f64().unwrap_or(f64::NAN),
+            figures["detected"],
             figures["contacts"],
             figures["loaded"].as_array().map_or(0, |l| l.len())
         );

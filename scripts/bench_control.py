@@ -90,7 +90,7 @@ def main():
             round_[key] = float(line[1])
             iterations[key] = int(line[2])
         theirs.append(round_)
-    rows = ["| robot | contacts (loaded) | Pinocchio computeJointJacobians + calc + contactInverseDynamics µs (iterations) "
+    rows = ["| robot | contacts detected (solved, loaded) | Pinocchio computeJointJacobians + calc + contactInverseDynamics µs (iterations) "
             "| signorini inverse dynamics µs | ratio | signorini whole tick µs (of which contact detection) | ratio |",
             "|---|---:|---:|---:|---:|---:|---:|"]
     names = {"solo12_standing": "solo12 standing", "quadruped_standing": "bundled quadruped standing"}
@@ -102,7 +102,7 @@ def main():
         ratio_id = statistics.median(o[key]["inverse_dynamics_us"] / t[key] for o, t in zip(ours, theirs))
         ratio_tick = statistics.median(o[key]["tick_us"] / t[key] for o, t in zip(ours, theirs))
         o = ours[-1][key]
-        rows.append(f"| {names.get(key, key)} | {o['contacts']} ({len(o['loaded'])}) | {pin_us:.2f} ({iterations[key]}) | {id_us:.2f} "
+        rows.append(f"| {names.get(key, key)} | {o['detected']} ({o['contacts']}, {len(o['loaded'])}) | {pin_us:.2f} ({iterations[key]}) | {id_us:.2f} "
                     f"| **{ratio_id:.2f}** | {tick_us:.2f} ({detection_us:.2f}) | **{ratio_tick:.2f}** |")
     text = (f"Measured {datetime.date.today()}, Pinocchio {pin.__version__} (`pin` wheel), signorini `--release`. "
             + __doc__.split("\n\n")[1].replace("\n", " ").replace("ROUNDS", str(args.rounds)) + "\n\n"
