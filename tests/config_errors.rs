@@ -65,6 +65,22 @@ fn wrong_types_and_values_name_key_expected_and_found() {
             "robot: {urdf: r.urdf}\ncontact: {solver: lemke}\n",
             "robot.yaml: key `contact.solver`: unknown variant `lemke`, expected `admm` or `pgs`",
         ),
+        (
+            "robot: {urdf: r.urdf}\nsim: {realtime_factor: fast}\n",
+            "robot.yaml: key `sim.realtime_factor`: invalid value: string \"fast\", expected a positive real-time factor, or `max`",
+        ),
+        (
+            "robot: {urdf: r.urdf}\nsim: {realtime_factor: 0}\n",
+            "robot.yaml: key `sim.realtime_factor`: invalid value: floating point `0.0`, expected a positive real-time factor, or `max`",
+        ),
+        (
+            "robot: {urdf: r.urdf}\nsim: {publish_every: 0}\n",
+            "robot.yaml: key `sim.publish_every`: invalid value: integer `0`, expected a nonzero usize",
+        ),
+        (
+            "robot: {urdf: r.urdf}\ncontrol: {safe_output: hold}\n",
+            "robot.yaml: key `control.safe_output`: unknown variant `hold`, expected one of `zero`, `damping`, `gravity`",
+        ),
     ];
     for (yaml, expected) in cases {
         let got = error(yaml);
@@ -98,6 +114,22 @@ fn defaults_fill_what_is_not_given() {
     let c = Config::from_yaml("robot: {urdf: r.urdf}\ncontroller: legs\nrate_hz: 4000\n", "x.yaml").unwrap();
     assert_eq!(c.commands_topic().as_str(), "/legs/commands");
     assert_eq!(c.period(), std::time::Duration::from_micros(250));
+}
+
+#[test]
+fn the_loop_period_follows_the_mode_and_the_real_time_factor() {
+    use std::time::Duration;
+    let period = |yaml: &str| Config::from_yaml(&format!("robot: {{urdf: r.urdf}}\n{yaml}"), "x.yaml").unwrap();
+    // Simulating: one step of sim.dt (default 1/rate_hz) per dt / realtime_factor.
+    assert_eq!(period("rate_hz: 500\n").loop_period(), Duration::from_millis(2));
+    let c = period("sim: {dt: 0.002, realtime_factor: 4}\n");
+    assert_eq!((c.sim_dt(), c.loop_period()), (0.002, Duration::from_micros(500)));
+    assert_eq!(c.stale_after(), Duration::from_millis(50));
+    let c = period("mode: sim+control\nsim: {realtime_factor: max}\n");
+    assert_eq!(c.loop_period(), Duration::ZERO);
+    assert_eq!(c.stale_after(), Duration::from_millis(100), "a free loop counts simulated steps");
+    // Controlling: 1/rate_hz, whatever the simulator's settings.
+    assert_eq!(period("mode: control\nrate_hz: 4000\nsim: {dt: 0.01}\n").loop_period(), Duration::from_micros(250));
 }
 
 #[test]

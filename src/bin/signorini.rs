@@ -13,7 +13,7 @@ use clap::{Parser, Subcommand};
 
 use signorini::cli::sim::SimOptions;
 use signorini::model::{MimicPolicy, Model, ModelOptions};
-use signorini::runtime::status::status_line;
+use signorini::runtime::status::{WatchedInput, status_line};
 use signorini::runtime::{Counters, EffortCommand, LoopReport, LoopSettings, LoopThread, mailbox, sample_ring};
 use signorini::setup::Setup;
 use signorini::sim::{OutputLayout, SimJob};
@@ -197,12 +197,9 @@ fn node(config: Option<PathBuf>) -> Result<(), Failure> {
             );
             Ok(())
         }
-        Err(
-            e @ (NodeError::Setup(_)
-            | NodeError::Parameter { .. }
-            | NodeError::NoConfig(_)
-            | NodeError::UnsupportedMode { .. }),
-        ) => Err(Failure::BadInput(e.to_string())),
+        Err(e @ (NodeError::Setup(_) | NodeError::Parameter { .. } | NodeError::NoConfig(_))) => {
+            Err(Failure::BadInput(e.to_string()))
+        }
         Err(e) => Err(Failure::Other(e.to_string())),
     }
 }
@@ -387,9 +384,9 @@ fn run_loop(config: &std::path::Path, duration: f64) -> Result<(), Failure> {
     let world = s.sim_world().map_err(|e| Failure::BadInput(e.to_string()))?;
     let (producer, mut consumer) = sample_ring(256, &OutputLayout::new(&s, &world).outputs());
     let (report_writer, mut reports) = mailbox(LoopReport::default());
-    let stale_after = c.period().mul_f64(c.watchdog.stale_after_periods.get());
-    let job = SimJob::new(&s, world, command_reader, producer, stale_after, counters.clone(), None);
+    let job = SimJob::new(&s, world, command_reader, producer, c.stale_after(), counters.clone(), None);
     let mut settings = LoopSettings::at_rate("signorini-loop", c.rate_hz.get());
+    settings.period = c.loop_period();
     settings.realtime_priority = c.realtime.priority.fifo();
     settings.cpu = c.realtime.cpu;
     let shutdown = Arc::new(AtomicBool::new(false));
@@ -406,7 +403,8 @@ fn run_loop(config: &std::path::Path, duration: f64) -> Result<(), Failure> {
         let r = reports.latest();
         if r.sequence > seen {
             seen = r.sequence;
-            println!("{}", status_line(&r.value, &counters.snapshot(), counters.command_freshness()));
+            let watched = WatchedInput::effort_command();
+            println!("{}", status_line(&r.value, &counters.snapshot(), counters.input_freshness(), &watched));
         }
     }
     let (_, run) = loop_thread.stop().map_err(|_| Failure::Other("the loop thread panicked".into()))?;

@@ -101,7 +101,7 @@ pub fn run(
 ) -> Result<SimSummary, SimError> {
     let mut world = setup.sim_world()?;
     let mut recorder = bag.map(|path| BagRecorder::create(path, setup, &world)).transpose()?;
-    let dt = setup.config.sim.dt.map_or_else(|| setup.config.period().as_secs_f64(), |d| d.get());
+    let dt = setup.config.sim_dt();
     let capacity = setup.config.collision.max_contacts.get();
     let mut stepper = Stepper::new(&world, dt, &setup.config.contact, capacity);
     // The joint PD of `sim.hold_kp`/`hold_kd` towards the initial posture, for the

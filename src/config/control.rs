@@ -29,6 +29,35 @@ pub struct ControlConfig {
     /// The posture reference: joint positions (rad or m) by joint name. Unlisted joints:
     /// `robot.initial_posture`, then 0.
     pub posture: BTreeMap<String, FiniteF64>,
+    /// What the node commands while the measured state is stale (`watchdog`) or a tick
+    /// fails: `zero` torque (default), `damping` (−`safe_damping`·v at the last measured
+    /// velocity) or `gravity` (the gravity torques at the last measured configuration).
+    pub safe_output: SafeOutput,
+    /// The damping of `safe_output: damping` (N·m·s/rad or N·s/m). 1.
+    pub safe_damping: NonNegativeF64,
+}
+
+/// `control.safe_output`.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SafeOutput {
+    /// Zero torque: the drives' own behaviour applies.
+    #[default]
+    Zero,
+    /// τ = −D·v at the last measured velocity: brakes the motion the robot had.
+    Damping,
+    /// τ = g(q) at the last measured configuration: holds a robot that stands still.
+    Gravity,
+}
+
+impl std::fmt::Display for SafeOutput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Self::Zero => "zero torque",
+            Self::Damping => "damping",
+            Self::Gravity => "gravity hold",
+        })
+    }
 }
 
 impl Default for ControlConfig {
@@ -43,6 +72,8 @@ impl Default for ControlConfig {
             joint_weight: PositiveF64::new(d.joint_weight).expect("positive"),
             stance_gap: nn(d.stance_gap),
             posture: BTreeMap::new(),
+            safe_output: SafeOutput::Zero,
+            safe_damping: nn(1.0),
         }
     }
 }

@@ -24,10 +24,10 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 pub use contact::{ContactConfig, SolverKind};
-pub use control::ControlConfig;
+pub use control::{ControlConfig, SafeOutput};
 pub use scene::{BoxConfig, CollisionConfig, EnvironmentConfig, GroundConfig, MeshConfig, NonNegativeF64, SlopeConfig};
 pub use sim::{BodyConfig, BodyShape, SimConfig};
-pub use values::{FiniteF64, Fraction, NameToken, PositiveF64, RtPriority, TopicName};
+pub use values::{FiniteF64, Fraction, NameToken, PositiveF64, RealtimeFactor, RtPriority, TopicName};
 
 /// What the node does.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
@@ -162,6 +162,16 @@ pub struct Topics {
     pub odometry: TopicName,
     /// Prefix of the per-link contact wrenches, `<prefix>/<link>` (`~/contact_wrenches`).
     pub contact_wrenches: TopicName,
+    /// Prefix of the controller's predicted contact wrenches, `<prefix>/<link>`
+    /// (`~/predicted_contact_wrenches`).
+    pub predicted_contact_wrenches: TopicName,
+    /// The controller's trajectory_msgs/JointTrajectory reference (`~/reference`).
+    pub reference: TopicName,
+    /// External wrenches on the simulated links and bodies, geometry_msgs/WrenchStamped
+    /// with the link or body in `header.frame_id` (`~/external_wrench`).
+    pub external_wrench: TopicName,
+    /// Contact arrows, visualization_msgs/MarkerArray (`~/contact_markers`).
+    pub contact_markers: TopicName,
 }
 
 /// Reliability QoS policy.
@@ -275,6 +285,10 @@ impl Default for Topics {
             commands: None,
             odometry: topic("/odom"),
             contact_wrenches: topic("~/contact_wrenches"),
+            predicted_contact_wrenches: topic("~/predicted_contact_wrenches"),
+            reference: topic("~/reference"),
+            external_wrench: topic("~/external_wrench"),
+            contact_markers: topic("~/contact_markers"),
         }
     }
 }
@@ -405,9 +419,33 @@ impl Config {
         self.topics.commands.clone().unwrap_or_else(|| topic(&format!("/{}/commands", self.controller)))
     }
 
-    /// The loop period.
+    /// The period 1/`rate_hz`: the controller's loop period, and the simulator's default
+    /// step.
     pub fn period(&self) -> std::time::Duration {
         std::time::Duration::from_secs_f64(1.0 / self.rate_hz.get())
+    }
+
+    /// The simulator's time step (s): `sim.dt`, else 1/`rate_hz`.
+    pub fn sim_dt(&self) -> f64 {
+        self.sim.dt.map_or_else(|| self.period().as_secs_f64(), |d| d.get())
+    }
+
+    /// The node loop's period: 1/`rate_hz` in `mode: control`; while simulating, one step
+    /// per `sim.dt` / `sim.realtime_factor` of wall time, and zero (a free loop) at `max`.
+    pub fn loop_period(&self) -> std::time::Duration {
+        match (self.mode, self.sim.realtime_factor.factor()) {
+            (Mode::Control, _) => self.period(),
+            (_, Some(factor)) => std::time::Duration::from_secs_f64(self.sim_dt() / factor),
+            (_, None) => std::time::Duration::ZERO,
+        }
+    }
+
+    /// How old an input may get before it is stale: `watchdog.stale_after_periods` loop
+    /// periods (simulated steps' worth of wall time for a free loop).
+    pub fn stale_after(&self) -> std::time::Duration {
+        let period = self.loop_period();
+        let period = if period.is_zero() { std::time::Duration::from_secs_f64(self.sim_dt()) } else { period };
+        period.mul_f64(self.watchdog.stale_after_periods.get())
     }
 }
 

@@ -5,7 +5,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::scene::{NonNegativeF64, one, zero, zero3};
-use super::values::{FiniteF64, PositiveF64};
+use super::values::{FiniteF64, PositiveF64, RealtimeFactor};
 
 /// `sim:`.
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
@@ -28,11 +28,26 @@ pub struct SimConfig {
     pub hold_kd: NonNegativeF64,
     /// Free rigid bodies.
     pub bodies: Vec<BodyConfig>,
+    /// The node's pace (`mode: sim`, `sim+control`): simulated seconds per wall second,
+    /// or `max` (as fast as possible). The loop then runs at realtime_factor / `dt`.
+    /// Default 1.
+    pub realtime_factor: RealtimeFactor,
+    /// Publish the state (and /clock) every this many steps. Default 1.
+    pub publish_every: std::num::NonZeroUsize,
 }
 
 impl Default for SimConfig {
     fn default() -> Self {
-        Self { dt: None, base_position: None, base_rpy: zero3(), hold_kp: zero(), hold_kd: zero(), bodies: Vec::new() }
+        Self {
+            dt: None,
+            base_position: None,
+            base_rpy: zero3(),
+            hold_kp: zero(),
+            hold_kd: zero(),
+            bodies: Vec::new(),
+            realtime_factor: RealtimeFactor::default(),
+            publish_every: std::num::NonZeroUsize::MIN,
+        }
     }
 }
 

@@ -53,6 +53,69 @@ impl<'de> Deserialize<'de> for RtPriority {
     }
 }
 
+/// The simulation's pace against the wall clock: a positive factor (1: real time), or as
+/// fast as the machine allows (`max` in YAML).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum RealtimeFactor {
+    /// Simulated seconds per wall second.
+    Factor(PositiveF64),
+    /// No pacing.
+    Max,
+}
+
+impl RealtimeFactor {
+    /// The factor; None for `max`.
+    pub fn factor(self) -> Option<f64> {
+        match self {
+            Self::Factor(f) => Some(f.get()),
+            Self::Max => None,
+        }
+    }
+}
+
+impl Serialize for RealtimeFactor {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Self::Factor(f) => s.serialize_f64(f.get()),
+            Self::Max => s.serialize_str("max"),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RealtimeFactor {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        const WHAT: &str = "a positive real-time factor, or `max`";
+        struct Visitor;
+        impl de::Visitor<'_> for Visitor {
+            type Value = RealtimeFactor;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(WHAT)
+            }
+            fn visit_f64<E: de::Error>(self, x: f64) -> Result<Self::Value, E> {
+                PositiveF64::new(x)
+                    .map(RealtimeFactor::Factor)
+                    .ok_or_else(|| E::invalid_value(Unexpected::Float(x), &WHAT))
+            }
+            fn visit_i64<E: de::Error>(self, x: i64) -> Result<Self::Value, E> {
+                self.visit_f64(x as f64)
+            }
+            fn visit_u64<E: de::Error>(self, x: u64) -> Result<Self::Value, E> {
+                self.visit_f64(x as f64)
+            }
+            fn visit_str<E: de::Error>(self, x: &str) -> Result<Self::Value, E> {
+                if x == "max" { Ok(RealtimeFactor::Max) } else { Err(E::invalid_value(Unexpected::Str(x), &WHAT)) }
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
+}
+
+impl Default for RealtimeFactor {
+    fn default() -> Self {
+        Self::Factor(PositiveF64(1.0))
+    }
+}
+
 /// A single ROS name token (a controller or node name): letters, digits and `_`, not
 /// starting with a digit.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]

@@ -2,21 +2,29 @@
 //! state, next to a real (or simulated) robot.
 //!
 //! Each tick: the measured state (state mailbox → watchdog); while it is fresh, one
-//! [`Controller::tick`] towards the posture reference (`control.posture`, the floating
-//! base held where the first state put it) → the controlled joints' torques and the
-//! predicted contact wrench of each link, pushed to the sample ring for the publisher.
-//! Before the first state nothing is published; a state that went stale gives the safe
-//! output, zero torque, and so does a tick the controller refuses (more contacts than its
-//! capacity), counted. Nothing allocates after start-up.
+//! [`Controller::tick`] towards the reference — the posture (`control.posture`, the
+//! floating base held where the first state put it), or the latest joint trajectory
+//! (reference mailbox, trajectory_msgs/JointTrajectory semantics, timed on the measured
+//! state's clock) — → the controlled joints' torques and the predicted contact wrench of
+//! each link, pushed to the sample ring for the publisher (and, in one process with the
+//! simulator, written to its command mailbox). Before the first state nothing is
+//! published; a state that went stale, or a tick the controller refuses (more contacts
+//! than its capacity), gives the safe output of `control.safe_output` (zero torque,
+//! damping, or gravity hold at the last measured state), counted. Nothing allocates after
+//! start-up.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::thread::Thread;
 use std::time::Duration;
 
-use super::{Controller, InverseDynamicsSettings};
-use crate::model::Model;
-use crate::runtime::{Counters, Freshness, Job, MailboxReader, SampleProducer, Tick, Watchdog};
+use super::{Controller, InverseDynamicsSettings, JointTrajectory};
+use crate::config::SafeOutput;
+use crate::dynamics;
+use crate::model::{Data, Model};
+use crate::runtime::{
+    Counters, EffortCommand, Freshness, Job, MailboxReader, MailboxWriter, SampleProducer, Tick, Watchdog,
+};
 use crate::setup::{JointSlot, Setup, SetupError};
 use crate::sim::outputs::{Odometry, OutputLayout, Outputs};
 
@@ -34,6 +42,17 @@ pub struct MeasuredState {
     pub base: Option<Odometry>,
 }
 
+/// The controller's reference from `~/reference`: a trajectory of the controlled joints
+/// (configured order, [`JointTrajectory::for_joints`]).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ReferenceCommand {
+    /// None: the posture (`control.posture`).
+    pub trajectory: Option<JointTrajectory>,
+    /// When the trajectory starts (ns, on the measured state's clock); 0: at the state the
+    /// controller sees it with (trajectory_msgs' zero stamp, "now").
+    pub start_ns: u64,
+}
+
 /// The controller in the loop.
 pub struct ControlJob {
     model: Model,
@@ -48,9 +67,23 @@ pub struct ControlJob {
     q: Vec<f64>,
     v: Vec<f64>,
     q_des: Vec<f64>,
-    zeros: Vec<f64>,
+    v_des: Vec<f64>,
+    a_des: Vec<f64>,
+    /// A trajectory's sample: position, velocity, acceleration per controlled joint.
+    sample: [Vec<f64>; 3],
     /// Whether q_des holds the reference (set at the first complete state).
     referenced: bool,
+    references: Option<MailboxReader<ReferenceCommand>>,
+    /// The trajectory followed (the reference mailbox's sequence) and its start (ns).
+    following: (u64, u64),
+    /// The effort of each controlled joint, as published.
+    effort: Vec<f64>,
+    safe_output: SafeOutput,
+    safe_damping: f64,
+    /// For the gravity hold.
+    data: Data,
+    /// In one process with the simulator: the torques go straight to it.
+    commands_out: Option<MailboxWriter<EffortCommand>>,
     dt: f64,
     publisher: Option<Thread>,
 }
@@ -79,7 +112,7 @@ impl ControlJob {
             InverseDynamicsSettings::default(),
         );
         let layout = OutputLayout::of_objects(setup, controller.collision().objects(), Vec::new());
-        let (nq, nv) = (model.nq, model.nv);
+        let (nq, nv, n) = (model.nq, model.nv, setup.joint_names.len());
         Ok(Self {
             controller,
             joints: setup.joint_slots(),
@@ -92,12 +125,41 @@ impl ControlJob {
             q: model.neutral_configuration().as_slice().to_vec(),
             v: vec![0.0; nv],
             q_des: vec![0.0; nq],
-            zeros: vec![0.0; nv],
+            v_des: vec![0.0; nv],
+            a_des: vec![0.0; nv],
+            sample: [vec![0.0; n], vec![0.0; n], vec![0.0; n]],
             referenced: false,
+            references: None,
+            following: (0, 0),
+            effort: vec![0.0; n],
+            safe_output: config.control.safe_output,
+            safe_damping: config.control.safe_damping.get(),
+            data: Data::new(&model),
+            commands_out: None,
             dt: config.period().as_secs_f64(),
             publisher,
             model,
         })
+    }
+
+    /// Follows the trajectories `references` delivers (the posture until the first).
+    pub fn with_references(mut self, references: MailboxReader<ReferenceCommand>) -> Self {
+        self.references = Some(references);
+        self
+    }
+
+    /// Also writes each tick's torques (or the safe output) to `commands`: the simulator's
+    /// command mailbox when both run in one process.
+    pub fn with_command_output(mut self, commands: MailboxWriter<EffortCommand>) -> Self {
+        self.commands_out = Some(commands);
+        self
+    }
+
+    /// Ticks of `dt` seconds instead of 1/`rate_hz` (one per simulated step when both run
+    /// in one process).
+    pub fn with_step(mut self, dt: f64) -> Self {
+        self.dt = dt;
+        self
     }
 
     /// What the samples hold: effort = the commanded torques, wrenches = the predicted
@@ -109,6 +171,13 @@ impl ControlJob {
     /// Freshness of the measured state at the last tick.
     pub fn state_freshness(&self) -> Freshness {
         self.watchdog.state()
+    }
+}
+
+impl MeasuredState {
+    /// An empty state (never measured) of `n` joints.
+    pub fn of_joints(n: usize) -> Self {
+        Self { time_ns: 0, position: vec![0.0; n], velocity: vec![0.0; n], base: None }
     }
 }
 
@@ -130,6 +199,61 @@ fn read_state(model: &Model, joints: &[JointSlot], s: &MeasuredState, q: &mut [f
         v[slot.idx_v] = w;
     }
     true
+}
+
+impl ControlJob {
+    /// q_des, v_des and a_des of the controlled joints from the latest trajectory at the
+    /// measured time `time_ns` (a new trajectory starts at its stamp, or now); the
+    /// posture until the first.
+    fn follow_trajectory(&mut self, time_ns: u64) {
+        let Some(references) = self.references.as_mut() else { return };
+        let latest = references.latest();
+        let Some(trajectory) = latest.value.trajectory.as_ref().filter(|t| t.joints() == self.joints.len()) else {
+            return;
+        };
+        if latest.sequence != self.following.0 {
+            let start = if latest.value.start_ns > 0 { latest.value.start_ns } else { time_ns };
+            self.following = (latest.sequence, start);
+        }
+        let t = (time_ns as f64 - self.following.1 as f64) * 1e-9;
+        let [q, v, a] = &mut self.sample;
+        trajectory.sample(t, q, v, a);
+        for (k, slot) in self.joints.iter().enumerate() {
+            slot.set_position(&mut self.q_des, q[k]);
+            self.v_des[slot.idx_v] = v[k];
+            self.a_des[slot.idx_v] = a[k];
+        }
+    }
+
+    /// The safe output into `effort`, at the last measured state.
+    fn safe_effort(&mut self) {
+        match self.safe_output {
+            SafeOutput::Zero => self.effort.fill(0.0),
+            SafeOutput::Damping => {
+                for (e, slot) in self.effort.iter_mut().zip(&self.joints) {
+                    *e = -self.safe_damping * self.v[slot.idx_v];
+                }
+            }
+            SafeOutput::Gravity => {
+                let g = dynamics::gravity_torque(&self.model, &mut self.data, &self.q);
+                for (e, slot) in self.effort.iter_mut().zip(&self.joints) {
+                    *e = g[slot.idx_v];
+                }
+            }
+        }
+        // Within the effort limits, as the controller's own torques are.
+        for (e, slot) in self.effort.iter_mut().zip(&self.joints) {
+            let limit = self.model.effort_limit[slot.idx_v];
+            if limit > 0.0 && limit.is_finite() {
+                *e = e.clamp(-limit, limit);
+            }
+        }
+    }
+
+    /// The safe output this job applies.
+    pub fn safe_output(&self) -> SafeOutput {
+        self.safe_output
+    }
 }
 
 impl Job for ControlJob {
@@ -155,20 +279,29 @@ impl Job for ControlJob {
                 }
                 self.referenced = true;
             }
-            let (q, v, q_des, zeros) = (&self.q, &self.v, &self.q_des, &self.zeros);
-            tau_ok = self.controller.tick(&self.model, q, v, q_des, zeros, zeros, self.dt).is_ok();
+            self.follow_trajectory(time_ns);
+            let (q, v, q_des, v_des, a_des) = (&self.q, &self.v, &self.q_des, &self.v_des, &self.a_des);
+            tau_ok = self.controller.tick(&self.model, q, v, q_des, v_des, a_des, self.dt).is_ok();
             if !tau_ok || !self.controller.inverse_dynamics().result().converged {
                 Counters::bump(&self.counters.steps_not_converged);
             }
         }
-        let (joints, controller, layout) = (&self.joints, &self.controller, &self.layout);
+        if tau_ok {
+            let tau = self.controller.torques();
+            for (e, slot) in self.effort.iter_mut().zip(&self.joints) {
+                *e = tau[slot.idx_v];
+            }
+        } else {
+            self.safe_effort();
+        }
+        if let Some(out) = self.commands_out.as_mut() {
+            out.write_with(|c| c.effort.copy_from_slice(&self.effort));
+        }
+        let (controller, layout, effort) = (&self.controller, &self.layout, &self.effort);
         let pushed = self.samples.push_with(|s| {
             s.time_ns = time_ns;
+            s.effort.copy_from_slice(effort);
             if tau_ok {
-                let tau = controller.torques();
-                for (e, slot) in s.effort.iter_mut().zip(joints) {
-                    *e = tau[slot.idx_v];
-                }
                 let lambda = controller.inverse_dynamics().impulses();
                 layout.fill_wrenches(
                     controller.contacts(),
@@ -178,8 +311,6 @@ impl Job for ControlJob {
                     &mut s.wrenches,
                 );
             } else {
-                // The safe output.
-                s.effort.fill(0.0);
                 layout.fill_wrenches(&[], &[], 1.0, None, &mut s.wrenches);
             }
         });

@@ -12,7 +12,9 @@
 //!   stance contacts allow (`stance`: its projection, by 3 × 3 blocks), inverse
 //!   dynamics, torque limits.
 //! - [`job`]: the controller in the node's real-time loop (`mode: control`).
+//! - [`closed_loop`]: the simulator and the controller in one loop (`mode: sim+control`).
 
+pub mod closed_loop;
 pub mod controller;
 pub mod floating_base;
 pub mod inverse_dynamics;
@@ -20,8 +22,9 @@ pub mod job;
 pub mod reference;
 mod stance;
 
+pub use closed_loop::SimAndControlJob;
 pub use controller::{Controller, ControllerSettings};
 pub use floating_base::{FloatingBase, FloatingBaseSettings};
 pub use inverse_dynamics::{InverseDynamics, InverseDynamicsSettings, solve_impulses};
-pub use job::{ControlJob, MeasuredState};
+pub use job::{ControlJob, MeasuredState, ReferenceCommand};
 pub use reference::{JointTrajectory, ReferenceError, TrajectoryPoint};

@@ -38,6 +38,14 @@ pub enum ReferenceError {
         /// What is wrong.
         reason: &'static str,
     },
+    /// A joint name that is not one of the controlled joints, or named twice.
+    #[error("`joint_names`: `{name}` {reason}")]
+    Joint {
+        /// The name.
+        name: String,
+        /// Unknown or repeated.
+        reason: &'static str,
+    },
 }
 
 /// One point (trajectory_msgs/JointTrajectoryPoint): velocities and accelerations empty
@@ -87,6 +95,51 @@ impl JointTrajectory {
             last = t;
         }
         Ok(Self { joints, points })
+    }
+
+    /// A trajectory of the controlled joints `joints` from one that names its own joints
+    /// (`names`, a subset in any order, as trajectory_msgs/JointTrajectory's
+    /// `joint_names`): the joints it leaves out hold their position in `hold` (velocity
+    /// and acceleration zero). Unknown and repeated names are refused by name, then the
+    /// points as [`JointTrajectory::new`] checks them.
+    pub fn for_joints(
+        joints: &[String],
+        hold: &[f64],
+        names: &[String],
+        points: &[TrajectoryPoint],
+    ) -> Result<Self, ReferenceError> {
+        let mut column = vec![None; joints.len()];
+        for (k, name) in names.iter().enumerate() {
+            let j = joints
+                .iter()
+                .position(|n| n == name)
+                .ok_or_else(|| ReferenceError::Joint { name: name.clone(), reason: "is not a controlled joint" })?;
+            if column[j].replace(k).is_some() {
+                return Err(ReferenceError::Joint { name: name.clone(), reason: "is named twice" });
+            }
+        }
+        let spread = |point: usize, key: &'static str, x: &[f64], fill: &dyn Fn(usize) -> f64| {
+            if x.is_empty() && key != "positions" {
+                return Ok(Vec::new());
+            }
+            if x.len() != names.len() {
+                return Err(ReferenceError::Size { point, key, expected: names.len(), found: x.len() });
+            }
+            Ok(column.iter().enumerate().map(|(j, c)| c.map_or_else(|| fill(j), |k| x[k])).collect())
+        };
+        let points = points
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                Ok(TrajectoryPoint {
+                    positions: spread(i, "positions", &p.positions, &|j| hold[j])?,
+                    velocities: spread(i, "velocities", &p.velocities, &|_| 0.0)?,
+                    accelerations: spread(i, "accelerations", &p.accelerations, &|_| 0.0)?,
+                    time_from_start: p.time_from_start,
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Self::new(points)
     }
 
     /// Joints of each point.
@@ -207,6 +260,39 @@ mod tests {
         // Held before and after.
         assert_eq!(at(&quintic, -1.0), [0.0, 0.0, 0.0]);
         assert_eq!(at(&quintic, 5.0), [f(1.0)[0], 0.0, 0.0]);
+    }
+
+    #[test]
+    fn a_trajectory_of_some_joints_in_any_order_holds_the_others() {
+        let joints: Vec<String> = ["a", "b", "c"].map(String::from).into();
+        let names: Vec<String> = ["c", "a"].map(String::from).into();
+        let p = |t: f64, x: [f64; 2]| TrajectoryPoint {
+            positions: x.into(),
+            velocities: vec![1.0, 2.0],
+            accelerations: vec![],
+            time_from_start: t,
+        };
+        let tr = JointTrajectory::for_joints(
+            &joints,
+            &[10.0, 20.0, 30.0],
+            &names,
+            &[p(0.0, [3.0, 1.0]), p(1.0, [4.0, 2.0])],
+        )
+        .unwrap();
+        assert_eq!(tr.joints(), 3);
+        let (mut q, mut v, mut a) = ([0.0; 3], [0.0; 3], [0.0; 3]);
+        tr.sample(0.0, &mut q, &mut v, &mut a);
+        assert_eq!((q, v), ([1.0, 20.0, 3.0], [2.0, 0.0, 1.0]));
+        let unknown: Vec<String> = ["a", "x"].map(String::from).into();
+        let e = JointTrajectory::for_joints(&joints, &[0.0; 3], &unknown, &[p(0.0, [0.0, 0.0])]).unwrap_err();
+        assert_eq!(e.to_string(), "`joint_names`: `x` is not a controlled joint");
+        let twice: Vec<String> = ["a", "a"].map(String::from).into();
+        let e = JointTrajectory::for_joints(&joints, &[0.0; 3], &twice, &[p(0.0, [0.0, 0.0])]).unwrap_err();
+        assert_eq!(e.to_string(), "`joint_names`: `a` is named twice");
+        let mut short = p(0.0, [0.0, 0.0]);
+        short.positions.pop();
+        let e = JointTrajectory::for_joints(&joints, &[0.0; 3], &names, &[short]).unwrap_err();
+        assert_eq!(e.to_string(), "point 0: `positions` has 1 values, expected 2");
     }
 
     #[test]

@@ -118,10 +118,10 @@ pub fn world_velocities(model: &Model, data: &Data, v: &[f64], out: &mut [Motion
     for i in 1..model.njoints() {
         let mut m = out[model.parents[i]];
         let iv = model.idx_v[i];
-        for k in iv..iv + model.joint_types[i].nv() {
+        for (k, &vk) in v.iter().enumerate().skip(iv).take(model.joint_types[i].nv()) {
             let c = data.j.fixed_view::<6, 1>(0, k);
-            m.linear += Vec3::new(c[0], c[1], c[2]) * v[k];
-            m.angular += Vec3::new(c[3], c[4], c[5]) * v[k];
+            m.linear += Vec3::new(c[0], c[1], c[2]) * vk;
+            m.angular += Vec3::new(c[3], c[4], c[5]) * vk;
         }
         out[i] = m;
     }

@@ -20,13 +20,14 @@ use r2r::rosgraph_msgs::msg::Clock;
 use r2r::sensor_msgs::msg::JointState;
 use r2r::std_msgs::msg::{Float64MultiArray, UInt32};
 use r2r::std_srvs::srv::{SetBool, Trigger};
+use r2r::trajectory_msgs::msg::JointTrajectory as TrajectoryMsg;
 
 use super::diagnostics::diagnostic_array;
 use super::qos::profile;
 use super::state_publisher::{CommandPublisher, StatePublisher};
 use crate::config::{Mode, Qos};
-use crate::control::{ControlJob, MeasuredState};
-use crate::runtime::status::{status, status_line};
+use crate::control::{ControlJob, JointTrajectory, MeasuredState, ReferenceCommand, SimAndControlJob, TrajectoryPoint};
+use crate::runtime::status::{WatchedInput, status, status_line};
 use crate::runtime::{
     CommandRejection, CounterSnapshot, Counters, EffortCommand, Job, LoopReport, LoopSettings, LoopThread,
     MailboxReader, MailboxWriter, mailbox, sample_ring, validate_efforts,
@@ -66,14 +67,6 @@ pub enum NodeError {
     /// No configuration file anywhere.
     #[error("no configuration: pass --config FILE or the ROS parameter config_file (looked for the default {0})")]
     NoConfig(String),
-    /// A configured mode this build cannot run yet.
-    #[error("{file}: key `mode`: `{mode}` is not available yet; this version runs `sim` and `control` (two processes)")]
-    UnsupportedMode {
-        /// Configuration file.
-        file: String,
-        /// The mode.
-        mode: String,
-    },
     /// An rcl call failed.
     #[error("ROS 2: {what}: {source}")]
     Ros {
@@ -152,10 +145,7 @@ pub fn run(options: NodeOptions) -> Result<NodeSummary, NodeError> {
     match setup.config.mode {
         Mode::Sim => run_sim(node, &setup),
         Mode::Control => run_control(node, &setup),
-        Mode::SimAndControl => {
-            let mode = serde_yaml_ng::to_string(&setup.config.mode).unwrap_or_default().trim().to_owned();
-            Err(NodeError::UnsupportedMode { file: config_file.display().to_string(), mode })
-        }
+        Mode::SimAndControl => run_sim_and_control(node, &setup),
     }
 }
 
@@ -163,77 +153,19 @@ pub fn run(options: NodeOptions) -> Result<NodeSummary, NodeError> {
 fn run_sim(mut node: r2r::Node, setup: &Setup) -> Result<NodeSummary, NodeError> {
     let config = &setup.config;
     let n = setup.joint_names.len();
-
-    // Publishers and subscription.
-    let qos = &config.qos;
-    let topics = &config.topics;
-    let clock_pub = node
-        .create_publisher::<Clock>(&topics.clock, profile(qos.clock.over(Qos::PUBLISHER)))
-        .map_err(ros(format!("creating the publisher on {}", topics.clock)))?;
-    let joint_state_pub = node
-        .create_publisher::<JointState>(&topics.joint_states, profile(qos.joint_states.over(Qos::PUBLISHER)))
-        .map_err(ros(format!("creating the publisher on {}", topics.joint_states)))?;
     let io = LoopIo::new(&mut node, setup)?;
-    let (shutdown, counters) = (io.shutdown.clone(), io.counters.clone());
     let commands_topic = config.commands_topic();
     let commands = node
-        .subscribe::<Float64MultiArray>(&commands_topic, profile(qos.commands.over(Qos::SUBSCRIPTION)))
+        .subscribe::<Float64MultiArray>(&commands_topic, profile(config.qos.commands.over(Qos::SUBSCRIPTION)))
         .map_err(ros(format!("subscribing to {commands_topic}")))?;
-    // The simulation's services, and the step count (no standard service carries one).
-    let reset_service = node
-        .create_service::<Trigger::Service>("~/reset", r2r::QosProfile::services_default())
-        .map_err(ros("creating the service ~/reset"))?;
-    let pause_service = node
-        .create_service::<SetBool::Service>("~/pause", r2r::QosProfile::services_default())
-        .map_err(ros("creating the service ~/pause"))?;
-    let steps = node.subscribe::<UInt32>("~/step", r2r::QosProfile::default()).map_err(ros("subscribing to ~/step"))?;
-
-    // Exchanges with the loop.
     let (command_writer, command_reader) = mailbox(EffortCommand { effort: vec![0.0; n] });
-    let world = setup.sim_world()?;
-    let layout = OutputLayout::new(setup, &world);
-    let (sample_producer, sample_consumer) = sample_ring(SAMPLE_RING_CAPACITY, &layout.outputs());
-
-    // The sample's extra topics: odometry of a floating base, a wrench per link.
-    let odometry = match &layout.base_link {
-        Some(link) => {
-            let publisher = node
-                .create_publisher::<Odometry>(&topics.odometry, profile(qos.joint_states.over(Qos::PUBLISHER)))
-                .map_err(ros(format!("creating the publisher on {}", topics.odometry)))?;
-            Some((publisher, link.clone()))
-        }
-        None => None,
-    };
-    let wrenches = wrench_publishers(&mut node, &topics.contact_wrenches, &layout, qos)?;
-    let publisher = StatePublisher::new(clock_pub, joint_state_pub, setup.joint_names.clone(), odometry, wrenches);
-    let (shutdown_, counters_) = (shutdown.clone(), counters.clone());
-    let publisher_thread = spawn_publisher(move || publisher.run(sample_consumer, shutdown_, counters_))?;
-
-    let stale_after = config.period().mul_f64(config.watchdog.stale_after_periods.get());
-    let job = SimJob::new(
-        setup,
-        world,
-        command_reader,
-        sample_producer,
-        stale_after,
-        counters.clone(),
-        Some(publisher_thread.thread().clone()),
-    );
-    let requests = job.requests();
-    let banner = format!(
-        "signorini: {} ({} joints) from {} at {} Hz; publishing {}, {}, {}; effort commands on {}",
-        setup.robot.name,
-        n,
-        setup.robot.origin,
-        config.rate_hz.get(),
-        topics.clock,
-        topics.joint_states,
-        topics.diagnostics,
-        commands_topic
-    );
-    serve(node, setup, job, publisher_thread, io, banner, move || {
+    let sim = SimSide::new(&mut node, setup, &io, command_reader)?;
+    let banner = format!("{}; effort commands on {}", sim.banner(setup), commands_topic);
+    let counters = io.counters.clone();
+    let SimSide { job, publisher, tasks } = sim;
+    serve(node, setup, job, vec![publisher], io, banner, move || {
         tokio::spawn(consume_commands(commands, command_writer, n, counters, commands_topic.to_string()));
-        tokio::spawn(serve_simulation(reset_service, pause_service, steps, requests));
+        tasks();
     })
 }
 
@@ -242,10 +174,8 @@ fn run_sim(mut node: r2r::Node, setup: &Setup) -> Result<NodeSummary, NodeError>
 fn run_control(mut node: r2r::Node, setup: &Setup) -> Result<NodeSummary, NodeError> {
     let config = &setup.config;
     let n = setup.joint_names.len();
-    let qos = &config.qos;
-    let topics = &config.topics;
+    let (qos, topics) = (&config.qos, &config.topics);
     let io = LoopIo::new(&mut node, setup)?;
-    let (shutdown, counters) = (io.shutdown.clone(), io.counters.clone());
     let joint_states = node
         .subscribe::<JointState>(&topics.joint_states, profile(qos.joint_states.over(Qos::SUBSCRIPTION)))
         .map_err(ros(format!("subscribing to {}", topics.joint_states)))?;
@@ -260,39 +190,188 @@ fn run_control(mut node: r2r::Node, setup: &Setup) -> Result<NodeSummary, NodeEr
     let commands_pub = node
         .create_publisher::<Float64MultiArray>(&commands_topic, profile(qos.commands.over(Qos::PUBLISHER)))
         .map_err(ros(format!("creating the publisher on {commands_topic}")))?;
-
-    let empty = MeasuredState { time_ns: 0, position: vec![0.0; n], velocity: vec![0.0; n], base: None };
-    let (state_writer, state_reader) = mailbox(empty);
-    let layout = OutputLayout::of_objects(setup, setup.collision_world()?.objects(), Vec::new());
-    let (sample_producer, sample_consumer) = sample_ring(SAMPLE_RING_CAPACITY, &layout.outputs());
-    let wrenches = wrench_publishers(&mut node, "~/predicted_contact_wrenches", &layout, qos)?;
-    let publisher = CommandPublisher::new(commands_pub, n, wrenches);
-    let (shutdown_, counters_) = (shutdown.clone(), counters.clone());
-    let publisher_thread = spawn_publisher(move || publisher.run(sample_consumer, shutdown_, counters_))?;
-    let stale_after = config.period().mul_f64(config.watchdog.stale_after_periods.get());
-    let job = ControlJob::new(
-        setup,
-        state_reader,
-        sample_producer,
-        stale_after,
-        counters.clone(),
-        Some(publisher_thread.thread().clone()),
-    )?;
+    let (state_writer, state_reader) = mailbox(MeasuredState::of_joints(n));
+    let control = ControlSide::new(&mut node, setup, &io, state_reader, Some(commands_pub))?;
     let banner = format!(
-        "signorini: controlling {} ({} joints) from {} at {} Hz; state from {}{}; torques on {}",
+        "signorini: controlling {} ({} joints) from {} at {} Hz; state from {}{}; torques on {}; reference on {}",
         setup.robot.name,
         n,
         setup.robot.origin,
         config.rate_hz.get(),
         topics.joint_states,
         if odometry.is_some() { format!(" and {}", topics.odometry) } else { String::new() },
-        commands_topic
+        commands_topic,
+        topics.reference
     );
     let names = setup.joint_names.clone();
     let topic = topics.joint_states.to_string();
-    serve(node, setup, job, publisher_thread, io, banner, move || {
+    let counters = io.counters.clone();
+    let ControlSide { job, publisher, tasks } = control;
+    serve(node, setup, job, vec![publisher], io, banner, move || {
         tokio::spawn(consume_states(joint_states, odometry, state_writer, names, counters, topic));
+        tasks();
     })
+}
+
+/// `mode: sim+control`: both in one loop, exchanging state and torques in memory; the
+/// simulator's topics and the controller's predicted wrenches and reference as in the
+/// two modes (no effort command subscription: the controller drives the simulator).
+fn run_sim_and_control(mut node: r2r::Node, setup: &Setup) -> Result<NodeSummary, NodeError> {
+    let n = setup.joint_names.len();
+    let io = LoopIo::new(&mut node, setup)?;
+    let (command_writer, command_reader) = mailbox(EffortCommand { effort: vec![0.0; n] });
+    let (state_writer, state_reader) = mailbox(MeasuredState::of_joints(n));
+    let sim = SimSide::new(&mut node, setup, &io, command_reader)?;
+    // The controller's own counters: its state watchdog is not the simulator's command
+    // watchdog that /diagnostics reports.
+    let control = ControlSide::new(&mut node, setup, &io, state_reader, None)?;
+    let banner =
+        format!("{}; controlled in process (reference on {})", sim.banner(setup), setup.config.topics.reference);
+    let (SimSide { job: sim_job, publisher: sim_pub, tasks: sim_tasks }, ControlSide { job, publisher, tasks }) =
+        (sim, control);
+    let control_job = job.with_command_output(command_writer).with_step(setup.config.sim_dt());
+    let job = SimAndControlJob::new(sim_job, control_job, state_writer, setup.joint_slots());
+    serve(node, setup, job, vec![sim_pub, publisher], io, banner, move || {
+        sim_tasks();
+        tasks();
+    })
+}
+
+/// What the simulator adds to a node: its job, its publishing thread, and the async tasks
+/// of its services and external wrenches.
+struct SimSide {
+    job: SimJob,
+    publisher: std::thread::JoinHandle<()>,
+    tasks: Box<dyn FnOnce() + Send>,
+}
+
+impl SimSide {
+    /// The simulator of `setup` reading its effort commands from `commands`: /clock,
+    /// /joint_states, odometry and contact wrench publishers, ~/reset, ~/pause, ~/step.
+    fn new(
+        node: &mut r2r::Node,
+        setup: &Setup,
+        io: &LoopIo,
+        commands: MailboxReader<EffortCommand>,
+    ) -> Result<Self, NodeError> {
+        let config = &setup.config;
+        let (qos, topics) = (&config.qos, &config.topics);
+        let clock_pub = node
+            .create_publisher::<Clock>(&topics.clock, profile(qos.clock.over(Qos::PUBLISHER)))
+            .map_err(ros(format!("creating the publisher on {}", topics.clock)))?;
+        let joint_state_pub = node
+            .create_publisher::<JointState>(&topics.joint_states, profile(qos.joint_states.over(Qos::PUBLISHER)))
+            .map_err(ros(format!("creating the publisher on {}", topics.joint_states)))?;
+        // The simulation's services, and the step count (no standard service carries one).
+        let reset_service = node
+            .create_service::<Trigger::Service>("~/reset", r2r::QosProfile::services_default())
+            .map_err(ros("creating the service ~/reset"))?;
+        let pause_service = node
+            .create_service::<SetBool::Service>("~/pause", r2r::QosProfile::services_default())
+            .map_err(ros("creating the service ~/pause"))?;
+        let steps =
+            node.subscribe::<UInt32>("~/step", r2r::QosProfile::default()).map_err(ros("subscribing to ~/step"))?;
+
+        let world = setup.sim_world()?;
+        let layout = OutputLayout::new(setup, &world);
+        let (sample_producer, sample_consumer) = sample_ring(SAMPLE_RING_CAPACITY, &layout.outputs());
+        // The sample's extra topics: odometry of a floating base, a wrench per link.
+        let odometry = match &layout.base_link {
+            Some(link) => {
+                let publisher = node
+                    .create_publisher::<Odometry>(&topics.odometry, profile(qos.joint_states.over(Qos::PUBLISHER)))
+                    .map_err(ros(format!("creating the publisher on {}", topics.odometry)))?;
+                Some((publisher, link.clone()))
+            }
+            None => None,
+        };
+        let wrenches = wrench_publishers(node, &topics.contact_wrenches, &layout, qos)?;
+        let publisher = StatePublisher::new(clock_pub, joint_state_pub, setup.joint_names.clone(), odometry, wrenches);
+        let (shutdown, counters) = (io.shutdown.clone(), io.counters.clone());
+        let publisher = spawn_publisher(move || publisher.run(sample_consumer, shutdown, counters))?;
+        let job = SimJob::new(
+            setup,
+            world,
+            commands,
+            sample_producer,
+            config.stale_after(),
+            io.counters.clone(),
+            Some(publisher.thread().clone()),
+        );
+        let requests = job.requests();
+        let tasks = Box::new(move || {
+            tokio::spawn(serve_simulation(reset_service, pause_service, steps, requests));
+        });
+        Ok(Self { job, publisher, tasks })
+    }
+
+    /// The start-up line.
+    fn banner(&self, setup: &Setup) -> String {
+        let (config, topics) = (&setup.config, &setup.config.topics);
+        let pace = match config.sim.realtime_factor.factor() {
+            Some(f) => format!("real-time factor {f}"),
+            None => "as fast as possible".to_owned(),
+        };
+        format!(
+            "signorini: {} ({} joints) from {}, step {} s at {pace}; publishing {}, {}, {}",
+            setup.robot.name,
+            setup.joint_names.len(),
+            setup.robot.origin,
+            config.sim_dt(),
+            topics.clock,
+            topics.joint_states,
+            topics.diagnostics,
+        )
+    }
+}
+
+/// What the controller adds to a node: its job, its publishing thread (predicted wrenches,
+/// and the torques when `commands` is given) and the reference subscription's task.
+struct ControlSide {
+    job: ControlJob,
+    publisher: std::thread::JoinHandle<()>,
+    tasks: Box<dyn FnOnce() + Send>,
+}
+
+impl ControlSide {
+    fn new(
+        node: &mut r2r::Node,
+        setup: &Setup,
+        io: &LoopIo,
+        states: MailboxReader<MeasuredState>,
+        commands: Option<r2r::Publisher<Float64MultiArray>>,
+    ) -> Result<Self, NodeError> {
+        let config = &setup.config;
+        let (qos, topics) = (&config.qos, &config.topics);
+        let reference = node
+            .subscribe::<TrajectoryMsg>(&topics.reference, r2r::QosProfile::default())
+            .map_err(ros(format!("subscribing to {}", topics.reference)))?;
+        let (reference_writer, reference_reader) = mailbox(ReferenceCommand::default());
+        let layout = OutputLayout::of_objects(setup, setup.collision_world()?.objects(), Vec::new());
+        let (sample_producer, sample_consumer) = sample_ring(SAMPLE_RING_CAPACITY, &layout.outputs());
+        let wrenches = wrench_publishers(node, &topics.predicted_contact_wrenches, &layout, qos)?;
+        // In one process with the simulator (no torque publisher), the counters /diagnostics
+        // reports are the simulator's: the controller's state watchdog gets its own.
+        let counters = if commands.is_some() { io.counters.clone() } else { Arc::new(Counters::default()) };
+        let publisher = CommandPublisher::new(commands, setup.joint_names.len(), wrenches);
+        let (shutdown, published) = (io.shutdown.clone(), io.counters.clone());
+        let publisher = spawn_publisher(move || publisher.run(sample_consumer, shutdown, published))?;
+        let job = ControlJob::new(
+            setup,
+            states,
+            sample_producer,
+            config.stale_after(),
+            counters,
+            Some(publisher.thread().clone()),
+        )?
+        .with_references(reference_reader);
+        let (names, hold) = (setup.joint_names.clone(), setup.posture_positions.clone());
+        let (counters, topic) = (io.counters.clone(), topics.reference.to_string());
+        let tasks = Box::new(move || {
+            tokio::spawn(consume_references(reference, reference_writer, names, hold, counters, topic));
+        });
+        Ok(Self { job, publisher, tasks })
+    }
 }
 
 /// One WrenchStamped publisher per link of `layout`, on `<prefix>/<link>`.
@@ -349,7 +428,7 @@ fn serve<J: Job + Send + 'static>(
     node: r2r::Node,
     setup: &Setup,
     job: J,
-    publisher_thread: std::thread::JoinHandle<()>,
+    publisher_threads: Vec<std::thread::JoinHandle<()>>,
     io: LoopIo,
     banner: String,
     tasks: impl FnOnce(),
@@ -357,6 +436,7 @@ fn serve<J: Job + Send + 'static>(
     let config = &setup.config;
     let LoopIo { shutdown, counters, report_writer, report_reader, diagnostics_pub } = io;
     let mut settings = LoopSettings::at_rate("signorini-loop", config.rate_hz.get());
+    settings.period = config.loop_period();
     // One loop report per diagnostics message: each window is published exactly once.
     settings.report_interval = Duration::from_secs_f64(1.0 / config.diagnostics.rate_hz.get());
     settings.realtime_priority = config.realtime.priority.fifo();
@@ -390,16 +470,23 @@ fn serve<J: Job + Send + 'static>(
         .map_err(|e| NodeError::Thread(format!("starting the async runtime: {e}")))?;
     let outcome = runtime.block_on(async {
         tasks();
-        let reporter =
-            report_diagnostics(report_reader, counters.clone(), diagnostics_pub, config.diagnostics.status_line);
+        let reporter = report_diagnostics(
+            report_reader,
+            counters.clone(),
+            diagnostics_pub,
+            config.diagnostics.status_line,
+            watched_input(config),
+        );
         tokio::spawn(reporter);
         wait_for_stop(&loop_thread).await
     });
 
     shutdown.store(true, Ordering::Relaxed);
     let loop_result = loop_thread.stop();
-    publisher_thread.thread().unpark();
-    let _ = publisher_thread.join();
+    for publisher in publisher_threads {
+        publisher.thread().unpark();
+        let _ = publisher.join();
+    }
     let _ = spinner.join();
     outcome?;
     let (_, report) = loop_result.map_err(|_| NodeError::Thread("the loop thread panicked".into()))?;
@@ -586,9 +673,71 @@ async fn consume_states(
     }
 }
 
+/// Turns trajectory_msgs/JointTrajectory messages into the controller's reference: the
+/// named joints (a subset of the controlled ones, in any order) follow the points, the
+/// others hold the posture; the header stamp is the start (zero: now). A trajectory with
+/// an unknown joint, wrong sizes, a NaN or times that do not increase is rejected,
+/// counted and logged at most once per second; the controller keeps its reference. An
+/// empty trajectory (no points) returns to the posture, as joint_trajectory_controller
+/// stops on one.
+async fn consume_references(
+    mut stream: impl futures::Stream<Item = TrajectoryMsg> + Unpin,
+    mut writer: MailboxWriter<ReferenceCommand>,
+    joints: Vec<String>,
+    hold: Vec<f64>,
+    counters: Arc<Counters>,
+    topic: String,
+) {
+    let mut last_log: Option<Instant> = None;
+    while let Some(msg) = stream.next().await {
+        let start_ns = msg.header.stamp.sec.max(0) as u64 * 1_000_000_000 + msg.header.stamp.nanosec as u64;
+        let trajectory = match msg.points.is_empty() {
+            true => Ok(None),
+            false => {
+                let points: Vec<TrajectoryPoint> = msg
+                    .points
+                    .iter()
+                    .map(|p| TrajectoryPoint {
+                        positions: p.positions.clone(),
+                        velocities: p.velocities.clone(),
+                        accelerations: p.accelerations.clone(),
+                        time_from_start: p.time_from_start.sec as f64 + p.time_from_start.nanosec as f64 * 1e-9,
+                    })
+                    .collect();
+                JointTrajectory::for_joints(&joints, &hold, &msg.joint_names, &points).map(Some)
+            }
+        };
+        match trajectory {
+            Ok(trajectory) => {
+                writer.write_with(|r| *r = ReferenceCommand { trajectory, start_ns });
+                Counters::bump(&counters.references_accepted);
+            }
+            Err(why) => {
+                Counters::bump(&counters.references_rejected);
+                if last_log.is_none_or(|t| t.elapsed() >= Duration::from_secs(1)) {
+                    r2r::log_warn!(NODE_NAME, "{}: trajectory rejected: {}", topic, why);
+                    last_log = Some(Instant::now());
+                }
+            }
+        }
+    }
+}
+
 fn log_rejection(topic: &str, why: CommandRejection, count: u64) {
     let also = if count > 1 { format!(" ({} rejected since the last message)", count) } else { String::new() };
     r2r::log_warn!(NODE_NAME, "{}: command rejected: {}{}", topic, why, also);
+}
+
+/// What the loop of `config`'s mode watches: the simulator's effort command, or the
+/// controller's measured state.
+fn watched_input(config: &crate::config::Config) -> WatchedInput {
+    match config.mode {
+        Mode::Control => WatchedInput {
+            name: "measured state",
+            when_stale: format!("the safe output: {}", config.control.safe_output),
+        },
+        Mode::Sim | Mode::SimAndControl => WatchedInput::effort_command(),
+    }
 }
 
 /// Publishes /diagnostics (and prints the status line) once per loop report window.
@@ -597,6 +746,7 @@ async fn report_diagnostics(
     counters: Arc<Counters>,
     publisher: r2r::Publisher<DiagnosticArray>,
     print_status: bool,
+    watched: WatchedInput,
 ) {
     let mut poll = tokio::time::interval(Duration::from_millis(20));
     let mut seen = 0;
@@ -610,14 +760,14 @@ async fn report_diagnostics(
         seen = latest.sequence;
         let report = latest.value;
         let now = counters.snapshot();
-        let command = counters.command_freshness();
-        let s = status(&report, &now, &before, command);
+        let command = counters.input_freshness();
+        let s = status(&report, &now, &before, command, &watched);
         let sim_time = counters.last_published_sim_time_ns.load(Ordering::Relaxed);
         if publisher.publish(&diagnostic_array(&s, sim_time, NODE_NAME)).is_err() {
             Counters::bump(&counters.publish_errors);
         }
         if print_status {
-            println!("{}", status_line(&report, &now, command));
+            println!("{}", status_line(&report, &now, command, &watched));
         }
         before = now;
     }

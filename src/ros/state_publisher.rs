@@ -177,9 +177,10 @@ fn publish_wrenches(
 }
 
 /// `mode: control`: the torques on the commands topic (std_msgs/Float64MultiArray, the
-/// configured joints' order) and the predicted contact wrench of each link.
+/// configured joints' order; not in one process with the simulator) and the predicted
+/// contact wrench of each link.
 pub struct CommandPublisher {
-    commands: r2r::Publisher<Float64MultiArray>,
+    commands: Option<r2r::Publisher<Float64MultiArray>>,
     n: usize,
     wrenches: Vec<r2r::Publisher<WrenchStamped>>,
 }
@@ -187,7 +188,7 @@ pub struct CommandPublisher {
 impl CommandPublisher {
     /// Publishers of `n` joints' commands and of the links' predicted wrenches.
     pub fn new(
-        commands: r2r::Publisher<Float64MultiArray>,
+        commands: Option<r2r::Publisher<Float64MultiArray>>,
         n: usize,
         wrenches: Vec<r2r::Publisher<WrenchStamped>>,
     ) -> Self {
@@ -201,8 +202,10 @@ impl CommandPublisher {
         let world = Header { frame_id: "world".into(), ..Default::default() };
         let mut wrench = NativeMsg::<WrenchStamped>::from(&WrenchStamped { header: world, ..Default::default() });
         drain(samples, &shutdown, &counters, |s| {
-            fill(command.data.data, command.data.size, &s.effort);
-            self.commands.publish_native(&mut command)?;
+            if let Some(commands) = &self.commands {
+                fill(command.data.data, command.data.size, &s.effort);
+                commands.publish_native(&mut command)?;
+            }
             publish_wrenches(&self.wrenches, &mut wrench, &ros_time(s.time_ns), &s.wrenches)
         });
     }

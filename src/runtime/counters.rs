@@ -15,7 +15,7 @@ pub struct Counters {
     /// Effort commands refused for NaN or infinite entries.
     pub commands_non_finite: AtomicU64,
     /// Times the effort command went stale (the loop then applies zero effort).
-    pub commands_stale_events: AtomicU64,
+    pub input_stale_events: AtomicU64,
     /// Output samples dropped because the publisher fell behind.
     pub samples_dropped: AtomicU64,
     /// Output samples published.
@@ -26,6 +26,12 @@ pub struct Counters {
     pub last_published_sim_time_ns: AtomicU64,
     /// Measured states refused (`mode: control`): a configured joint missing, NaN.
     pub states_rejected: AtomicU64,
+    /// Controller references (joint trajectories) accepted.
+    pub references_accepted: AtomicU64,
+    /// Controller references refused: an unknown joint, wrong sizes, NaN, times.
+    pub references_rejected: AtomicU64,
+    /// External wrenches refused: an unknown link or body, NaN.
+    pub wrenches_rejected: AtomicU64,
     /// Contact solves that missed their tolerance: a simulator step's, or the controller's
     /// inverse dynamics (a tick the controller refused counts too).
     pub steps_not_converged: AtomicU64,
@@ -35,8 +41,8 @@ pub struct Counters {
     pub last_contacts: AtomicU64,
     /// Solver iterations at the last step.
     pub last_iterations: AtomicU64,
-    /// Freshness of the effort command at the loop's last tick (see [`Counters::command_freshness`]).
-    command_freshness: AtomicU8,
+    /// Freshness of the effort command at the loop's last tick (see [`Counters::input_freshness`]).
+    input_freshness: AtomicU8,
 }
 
 /// A plain copy of [`Counters`] at one instant.
@@ -48,8 +54,8 @@ pub struct CounterSnapshot {
     pub commands_wrong_length: u64,
     /// See [`Counters::commands_non_finite`].
     pub commands_non_finite: u64,
-    /// See [`Counters::commands_stale_events`].
-    pub commands_stale_events: u64,
+    /// See [`Counters::input_stale_events`].
+    pub input_stale_events: u64,
     /// See [`Counters::samples_dropped`].
     pub samples_dropped: u64,
     /// See [`Counters::samples_published`].
@@ -58,6 +64,12 @@ pub struct CounterSnapshot {
     pub publish_errors: u64,
     /// See [`Counters::states_rejected`].
     pub states_rejected: u64,
+    /// See [`Counters::references_accepted`].
+    pub references_accepted: u64,
+    /// See [`Counters::references_rejected`].
+    pub references_rejected: u64,
+    /// See [`Counters::wrenches_rejected`].
+    pub wrenches_rejected: u64,
     /// See [`Counters::steps_not_converged`].
     pub steps_not_converged: u64,
     /// See [`Counters::sim_resets`].
@@ -83,13 +95,13 @@ impl Counters {
     }
 
     /// Records the effort command's freshness (written by the loop).
-    pub fn set_command_freshness(&self, f: Freshness) {
-        self.command_freshness.store(f as u8, Ordering::Relaxed);
+    pub fn set_input_freshness(&self, f: Freshness) {
+        self.input_freshness.store(f as u8, Ordering::Relaxed);
     }
 
     /// The effort command's freshness at the loop's last tick.
-    pub fn command_freshness(&self) -> Freshness {
-        match self.command_freshness.load(Ordering::Relaxed) {
+    pub fn input_freshness(&self) -> Freshness {
+        match self.input_freshness.load(Ordering::Relaxed) {
             x if x == Freshness::Fresh as u8 => Freshness::Fresh,
             x if x == Freshness::Stale as u8 => Freshness::Stale,
             _ => Freshness::NeverReceived,
@@ -103,11 +115,14 @@ impl Counters {
             commands_accepted: get(&self.commands_accepted),
             commands_wrong_length: get(&self.commands_wrong_length),
             commands_non_finite: get(&self.commands_non_finite),
-            commands_stale_events: get(&self.commands_stale_events),
+            input_stale_events: get(&self.input_stale_events),
             samples_dropped: get(&self.samples_dropped),
             samples_published: get(&self.samples_published),
             publish_errors: get(&self.publish_errors),
             states_rejected: get(&self.states_rejected),
+            references_accepted: get(&self.references_accepted),
+            references_rejected: get(&self.references_rejected),
+            wrenches_rejected: get(&self.wrenches_rejected),
             steps_not_converged: get(&self.steps_not_converged),
             sim_resets: get(&self.sim_resets),
             last_contacts: get(&self.last_contacts),

@@ -21,7 +21,8 @@ use super::mailbox::MailboxWriter;
 pub struct LoopSettings {
     /// Thread name (visible in `top -H`, `perf`).
     pub name: String,
-    /// Nominal period.
+    /// Nominal period; zero runs the loop free (no sleep, no deadline: as fast as the job
+    /// allows, e.g. a simulation at `realtime_factor: max`).
     pub period: Duration,
     /// How often a [`LoopReport`] is published.
     pub report_interval: Duration,
@@ -73,19 +74,23 @@ pub fn run_loop<J: Job + ?Sized>(
     shutdown: &AtomicBool,
     reports: &mut MailboxWriter<LoopReport>,
 ) -> LoopReport {
+    let free = settings.period.is_zero();
     let period_ns = settings.period.as_nanos().max(1) as u64;
-    let ticks_per_report = (settings.report_interval.as_nanos() as u64 / period_ns).max(1);
     let mut stats = LoopStatistics::new(settings.period);
     let mut deadline = MonotonicTime::now() + settings.period;
+    let mut window_start = MonotonicTime::now();
     let mut previous_wake: Option<MonotonicTime> = None;
     let mut index = 0u64;
 
     while !shutdown.load(Ordering::Relaxed) {
-        sleep_until(deadline);
+        if free {
+            deadline = MonotonicTime::now();
+        } else {
+            sleep_until(deadline);
+        }
         let wake = MonotonicTime::now();
         job.tick(&Tick { index, deadline, wake, period: settings.period });
         let done = MonotonicTime::now();
-
         stats.record_tick(
             wake.as_nanos(),
             previous_wake.map(|p| wake.since(p).as_nanos() as u64),
@@ -94,16 +99,17 @@ pub fn run_loop<J: Job + ?Sized>(
         );
         previous_wake = Some(wake);
         index += 1;
-
         deadline = deadline + settings.period;
-        if done > deadline {
+        if !free && done > deadline {
             let missed = done.since(deadline).as_nanos() as u64 / period_ns + 1;
             deadline = MonotonicTime::from_nanos(deadline.as_nanos() + missed * period_ns);
             stats.record_overrun(missed);
         }
-        if stats.window_ticks() >= ticks_per_report {
+        // One report per interval of wall time (not of ticks: a free loop has no rate).
+        if done.since(window_start) >= settings.report_interval {
             let report = stats.finish_window();
             reports.write_with(|r| *r = report);
+            window_start = done;
         }
     }
     let last = stats.finish_window();
@@ -203,6 +209,21 @@ mod tests {
         }
         assert_eq!(last.total_ticks, 200);
         assert!(r.latest().sequence >= 4, "a report every 50 ticks, plus the last");
+    }
+
+    #[test]
+    fn a_zero_period_runs_free() {
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut job = CountTo { n: 5000, seen: Vec::with_capacity(5000), stop: stop.clone(), busy: Duration::ZERO };
+        let (mut w, mut r) = mailbox(LoopReport::default());
+        let mut settings = LoopSettings::at_rate("test-free", 1000.0);
+        (settings.period, settings.report_interval) = (Duration::ZERO, Duration::from_millis(1));
+        let last = run_loop(&settings, &mut job, &stop, &mut w);
+        assert_eq!(last.total_ticks, 5000);
+        assert_eq!((last.total_overruns, last.total_missed_periods), (0, 0));
+        // Each tick starts when the previous one ends: no deadline to wait for.
+        assert!(job.seen.iter().all(|t| t.wake >= t.deadline && t.period.is_zero()));
+        assert!(r.latest().sequence >= 1, "reports by wall time");
     }
 
     #[test]

@@ -27,9 +27,32 @@ pub struct Status {
     pub values: Vec<(&'static str, String)>,
 }
 
+/// The input the loop's watchdog watches, and what the loop does while it is stale (the
+/// wording of /diagnostics and of the status line).
+#[derive(Clone, Debug, PartialEq)]
+pub struct WatchedInput {
+    /// "effort command" (the simulator's) or "measured state" (the controller's).
+    pub name: &'static str,
+    /// What replaces it while stale ("the fallback effort", "the safe output: gravity hold").
+    pub when_stale: String,
+}
+
+impl WatchedInput {
+    /// The simulator's effort command, replaced by the fallback effort.
+    pub fn effort_command() -> Self {
+        Self { name: "effort command", when_stale: "the fallback effort".to_owned() }
+    }
+}
+
 /// Builds the status from the latest loop report and the counters now and at the
-/// previous status (for per-window deltas). `command` is the effort command's freshness.
-pub fn status(report: &LoopReport, now: &CounterSnapshot, before: &CounterSnapshot, command: Freshness) -> Status {
+/// previous status (for per-window deltas). `input` is the watched input's freshness.
+pub fn status(
+    report: &LoopReport,
+    now: &CounterSnapshot,
+    before: &CounterSnapshot,
+    input: Freshness,
+    watched: &WatchedInput,
+) -> Status {
     let us = |ns: u64| format!("{:.1}", ns as f64 * 1e-3);
     let rejected = now.commands_rejected() - before.commands_rejected();
     let dropped = now.samples_dropped - before.samples_dropped;
@@ -51,6 +74,14 @@ pub fn status(report: &LoopReport, now: &CounterSnapshot, before: &CounterSnapsh
     if states > 0 {
         problems.push(format!("{states} measured states rejected"));
     }
+    let references = now.references_rejected - before.references_rejected;
+    if references > 0 {
+        problems.push(format!("{references} reference trajectories rejected"));
+    }
+    let wrenches = now.wrenches_rejected - before.wrenches_rejected;
+    if wrenches > 0 {
+        problems.push(format!("{wrenches} external wrenches rejected"));
+    }
     let unconverged = now.steps_not_converged - before.steps_not_converged;
     if unconverged > 0 {
         problems.push(format!("{unconverged} contact solves missed the tolerance"));
@@ -59,8 +90,8 @@ pub fn status(report: &LoopReport, now: &CounterSnapshot, before: &CounterSnapsh
     if resets > 0 {
         problems.push(format!("the simulation diverged and was reset {resets} times"));
     }
-    if command == Freshness::Stale {
-        problems.push("effort command stale: applying the fallback effort".to_owned());
+    if input == Freshness::Stale {
+        problems.push(format!("{} stale: applying {}", watched.name, watched.when_stale));
     }
     let level = if problems.is_empty() { Level::Ok } else { Level::Warn };
     let message = if problems.is_empty() {
@@ -68,7 +99,7 @@ pub fn status(report: &LoopReport, now: &CounterSnapshot, before: &CounterSnapsh
     } else {
         format!("running at {:.1} Hz; {}", report.rate_hz, problems.join("; "))
     };
-    let command_state = match command {
+    let input_state = match input {
         Freshness::NeverReceived => "none received",
         Freshness::Fresh => "fresh",
         Freshness::Stale => "stale",
@@ -89,12 +120,14 @@ pub fn status(report: &LoopReport, now: &CounterSnapshot, before: &CounterSnapsh
         ("overruns_total", report.total_overruns.to_string()),
         ("missed_periods_total", report.total_missed_periods.to_string()),
         ("ticks_total", report.total_ticks.to_string()),
-        ("command_state", command_state.to_owned()),
+        ("input", watched.name.to_owned()),
+        ("input_state", input_state.to_owned()),
+        ("input_stale_output", watched.when_stale.clone()),
         ("commands_accepted_total", now.commands_accepted.to_string()),
         ("commands_rejected_total", now.commands_rejected().to_string()),
         ("commands_rejected_wrong_length_total", now.commands_wrong_length.to_string()),
         ("commands_rejected_non_finite_total", now.commands_non_finite.to_string()),
-        ("commands_stale_events_total", now.commands_stale_events.to_string()),
+        ("input_stale_events_total", now.input_stale_events.to_string()),
         ("samples_published_total", now.samples_published.to_string()),
         ("samples_dropped_total", now.samples_dropped.to_string()),
         ("publish_errors_total", now.publish_errors.to_string()),
@@ -103,16 +136,19 @@ pub fn status(report: &LoopReport, now: &CounterSnapshot, before: &CounterSnapsh
         ("steps_not_converged_total", now.steps_not_converged.to_string()),
         ("sim_resets_total", now.sim_resets.to_string()),
         ("states_rejected_total", now.states_rejected.to_string()),
+        ("references_accepted_total", now.references_accepted.to_string()),
+        ("references_rejected_total", now.references_rejected.to_string()),
+        ("external_wrenches_rejected_total", now.wrenches_rejected.to_string()),
     ];
     Status { level, message, values }
 }
 
 /// The terminal line: loop figures, then inputs.
-pub fn status_line(report: &LoopReport, now: &CounterSnapshot, command: Freshness) -> String {
-    let command = match command {
-        Freshness::NeverReceived => "no command yet",
-        Freshness::Fresh => "command fresh",
-        Freshness::Stale => "command STALE",
+pub fn status_line(report: &LoopReport, now: &CounterSnapshot, input: Freshness, watched: &WatchedInput) -> String {
+    let command = match input {
+        Freshness::NeverReceived => format!("no {} yet", watched.name),
+        Freshness::Fresh => format!("{} fresh", watched.name),
+        Freshness::Stale => format!("{} STALE", watched.name),
     };
     format!(
         "{} | cmds {} ok {} rejected, {command} | samples dropped {}",
@@ -132,21 +168,24 @@ mod tests {
         let report = LoopReport { rate_hz: 999.7, window_overruns: 2, ..Default::default() };
         let before = CounterSnapshot { commands_wrong_length: 1, ..Default::default() };
         let now = CounterSnapshot { commands_wrong_length: 4, commands_non_finite: 2, ..Default::default() };
-        let s = status(&report, &now, &before, Freshness::Fresh);
+        let s = status(&report, &now, &before, Freshness::Fresh, &WatchedInput::effort_command());
         assert_eq!(s.level, Level::Warn);
         assert_eq!(s.message, "running at 999.7 Hz; 2 overruns; 5 commands rejected (3 wrong length, 2 NaN/inf)");
         let get = |k: &str| s.values.iter().find(|(key, _)| *key == k).map(|(_, v)| v.clone());
         assert_eq!(get("commands_rejected_total").as_deref(), Some("6"));
         assert_eq!(get("commands_rejected_non_finite_total").as_deref(), Some("2"));
-        assert_eq!(get("command_state").as_deref(), Some("fresh"));
+        assert_eq!(get("input_state").as_deref(), Some("fresh"));
     }
 
     #[test]
     fn a_quiet_window_is_ok() {
         let report = LoopReport { rate_hz: 1000.0, ..Default::default() };
         let c = CounterSnapshot::default();
-        let s = status(&report, &c, &c, Freshness::NeverReceived);
+        let watched = WatchedInput { name: "measured state", when_stale: "the safe output: gravity hold".to_owned() };
+        let s = status(&report, &c, &c, Freshness::NeverReceived, &watched);
         assert_eq!((s.level, s.message.as_str()), (Level::Ok, "running at 1000.0 Hz"));
-        assert_eq!(status(&report, &c, &c, Freshness::Stale).level, Level::Warn);
+        let s = status(&report, &c, &c, Freshness::Stale, &watched);
+        assert_eq!(s.level, Level::Warn);
+        assert_eq!(s.message, "running at 1000.0 Hz; measured state stale: applying the safe output: gravity hold");
     }
 }

@@ -45,7 +45,7 @@ impl Watchdog {
     }
 
     /// [`Watchdog::check`], reported to `counters`: a fall into staleness counted under
-    /// `commands_stale_events` and the freshness kept for /diagnostics (the loop's input:
+    /// `input_stale_events` and the freshness kept for /diagnostics (the loop's input:
     /// the effort command, or the measured state in `mode: control`).
     pub fn check_counted(
         &mut self,
@@ -56,10 +56,10 @@ impl Watchdog {
         let before = (self.stale_events, self.state);
         let freshness = self.check(last_received, now);
         if self.stale_events > before.0 {
-            Counters::bump(&counters.commands_stale_events);
+            Counters::bump(&counters.input_stale_events);
         }
         if freshness != before.1 {
-            counters.set_command_freshness(freshness);
+            counters.set_input_freshness(freshness);
         }
         freshness
     }

@@ -4,7 +4,8 @@
 //! Each tick: the effort command (command mailbox → watchdog) while it is fresh, else the
 //! fallback, the joint PD of `sim.hold_kp`/`hold_kd` towards the initial posture (zero
 //! effort with the default gains); one step of the simulator; its outputs
-//! ([`super::outputs`]) pushed to the sample ring for the publisher, which is woken. A
+//! ([`super::outputs`]) pushed to the sample ring for the publisher, which is woken (every
+//! `sim.publish_every` steps). A
 //! state that stops being finite is reset to the initial one (time runs on), counted, and
 //! never published. Nothing allocates after start-up.
 
@@ -71,6 +72,9 @@ pub struct SimJob {
     initial: (Vec<f64>, Vec<f64>, Vec<FreeBodyState>),
     publisher: Option<Thread>,
     requests: Arc<SimRequests>,
+    /// Publish one step of this many (`sim.publish_every`), counting `steps`.
+    publish_every: u64,
+    steps: u64,
 }
 
 impl SimJob {
@@ -87,7 +91,7 @@ impl SimJob {
         counters: Arc<Counters>,
         publisher: Option<Thread>,
     ) -> Self {
-        let dt = setup.config.sim.dt.map_or_else(|| setup.config.period().as_secs_f64(), |d| d.get());
+        let dt = setup.config.sim_dt();
         let stepper = Stepper::new(&world, dt, &setup.config.contact, setup.config.collision.max_contacts.get());
         let joints = setup.joint_slots();
         let mut actuated = vec![false; setup.model.nv];
@@ -119,6 +123,8 @@ impl SimJob {
             initial,
             publisher,
             requests: Arc::default(),
+            publish_every: setup.config.sim.publish_every.get() as u64,
+            steps: 0,
         }
     }
 
@@ -133,7 +139,7 @@ impl SimJob {
     }
 
     /// Freshness of the effort command at the last tick.
-    pub fn command_freshness(&self) -> Freshness {
+    pub fn input_freshness(&self) -> Freshness {
         self.watchdog.state()
     }
 
@@ -193,6 +199,10 @@ impl Job for SimJob {
             Counters::bump(&self.counters.sim_resets);
             return;
         }
+        self.steps += 1;
+        if !self.steps.is_multiple_of(self.publish_every) {
+            return;
+        }
         let (layout, world, stepper) = (&self.layout, &self.world, &self.stepper);
         if !self.samples.push_with(|s| layout.fill(world, stepper, s)) {
             self.counters.samples_dropped.fetch_add(1, Ordering::Relaxed);
@@ -240,7 +250,7 @@ mod tests {
         let now_ms = MonotonicTime::now().as_nanos() / 1_000_000;
         let held = fallback(&job);
         job.tick(&tick(0, now_ms));
-        assert_eq!(job.command_freshness(), Freshness::NeverReceived);
+        assert_eq!(job.input_freshness(), Freshness::NeverReceived);
         cmd_w.write_with(|c| c.effort.fill(3.0));
         job.tick(&tick(1, now_ms + 1));
         let stale = fallback(&job);
@@ -255,7 +265,7 @@ mod tests {
         assert_eq!(samples[2].effort, stale);
         let times: Vec<u64> = samples.iter().map(|s| s.time_ns).collect();
         assert_eq!(times, [1_000_000, 2_000_000, 3_000_000]);
-        assert_eq!(counters.snapshot().commands_stale_events, 1);
+        assert_eq!(counters.snapshot().input_stale_events, 1);
         let links = &job.layout().links;
         for foot in ["lf_foot", "lh_foot", "rf_foot", "rh_foot"] {
             assert!(links.iter().any(|(l, _)| l == foot), "{foot} in {links:?}");

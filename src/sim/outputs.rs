@@ -72,6 +72,18 @@ pub struct OutputLayout {
     link_of_object: Vec<Option<usize>>,
 }
 
+impl Odometry {
+    /// The floating base's (q and v of a model whose first joint is a free flyer).
+    pub fn of_free_flyer(q: &[f64], v: &[f64]) -> Self {
+        Self {
+            position: [q[0], q[1], q[2]],
+            orientation: [q[3], q[4], q[5], q[6]],
+            linear: [v[0], v[1], v[2]],
+            angular: [v[3], v[4], v[5]],
+        }
+    }
+}
+
 impl OutputLayout {
     /// The layout of `setup`'s robot in `world`.
     pub fn new(setup: &Setup, world: &World) -> Self {
@@ -134,12 +146,7 @@ impl OutputLayout {
                 out.effort[k] = tau.get(slot.idx_v).copied().unwrap_or(0.0);
             }
             if let Some(base) = out.base.as_mut() {
-                *base = Odometry {
-                    position: [r.q[0], r.q[1], r.q[2]],
-                    orientation: [r.q[3], r.q[4], r.q[5], r.q[6]],
-                    linear: [r.v[0], r.v[1], r.v[2]],
-                    angular: [r.v[3], r.v[4], r.v[5]],
-                };
+                *base = Odometry::of_free_flyer(&r.q, &r.v);
             }
         }
         for (o, s) in out.bodies.iter_mut().zip(&world.states) {
