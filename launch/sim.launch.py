@@ -3,6 +3,9 @@
   ros2 launch signorini sim.launch.py                      # the quadruped
   ros2 launch signorini sim.launch.py robot:=arm7
   ros2 launch signorini sim.launch.py config:=/path/to/my.yaml
+
+Its controller: controller.launch.py use_sim_time:=true, or both at once:
+sim_and_controller.launch.py.
 """
 
 import os
