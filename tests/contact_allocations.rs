@@ -48,7 +48,7 @@ fn the_quadruped_standing_steps_without_allocating() {
     for mut solver in solvers(64) {
         for step in 0..5 {
             let n = allocations_during(|| {
-                prepare_robot(&model, &mut data, &q, &v, &tau, &[], dt, &mut v_free);
+                prepare_robot(&model, &mut data, &q, &v, &tau, &[], &[], dt, &mut v_free);
                 world.update_robot(&data);
                 world.detect(&mut contacts);
                 let bodies = Bodies { robot: Some((&model, &data)), free: &[], free_states: &[] };

@@ -57,7 +57,7 @@ fn assemble(f: &Value) -> ContactProblem {
     let mut v_free = Vec::new();
     if let (Some((model, q, rv, tau)), Some(data)) = (&robot, data.as_mut()) {
         let mut vf = vec![0.0; model.nv];
-        prepare_robot(model, data, q, rv, tau, &[], dt, &mut vf);
+        prepare_robot(model, data, q, rv, tau, &[], &[], dt, &mut vf);
         v.extend_from_slice(rv);
         v_free.extend(vf);
     }

@@ -124,6 +124,56 @@ fn the_arm_under_gravity_compensation_holds_its_pose() {
     assert!(moved < 1e-9, "moved {moved} rad in 2 s");
 }
 
+/// An external wrench on the arm's last body (world axes, torque about its joint's
+/// origin) balanced by the joint torques Jᵀ·F of the joint's Jacobian (its origin's
+/// velocity and the angular velocity, in world axes) on top of gravity compensation: the
+/// arm holds its pose; without the balancing torques it moves.
+#[test]
+fn an_external_wrench_on_a_link_acts_through_its_jacobian() {
+    use signorini::dynamics::{ReferenceFrame, compute_joint_jacobians, joint_jacobian};
+    use signorini::spatial::Force;
+    let model = Model::from_urdf_file(&common::repo("urdf/arm7.urdf"), &ModelOptions::default()).unwrap();
+    let mut q = model.neutral_configuration().as_slice().to_vec();
+    for (joint, value) in [("joint2", 0.5), ("joint4", -1.2), ("joint6", 0.7)] {
+        q[model.idx_q[model.joint_id(joint).unwrap()]] = value;
+    }
+    let last = model.joint_id("joint7").unwrap();
+    let wrench = Force { linear: Vec3::new(3.0, -2.0, 5.0), angular: Vec3::new(0.2, 0.1, -0.3) };
+    for balanced in [true, false] {
+        let start = q.clone();
+        let mut world = World::new(
+            Some(Robot::new(model.clone(), q.clone())),
+            &EnvironmentConfig::default(),
+            &CollisionConfig::default(),
+        )
+        .unwrap();
+        world.robot.as_mut().unwrap().wrenches[last] = wrench;
+        let mut stepper = Stepper::new(&world, DT, &ContactConfig::default(), 64);
+        let mut tau = vec![0.0; world.nv()];
+        let mut jacobian = nalgebra::Matrix6xX::zeros(model.nv);
+        for _ in 0..500 {
+            let r = world.robot.as_mut().unwrap();
+            tau.copy_from_slice(signorini::dynamics::gravity_torque(&r.model, &mut r.data, &r.q).as_slice());
+            if balanced {
+                compute_joint_jacobians(&r.model, &mut r.data, &r.q);
+                joint_jacobian(&r.model, &r.data, last, ReferenceFrame::LocalWorldAligned, &mut jacobian);
+                let f = nalgebra::Vector6::new(3.0, -2.0, 5.0, 0.2, 0.1, -0.3);
+                for (t, jf) in tau.iter_mut().zip((jacobian.transpose() * f).iter()) {
+                    *t -= jf;
+                }
+            }
+            stepper.step(&mut world, &tau);
+        }
+        let r = world.robot.as_ref().unwrap();
+        let moved = r.q.iter().zip(&start).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+        if balanced {
+            assert!(moved < 1e-9, "moved {moved} rad in 0.5 s");
+        } else {
+            assert!(moved > 1e-3, "the wrench alone moved the arm only {moved} rad");
+        }
+    }
+}
+
 /// The arm under gravity compensation and a joint PD, one joint pushed towards a limit by
 /// a constant torque instead of its PD: it stops at the limit, never passes it by more than the solver's tolerance
 /// allows (10 ε_abs·Δt), and at rest the limit carries exactly

@@ -387,6 +387,7 @@ fn run_loop(config: &std::path::Path, duration: f64) -> Result<(), Failure> {
     let job = SimJob::new(&s, world, command_reader, producer, c.stale_after(), counters.clone(), None);
     let mut settings = LoopSettings::at_rate("signorini-loop", c.rate_hz.get());
     settings.period = c.loop_period();
+    settings.catch_up = c.loop_catch_up();
     settings.realtime_priority = c.realtime.priority.fifo();
     settings.cpu = c.realtime.cpu;
     let shutdown = Arc::new(AtomicBool::new(false));

@@ -167,6 +167,9 @@ pub struct Topics {
     pub predicted_contact_wrenches: TopicName,
     /// The controller's trajectory_msgs/JointTrajectory reference (`~/reference`).
     pub reference: TopicName,
+    /// The controller's floating-base pose reference, geometry_msgs/PoseStamped in `world`
+    /// (`~/base_reference`).
+    pub base_reference: TopicName,
     /// External wrenches on the simulated links and bodies, geometry_msgs/WrenchStamped
     /// with the link or body in `header.frame_id` (`~/external_wrench`).
     pub external_wrench: TopicName,
@@ -287,6 +290,7 @@ impl Default for Topics {
             contact_wrenches: topic("~/contact_wrenches"),
             predicted_contact_wrenches: topic("~/predicted_contact_wrenches"),
             reference: topic("~/reference"),
+            base_reference: topic("~/base_reference"),
             external_wrench: topic("~/external_wrench"),
             contact_markers: topic("~/contact_markers"),
         }
@@ -437,6 +441,16 @@ impl Config {
             (Mode::Control, _) => self.period(),
             (_, Some(factor)) => std::time::Duration::from_secs_f64(self.sim_dt() / factor),
             (_, None) => std::time::Duration::ZERO,
+        }
+    }
+
+    /// How far behind the wall clock a paced simulation may fall and still catch up by
+    /// stepping back to back (0.1 s; beyond, it skips and simulated time falls behind);
+    /// none for the controller, which must not burst.
+    pub fn loop_catch_up(&self) -> std::time::Duration {
+        match self.mode {
+            Mode::Control => std::time::Duration::ZERO,
+            Mode::Sim | Mode::SimAndControl => std::time::Duration::from_millis(100),
         }
     }
 

@@ -42,7 +42,7 @@ impl Job for SimAndControlJob {
         let Some(robot) = world.robot.as_ref().filter(|_| world.time != before) else { return };
         let joints = &self.joints;
         self.states.write_with(|s| {
-            s.time_ns = (world.time * 1e9).round() as u64;
+            s.time_ns = world.time_ns();
             for (k, slot) in joints.iter().enumerate() {
                 s.position[k] = slot.position(&robot.q);
                 s.velocity[k] = robot.v[slot.idx_v];

@@ -3,7 +3,8 @@
 //!
 //! Each tick: the measured state (state mailbox → watchdog); while it is fresh, one
 //! [`Controller::tick`] towards the reference — the posture (`control.posture`, the
-//! floating base held where the first state put it), or the latest joint trajectory
+//! floating base held where the first state put it, or at the latest base pose
+//! reference), or the latest joint trajectory
 //! (reference mailbox, trajectory_msgs/JointTrajectory semantics, timed on the measured
 //! state's clock) — → the controlled joints' torques and the predicted contact wrench of
 //! each link, pushed to the sample ring for the publisher (and, in one process with the
@@ -74,6 +75,9 @@ pub struct ControlJob {
     /// Whether q_des holds the reference (set at the first complete state).
     referenced: bool,
     references: Option<MailboxReader<ReferenceCommand>>,
+    /// The floating base's pose reference (x, y, z, qx, qy, qz, qw in `world`), when one
+    /// came; before, the pose of the first state.
+    base_references: Option<MailboxReader<Option<[f64; 7]>>>,
     /// The trajectory followed (the reference mailbox's sequence) and its start (ns).
     following: (u64, u64),
     /// The effort of each controlled joint, as published.
@@ -130,6 +134,7 @@ impl ControlJob {
             sample: [vec![0.0; n], vec![0.0; n], vec![0.0; n]],
             referenced: false,
             references: None,
+            base_references: None,
             following: (0, 0),
             effort: vec![0.0; n],
             safe_output: config.control.safe_output,
@@ -145,6 +150,12 @@ impl ControlJob {
     /// Follows the trajectories `references` delivers (the posture until the first).
     pub fn with_references(mut self, references: MailboxReader<ReferenceCommand>) -> Self {
         self.references = Some(references);
+        self
+    }
+
+    /// Holds the floating base at the poses `references` delivers (a floating base only).
+    pub fn with_base_references(mut self, references: MailboxReader<Option<[f64; 7]>>) -> Self {
+        self.base_references = Some(references);
         self
     }
 
@@ -280,6 +291,11 @@ impl Job for ControlJob {
                 self.referenced = true;
             }
             self.follow_trajectory(time_ns);
+            if let Some(pose) = self.base_references.as_mut().and_then(|r| r.latest().value)
+                && self.model.has_free_flyer()
+            {
+                self.q_des[..7].copy_from_slice(&pose);
+            }
             let (q, v, q_des, v_des, a_des) = (&self.q, &self.v, &self.q_des, &self.v_des, &self.a_des);
             tau_ok = self.controller.tick(&self.model, q, v, q_des, v_des, a_des, self.dt).is_ok();
             if !tau_ok || !self.controller.inverse_dynamics().result().converged {

@@ -14,19 +14,21 @@ use std::time::{Duration, Instant};
 
 use futures::StreamExt;
 use r2r::diagnostic_msgs::msg::DiagnosticArray;
-use r2r::geometry_msgs::msg::WrenchStamped;
+use r2r::geometry_msgs::msg::{PoseStamped, WrenchStamped};
 use r2r::nav_msgs::msg::Odometry;
 use r2r::rosgraph_msgs::msg::Clock;
 use r2r::sensor_msgs::msg::JointState;
 use r2r::std_msgs::msg::{Float64MultiArray, UInt32};
 use r2r::std_srvs::srv::{SetBool, Trigger};
 use r2r::trajectory_msgs::msg::JointTrajectory as TrajectoryMsg;
+use r2r::visualization_msgs::msg::MarkerArray;
 
 use super::diagnostics::diagnostic_array;
 use super::qos::profile;
 use super::state_publisher::{CommandPublisher, StatePublisher};
 use crate::config::{Mode, Qos};
 use crate::control::{ControlJob, JointTrajectory, MeasuredState, ReferenceCommand, SimAndControlJob, TrajectoryPoint};
+use crate::model::FrameKind;
 use crate::runtime::status::{WatchedInput, status, status_line};
 use crate::runtime::{
     CommandRejection, CounterSnapshot, Counters, EffortCommand, Job, LoopReport, LoopSettings, LoopThread,
@@ -34,7 +36,7 @@ use crate::runtime::{
 };
 use crate::setup::{Setup, SetupError};
 use crate::sim::job::SimRequests;
-use crate::sim::{Odometry as BaseOdometry, OutputLayout, SimJob};
+use crate::sim::{ExternalWrenches, Odometry as BaseOdometry, OutputLayout, SimJob};
 
 /// Node name.
 pub const NODE_NAME: &str = "signorini";
@@ -271,6 +273,9 @@ impl SimSide {
             .map_err(ros("creating the service ~/pause"))?;
         let steps =
             node.subscribe::<UInt32>("~/step", r2r::QosProfile::default()).map_err(ros("subscribing to ~/step"))?;
+        let external = node
+            .subscribe::<WrenchStamped>(&topics.external_wrench, r2r::QosProfile::default())
+            .map_err(ros(format!("subscribing to {}", topics.external_wrench)))?;
 
         let world = setup.sim_world()?;
         let layout = OutputLayout::new(setup, &world);
@@ -286,7 +291,23 @@ impl SimSide {
             None => None,
         };
         let wrenches = wrench_publishers(node, &topics.contact_wrenches, &layout, qos)?;
-        let publisher = StatePublisher::new(clock_pub, joint_state_pub, setup.joint_names.clone(), odometry, wrenches);
+        let markers = node
+            .create_publisher::<MarkerArray>(&topics.contact_markers, r2r::QosProfile::default())
+            .map_err(ros(format!("creating the publisher on {}", topics.contact_markers)))?;
+        let bodies = layout
+            .body_names
+            .iter()
+            .map(|name| {
+                let topic = format!("/{}/odom", topic_token(name));
+                let publisher = node
+                    .create_publisher::<Odometry>(&topic, profile(qos.joint_states.over(Qos::PUBLISHER)))
+                    .map_err(ros(format!("creating the publisher on {topic}")))?;
+                Ok((publisher, name.clone()))
+            })
+            .collect::<Result<Vec<_>, NodeError>>()?;
+        let publisher = StatePublisher::new(clock_pub, joint_state_pub, setup.joint_names.clone(), odometry, wrenches)
+            .with_bodies(bodies)
+            .with_markers(markers);
         let (shutdown, counters) = (io.shutdown.clone(), io.counters.clone());
         let publisher = spawn_publisher(move || publisher.run(sample_consumer, shutdown, counters))?;
         let job = SimJob::new(
@@ -298,9 +319,14 @@ impl SimSide {
             io.counters.clone(),
             Some(publisher.thread().clone()),
         );
+        let (wrench_writer, wrench_reader) = mailbox(job.wrench_table());
+        let targets = WrenchTargets::new(setup, job.world(), job.wrench_table());
+        let job = job.with_external_wrenches(wrench_reader);
         let requests = job.requests();
+        let (counters, topic) = (io.counters.clone(), topics.external_wrench.to_string());
         let tasks = Box::new(move || {
             tokio::spawn(serve_simulation(reset_service, pause_service, steps, requests));
+            tokio::spawn(consume_external_wrenches(external, wrench_writer, targets, counters, topic));
         });
         Ok(Self { job, publisher, tasks })
     }
@@ -347,6 +373,14 @@ impl ControlSide {
             .subscribe::<TrajectoryMsg>(&topics.reference, r2r::QosProfile::default())
             .map_err(ros(format!("subscribing to {}", topics.reference)))?;
         let (reference_writer, reference_reader) = mailbox(ReferenceCommand::default());
+        let base_reference = match setup.model.has_free_flyer() {
+            true => Some(
+                node.subscribe::<PoseStamped>(&topics.base_reference, r2r::QosProfile::default())
+                    .map_err(ros(format!("subscribing to {}", topics.base_reference)))?,
+            ),
+            false => None,
+        };
+        let (base_writer, base_reader) = mailbox(None);
         let layout = OutputLayout::of_objects(setup, setup.collision_world()?.objects(), Vec::new());
         let (sample_producer, sample_consumer) = sample_ring(SAMPLE_RING_CAPACITY, &layout.outputs());
         let wrenches = wrench_publishers(node, &topics.predicted_contact_wrenches, &layout, qos)?;
@@ -364,11 +398,17 @@ impl ControlSide {
             counters,
             Some(publisher.thread().clone()),
         )?
-        .with_references(reference_reader);
+        .with_references(reference_reader)
+        .with_base_references(base_reader);
         let (names, hold) = (setup.joint_names.clone(), setup.posture_positions.clone());
         let (counters, topic) = (io.counters.clone(), topics.reference.to_string());
+        let base_topic = topics.base_reference.to_string();
+        let base_counters = counters.clone();
         let tasks = Box::new(move || {
             tokio::spawn(consume_references(reference, reference_writer, names, hold, counters, topic));
+            if let Some(base) = base_reference {
+                tokio::spawn(consume_base_references(base, base_writer, base_counters, base_topic));
+            }
         });
         Ok(Self { job, publisher, tasks })
     }
@@ -437,6 +477,7 @@ fn serve<J: Job + Send + 'static>(
     let LoopIo { shutdown, counters, report_writer, report_reader, diagnostics_pub } = io;
     let mut settings = LoopSettings::at_rate("signorini-loop", config.rate_hz.get());
     settings.period = config.loop_period();
+    settings.catch_up = config.loop_catch_up();
     // One loop report per diagnostics message: each window is published exactly once.
     settings.report_interval = Duration::from_secs_f64(1.0 / config.diagnostics.rate_hz.get());
     settings.realtime_priority = config.realtime.priority.fifo();
@@ -718,6 +759,122 @@ async fn consume_references(
                     r2r::log_warn!(NODE_NAME, "{}: trajectory rejected: {}", topic, why);
                     last_log = Some(Instant::now());
                 }
+            }
+        }
+    }
+}
+
+/// Where an external wrench named by `header.frame_id` goes: the robot link's joint, or
+/// a free body; the wrenches in force per name, and the table the loop applies.
+struct WrenchTargets {
+    targets: std::collections::HashMap<String, WrenchTarget>,
+    applied: std::collections::BTreeMap<String, (WrenchTarget, crate::spatial::Force)>,
+    table: ExternalWrenches,
+}
+
+#[derive(Copy, Clone, Debug, PartialEq)]
+enum WrenchTarget {
+    Joint(usize),
+    Body(usize),
+}
+
+impl WrenchTargets {
+    fn new(setup: &Setup, world: &crate::sim::World, table: ExternalWrenches) -> Self {
+        let mut targets = std::collections::HashMap::new();
+        for f in setup.model.frames.iter().filter(|f| f.kind == FrameKind::Body && f.parent_joint > 0) {
+            targets.insert(f.name.clone(), WrenchTarget::Joint(f.parent_joint));
+        }
+        for (b, body) in world.bodies.iter().enumerate() {
+            targets.insert(body.name.clone(), WrenchTarget::Body(b));
+        }
+        Self { targets, applied: Default::default(), table }
+    }
+
+    /// Sets the wrench on `name` (replacing its previous one; zero removes it) and
+    /// rebuilds the table: links of one joint add up.
+    fn set(&mut self, name: &str, wrench: crate::spatial::Force) -> Result<&ExternalWrenches, String> {
+        let finite = wrench.linear.iter().chain(wrench.angular.iter()).all(|x| x.is_finite());
+        if !finite {
+            return Err(format!("`{name}`: not a finite wrench"));
+        }
+        let target = *self.targets.get(name).ok_or_else(|| {
+            format!("`header.frame_id` `{name}` is neither a moving link of the robot nor a free body")
+        })?;
+        if wrench == crate::spatial::Force::ZERO {
+            self.applied.remove(name);
+        } else {
+            self.applied.insert(name.to_owned(), (target, wrench));
+        }
+        self.table.joints.fill(crate::spatial::Force::ZERO);
+        self.table.bodies.fill(crate::spatial::Force::ZERO);
+        for (target, w) in self.applied.values() {
+            let slot = match *target {
+                WrenchTarget::Joint(j) => &mut self.table.joints[j],
+                WrenchTarget::Body(b) => &mut self.table.bodies[b],
+            };
+            *slot += *w;
+        }
+        Ok(&self.table)
+    }
+}
+
+/// `~/external_wrench` (geometry_msgs/WrenchStamped): the wrench on the link or free body
+/// named in `header.frame_id` (world axes; the torque about the origin of the joint frame
+/// carrying the link, or of the body), in force from the next step until replaced (a zero
+/// wrench removes it). An unknown name or a NaN is rejected, counted and logged at most
+/// once per second.
+async fn consume_external_wrenches(
+    mut stream: impl futures::Stream<Item = WrenchStamped> + Unpin,
+    mut writer: MailboxWriter<ExternalWrenches>,
+    mut targets: WrenchTargets,
+    counters: Arc<Counters>,
+    topic: String,
+) {
+    let mut last_log: Option<Instant> = None;
+    while let Some(msg) = stream.next().await {
+        let (f, t) = (&msg.wrench.force, &msg.wrench.torque);
+        let wrench = crate::spatial::Force {
+            linear: crate::spatial::Vec3::new(f.x, f.y, f.z),
+            angular: crate::spatial::Vec3::new(t.x, t.y, t.z),
+        };
+        match targets.set(&msg.header.frame_id, wrench) {
+            Ok(table) => writer.write_with(|w| w.clone_from(table)),
+            Err(why) => {
+                Counters::bump(&counters.wrenches_rejected);
+                if last_log.is_none_or(|t| t.elapsed() >= Duration::from_secs(1)) {
+                    r2r::log_warn!(NODE_NAME, "{}: wrench rejected: {}", topic, why);
+                    last_log = Some(Instant::now());
+                }
+            }
+        }
+    }
+}
+
+/// geometry_msgs/PoseStamped in `world` → the floating base's pose reference (x, y, z,
+/// qx, qy, qz, qw). A NaN or a quaternion whose norm is not 1 within 1e-3 is rejected
+/// (counted with the references, logged at most once per second); the quaternion is
+/// normalized.
+async fn consume_base_references(
+    mut stream: impl futures::Stream<Item = PoseStamped> + Unpin,
+    mut writer: MailboxWriter<Option<[f64; 7]>>,
+    counters: Arc<Counters>,
+    topic: String,
+) {
+    let mut last_log: Option<Instant> = None;
+    while let Some(msg) = stream.next().await {
+        let (p, o) = (&msg.pose.position, &msg.pose.orientation);
+        let pose = [p.x, p.y, p.z, o.x, o.y, o.z, o.w];
+        let norm = (o.x * o.x + o.y * o.y + o.z * o.z + o.w * o.w).sqrt();
+        if pose.iter().all(|x| x.is_finite()) && (norm - 1.0).abs() <= 1e-3 {
+            let mut pose = pose;
+            pose[3..].iter_mut().for_each(|x| *x /= norm);
+            writer.write_with(|r| *r = Some(pose));
+            Counters::bump(&counters.references_accepted);
+        } else {
+            Counters::bump(&counters.references_rejected);
+            if last_log.is_none_or(|t| t.elapsed() >= Duration::from_secs(1)) {
+                r2r::log_warn!(NODE_NAME, "{}: pose rejected: not finite, or not a unit quaternion", topic);
+                last_log = Some(Instant::now());
             }
         }
     }

@@ -1,5 +1,6 @@
 //! The publishing thread: drains the loop's sample ring into /clock, /joint_states, the
-//! floating base's odometry and the per-link contact wrenches.
+//! floating base's and the free bodies' odometry, the per-link contact wrenches and the
+//! contact arrows.
 //!
 //! Runs on its own OS thread, woken by the loop after each sample (`Thread::unpark`: an
 //! atomic and at most one futex wake on the loop side). Messages are native (C) messages
@@ -13,10 +14,12 @@ use std::time::Duration;
 use r2r::NativeMsg;
 use r2r::builtin_interfaces::msg::Time;
 use r2r::geometry_msgs::msg::WrenchStamped;
+use r2r::geometry_msgs::msg::{Point, Pose, Quaternion, Vector3};
 use r2r::nav_msgs::msg::Odometry;
 use r2r::rosgraph_msgs::msg::Clock;
 use r2r::sensor_msgs::msg::JointState;
-use r2r::std_msgs::msg::{Float64MultiArray, Header};
+use r2r::std_msgs::msg::{ColorRGBA, Float64MultiArray, Header};
+use r2r::visualization_msgs::msg::{Marker, MarkerArray};
 
 use crate::runtime::{Counters, SampleConsumer};
 use crate::sim::{Outputs, Wrench};
@@ -33,14 +36,50 @@ pub struct StatePublisher {
     joint_names: Vec<String>,
     /// The floating base's odometry and its link.
     odometry: Option<(r2r::Publisher<Odometry>, String)>,
+    /// Each free body's odometry and name, in the samples' order.
+    bodies: Vec<(r2r::Publisher<Odometry>, String)>,
     /// One per link with collision shapes, in the samples' order.
     wrenches: Vec<r2r::Publisher<WrenchStamped>>,
+    /// Contact arrows, and the simulated time (ns) from which the next may be published.
+    markers: Option<(r2r::Publisher<MarkerArray>, std::cell::Cell<u64>)>,
+}
+
+/// Contact arrows are published at most this often (simulated time, ns): 30 Hz, what a
+/// viewer shows.
+const MARKER_PERIOD_NS: u64 = 1_000_000_000 / 30;
+
+/// Length of a contact arrow per newton (m/N).
+pub const MARKER_METRES_PER_NEWTON: f64 = 0.005;
+
+/// The contact arrows of one sample: a DELETEALL (arrows of contacts that ended go away),
+/// then one ARROW per loaded contact from its point along its force, in `world`.
+pub fn contact_markers(s: &Outputs, stamp: Time) -> MarkerArray {
+    let header = Header { stamp, frame_id: "world".into() };
+    let clear = Marker { header: header.clone(), action: Marker::DELETEALL as i32, ..Default::default() };
+    let arrows = s.contacts[..s.contact_count].iter().enumerate().map(|(k, c)| {
+        let [x, y, z] = c.point;
+        let [fx, fy, fz] = c.force.map(|f| f * MARKER_METRES_PER_NEWTON);
+        Marker {
+            header: header.clone(),
+            ns: "contact_forces".into(),
+            id: k as i32,
+            type_: Marker::ARROW as i32,
+            action: Marker::ADD as i32,
+            points: vec![Point { x, y, z }, Point { x: x + fx, y: y + fy, z: z + fz }],
+            scale: Vector3 { x: 0.01, y: 0.02, z: 0.0 },
+            color: ColorRGBA { r: 1.0, g: 0.3, b: 0.1, a: 1.0 },
+            pose: Pose { orientation: Quaternion { w: 1.0, ..Default::default() }, ..Default::default() },
+            ..Default::default()
+        }
+    });
+    MarkerArray { markers: std::iter::once(clear).chain(arrows).collect() }
 }
 
 struct NativeMessages {
     clock: NativeMsg<Clock>,
     joint_states: NativeMsg<JointState>,
     odometry: Option<NativeMsg<Odometry>>,
+    bodies: Vec<NativeMsg<Odometry>>,
     wrench: NativeMsg<WrenchStamped>,
     n: usize,
 }
@@ -66,7 +105,21 @@ impl StatePublisher {
         odometry: Option<(r2r::Publisher<Odometry>, String)>,
         wrenches: Vec<r2r::Publisher<WrenchStamped>>,
     ) -> Self {
-        Self { clock, joint_states, joint_names, odometry, wrenches }
+        Self { clock, joint_states, joint_names, odometry, bodies: Vec::new(), wrenches, markers: None }
+    }
+
+    /// Also publishes each free body's odometry (`bodies`: publisher and body name, in
+    /// the world's order).
+    pub fn with_bodies(mut self, bodies: Vec<(r2r::Publisher<Odometry>, String)>) -> Self {
+        self.bodies = bodies;
+        self
+    }
+
+    /// Also publishes the contact arrows on `markers`, at most 30 times per simulated
+    /// second (a MarkerArray is built per message: this thread, not the loop, allocates).
+    pub fn with_markers(mut self, markers: r2r::Publisher<MarkerArray>) -> Self {
+        self.markers = Some((markers, std::cell::Cell::new(0)));
+        self
     }
 
     fn native_messages(&self) -> NativeMessages {
@@ -79,17 +132,18 @@ impl StatePublisher {
             ..Default::default()
         };
         let world = Header { frame_id: "world".into(), ..Default::default() };
-        let odometry = self.odometry.as_ref().map(|(_, link)| {
+        let odometry_of = |child: &String| {
             NativeMsg::<Odometry>::from(&Odometry {
                 header: world.clone(),
-                child_frame_id: link.clone(),
+                child_frame_id: child.clone(),
                 ..Default::default()
             })
-        });
+        };
         NativeMessages {
             clock: NativeMsg::<Clock>::new(),
             joint_states: NativeMsg::<JointState>::from(&template),
-            odometry,
+            odometry: self.odometry.as_ref().map(|(_, link)| odometry_of(link)),
+            bodies: self.bodies.iter().map(|(_, name)| odometry_of(name)).collect(),
             wrench: NativeMsg::<WrenchStamped>::from(&WrenchStamped { header: world, ..Default::default() }),
             n,
         }
@@ -118,19 +172,40 @@ impl StatePublisher {
         self.joint_states.publish_native(&mut native.joint_states)?;
 
         if let (Some((publisher, _)), Some(msg), Some(base)) = (&self.odometry, native.odometry.as_mut(), &s.base) {
-            let o = &mut **msg;
-            o.header.stamp.sec = t.sec;
-            o.header.stamp.nanosec = t.nanosec;
-            let (p, q) = (&mut o.pose.pose.position, &mut o.pose.pose.orientation);
-            (p.x, p.y, p.z) = (base.position[0], base.position[1], base.position[2]);
-            (q.x, q.y, q.z, q.w) = (base.orientation[0], base.orientation[1], base.orientation[2], base.orientation[3]);
-            let (l, a) = (&mut o.twist.twist.linear, &mut o.twist.twist.angular);
-            (l.x, l.y, l.z) = (base.linear[0], base.linear[1], base.linear[2]);
-            (a.x, a.y, a.z) = (base.angular[0], base.angular[1], base.angular[2]);
-            publisher.publish_native(msg)?;
+            publish_odometry(publisher, msg, &t, base)?;
         }
-        publish_wrenches(&self.wrenches, &mut native.wrench, &t, &s.wrenches)
+        for (((publisher, _), msg), body) in self.bodies.iter().zip(&mut native.bodies).zip(&s.bodies) {
+            publish_odometry(publisher, msg, &t, body)?;
+        }
+        publish_wrenches(&self.wrenches, &mut native.wrench, &t, &s.wrenches)?;
+        if let Some((publisher, next)) = &self.markers
+            && s.time_ns >= next.get()
+        {
+            next.set(s.time_ns + MARKER_PERIOD_NS);
+            publisher.publish(&contact_markers(s, t))?;
+        }
+        Ok(())
     }
+}
+
+/// One nav_msgs/Odometry, stamped `t`, through the reusable native message `msg`.
+fn publish_odometry(
+    publisher: &r2r::Publisher<Odometry>,
+    msg: &mut NativeMsg<Odometry>,
+    t: &Time,
+    odometry: &crate::sim::Odometry,
+) -> r2r::Result<()> {
+    let o = &mut **msg;
+    o.header.stamp.sec = t.sec;
+    o.header.stamp.nanosec = t.nanosec;
+    let (p, q) = (&mut o.pose.pose.position, &mut o.pose.pose.orientation);
+    let [x, y, z, w] = odometry.orientation;
+    (p.x, p.y, p.z) = (odometry.position[0], odometry.position[1], odometry.position[2]);
+    (q.x, q.y, q.z, q.w) = (x, y, z, w);
+    let (l, a) = (&mut o.twist.twist.linear, &mut o.twist.twist.angular);
+    (l.x, l.y, l.z) = (odometry.linear[0], odometry.linear[1], odometry.linear[2]);
+    (a.x, a.y, a.z) = (odometry.angular[0], odometry.angular[1], odometry.angular[2]);
+    publisher.publish_native(msg)
 }
 
 /// Drains `samples` through `publish` until `shutdown` is set and nothing is left,
@@ -201,10 +276,16 @@ impl CommandPublisher {
             NativeMsg::<Float64MultiArray>::from(&Float64MultiArray { data: vec![0.0; self.n], ..Default::default() });
         let world = Header { frame_id: "world".into(), ..Default::default() };
         let mut wrench = NativeMsg::<WrenchStamped>::from(&WrenchStamped { header: world, ..Default::default() });
+        // One prediction per measured state: the safe output repeats the last state's
+        // stamp (no new state came) and predicts nothing.
+        let mut predicted = None;
         drain(samples, &shutdown, &counters, |s| {
             if let Some(commands) = &self.commands {
                 fill(command.data.data, command.data.size, &s.effort);
                 commands.publish_native(&mut command)?;
+            }
+            if predicted.replace(s.time_ns) == Some(s.time_ns) {
+                return Ok(());
             }
             publish_wrenches(&self.wrenches, &mut wrench, &ros_time(s.time_ns), &s.wrenches)
         });

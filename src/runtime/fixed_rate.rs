@@ -30,6 +30,11 @@ pub struct LoopSettings {
     pub realtime_priority: Option<u8>,
     /// CPU to pin the loop thread to; None lets the scheduler choose.
     pub cpu: Option<usize>,
+    /// After an overrun that left the loop at most this far behind, run the missed
+    /// periods back to back instead of skipping them (a simulation paced on the wall
+    /// clock keeps its pace through a short stall); zero: always skip (a controller must
+    /// not burst).
+    pub catch_up: Duration,
 }
 
 impl LoopSettings {
@@ -41,6 +46,7 @@ impl LoopSettings {
             report_interval: Duration::from_secs(1),
             realtime_priority: None,
             cpu: None,
+            catch_up: Duration::ZERO,
         }
     }
 }
@@ -101,9 +107,13 @@ pub fn run_loop<J: Job + ?Sized>(
         index += 1;
         deadline = deadline + settings.period;
         if !free && done > deadline {
-            let missed = done.since(deadline).as_nanos() as u64 / period_ns + 1;
-            deadline = MonotonicTime::from_nanos(deadline.as_nanos() + missed * period_ns);
-            stats.record_overrun(missed);
+            if done.since(deadline) <= settings.catch_up {
+                stats.record_overrun(0);
+            } else {
+                let missed = done.since(deadline).as_nanos() as u64 / period_ns + 1;
+                deadline = MonotonicTime::from_nanos(deadline.as_nanos() + missed * period_ns);
+                stats.record_overrun(missed);
+            }
         }
         // One report per interval of wall time (not of ticks: a free loop has no rate).
         if done.since(window_start) >= settings.report_interval {
@@ -209,6 +219,24 @@ mod tests {
         }
         assert_eq!(last.total_ticks, 200);
         assert!(r.latest().sequence >= 4, "a report every 50 ticks, plus the last");
+    }
+
+    #[test]
+    fn a_short_overrun_is_caught_up_by_running_the_missed_periods_back_to_back() {
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut job = CountTo { n: 20, seen: Vec::new(), stop: stop.clone(), busy: Duration::from_millis(5) };
+        let (mut w, _r) = mailbox(LoopReport::default());
+        let mut settings = LoopSettings::at_rate("test-catch-up", 1000.0);
+        settings.catch_up = Duration::from_millis(50);
+        let last = run_loop(&settings, &mut job, &stop, &mut w);
+        assert!(last.total_overruns >= 1);
+        assert_eq!(last.total_missed_periods, 0, "no deadline skipped");
+        // Every deadline of the grid is ticked, in order: the ones after the 5 ms tick late.
+        let first = job.seen[0].deadline.as_nanos();
+        for (k, t) in job.seen.iter().enumerate() {
+            assert_eq!(t.deadline.as_nanos() - first, k as u64 * 1_000_000);
+        }
+        assert!(job.seen[6].wake.since(job.seen[6].deadline) >= Duration::from_millis(3));
     }
 
     #[test]

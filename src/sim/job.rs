@@ -3,7 +3,8 @@
 //!
 //! Each tick: the effort command (command mailbox → watchdog) while it is fresh, else the
 //! fallback, the joint PD of `sim.hold_kp`/`hold_kd` towards the initial posture (zero
-//! effort with the default gains); one step of the simulator; its outputs
+//! effort with the default gains); the newest external wrenches; one step of the
+//! simulator; its outputs
 //! ([`super::outputs`]) pushed to the sample ring for the publisher, which is woken (every
 //! `sim.publish_every` steps). A
 //! state that stops being finite is reset to the initial one (time runs on), counted, and
@@ -19,6 +20,18 @@ use super::{JointPd, Stepper, World};
 use crate::model::FreeBodyState;
 use crate::runtime::{Counters, EffortCommand, Freshness, Job, MailboxReader, SampleProducer, Tick, Watchdog};
 use crate::setup::{JointSlot, Setup};
+use crate::spatial::Force;
+
+/// External wrenches from the I/O side (`~/external_wrench`): the whole table, one per
+/// robot joint's body (world axes, torque about the joint's origin) and one per free body
+/// (world axes, at its origin); the loop applies the newest table until the next.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ExternalWrenches {
+    /// Per robot joint (the model's njoints).
+    pub joints: Vec<Force>,
+    /// Per free body.
+    pub bodies: Vec<Force>,
+}
 
 /// Requests of the I/O side (the node's services) to the loop, lock-free.
 #[derive(Debug, Default)]
@@ -75,6 +88,8 @@ pub struct SimJob {
     /// Publish one step of this many (`sim.publish_every`), counting `steps`.
     publish_every: u64,
     steps: u64,
+    /// External wrenches, and the sequence of the table applied.
+    wrenches: Option<(MailboxReader<ExternalWrenches>, u64)>,
 }
 
 impl SimJob {
@@ -125,6 +140,38 @@ impl SimJob {
             requests: Arc::default(),
             publish_every: setup.config.sim.publish_every.get() as u64,
             steps: 0,
+            wrenches: None,
+        }
+    }
+
+    /// Applies the external wrench tables `wrenches` delivers (sized as
+    /// [`SimJob::wrench_table`]).
+    pub fn with_external_wrenches(mut self, wrenches: MailboxReader<ExternalWrenches>) -> Self {
+        self.wrenches = Some((wrenches, 0));
+        self
+    }
+
+    /// An empty table of external wrenches for this world.
+    pub fn wrench_table(&self) -> ExternalWrenches {
+        let joints = self.world.robot.as_ref().map_or(0, |r| r.model.njoints());
+        ExternalWrenches { joints: vec![Force::ZERO; joints], bodies: vec![Force::ZERO; self.world.bodies.len()] }
+    }
+
+    /// The newest external wrench table into the world.
+    fn apply_wrenches(&mut self) {
+        let Some((reader, applied)) = self.wrenches.as_mut() else { return };
+        let latest = reader.latest();
+        if latest.sequence == *applied {
+            return;
+        }
+        *applied = latest.sequence;
+        if let Some(r) = self.world.robot.as_mut()
+            && r.wrenches.len() == latest.value.joints.len()
+        {
+            r.wrenches.copy_from_slice(&latest.value.joints);
+        }
+        if self.world.wrenches.len() == latest.value.bodies.len() {
+            self.world.wrenches.copy_from_slice(&latest.value.bodies);
         }
     }
 
@@ -188,6 +235,7 @@ impl Job for SimJob {
             }
         }
         self.effort(tick);
+        self.apply_wrenches();
         let report = *self.stepper.step(&mut self.world, &self.tau);
         self.counters.last_contacts.store(report.contacts as u64, Ordering::Relaxed);
         self.counters.last_iterations.store(report.iterations as u64, Ordering::Relaxed);

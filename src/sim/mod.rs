@@ -8,8 +8,8 @@ pub mod outputs;
 pub mod stepper;
 pub mod world;
 
-pub use job::SimJob;
+pub use job::{ExternalWrenches, SimJob};
 pub use joint_pd::JointPd;
-pub use outputs::{Odometry, OutputLayout, Outputs, Wrench};
+pub use outputs::{ContactForce, MARKED_CONTACTS, Odometry, OutputLayout, Outputs, Wrench};
 pub use stepper::{StepReport, Stepper};
 pub use world::{Robot, World, WorldError};

@@ -35,6 +35,19 @@ pub struct Wrench {
     pub torque: [f64; 3],
 }
 
+/// One contact's force, for the contact markers.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct ContactForce {
+    /// Contact point (world, m).
+    pub point: [f64; 3],
+    /// Force on body 1 (world axes, N).
+    pub force: [f64; 3],
+}
+
+/// Contacts an output sample keeps for the markers (the loaded ones first met; the
+/// wrenches count them all).
+pub const MARKED_CONTACTS: usize = 64;
+
 /// The step's outputs, sized at start-up.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Outputs {
@@ -52,6 +65,10 @@ pub struct Outputs {
     pub bodies: Vec<Odometry>,
     /// Each link of [`OutputLayout::links`], zero when not in contact.
     pub wrenches: Vec<Wrench>,
+    /// The loaded contacts (at most [`MARKED_CONTACTS`]; `contact_count` of them valid).
+    pub contacts: Vec<ContactForce>,
+    /// How many of `contacts` this step filled.
+    pub contact_count: usize,
 }
 
 /// Which joints, links and bodies the outputs cover, fixed at start-up.
@@ -131,13 +148,15 @@ impl OutputLayout {
             base: self.base_link.as_ref().map(|_| Odometry::default()),
             bodies: vec![Odometry::default(); self.body_names.len()],
             wrenches: vec![Wrench::default(); self.links.len()],
+            contacts: vec![ContactForce::default(); MARKED_CONTACTS],
+            contact_count: 0,
         }
     }
 
     /// Fills `out` with the state of `world` after `stepper`'s last step. Contact wrenches
     /// are zero when the step's impulses were not finite (the stepper did not apply them).
     pub fn fill(&self, world: &World, stepper: &Stepper, out: &mut Outputs) {
-        out.time_ns = (world.time * 1e9).round() as u64;
+        out.time_ns = world.time_ns();
         let tau = stepper.applied_torques();
         if let Some(r) = world.robot.as_ref() {
             for (k, slot) in self.joints.iter().enumerate() {
@@ -159,13 +178,21 @@ impl OutputLayout {
             };
         }
         let placements = world.robot.as_ref().map(|r| &r.data);
-        self.fill_wrenches(
-            stepper.contacts().contacts(),
-            stepper.impulses(),
-            stepper.dt,
-            placements,
-            &mut out.wrenches,
-        );
+        let (contacts, lambda) = (stepper.contacts().contacts(), stepper.impulses());
+        self.fill_wrenches(contacts, lambda, stepper.dt, placements, &mut out.wrenches);
+        out.contact_count = 0;
+        if lambda.iter().all(|x| x.is_finite()) {
+            for (c, l) in contacts.iter().zip(lambda.chunks_exact(3)) {
+                if out.contact_count == out.contacts.len() {
+                    break;
+                }
+                if l[2] > 0.0 {
+                    let f = c.frame * Vec3::new(l[0], l[1], l[2]) / stepper.dt;
+                    out.contacts[out.contact_count] = ContactForce { point: c.point.into(), force: f.into() };
+                    out.contact_count += 1;
+                }
+            }
+        }
     }
 
     /// Each link's total contact wrench (into `out`, one per link) from `contacts` and

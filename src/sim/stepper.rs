@@ -160,7 +160,8 @@ impl Stepper {
                 let t = tau.get(k).copied().unwrap_or(0.0);
                 self.tau[k] = if limit > 0.0 && limit.is_finite() { t.clamp(-limit, limit) } else { t };
             }
-            prepare_robot(m, &mut r.data, &r.q, &r.v, &self.tau, m.damping.as_slice(), dt, &mut self.v_free[..m.nv]);
+            let (external, damping) = (r.wrenches.as_slice(), m.damping.as_slice());
+            prepare_robot(m, &mut r.data, &r.q, &r.v, &self.tau, external, damping, dt, &mut self.v_free[..m.nv]);
             self.v[..m.nv].copy_from_slice(&r.v);
             joint_blocks::collect(m, &r.q, &self.v_free[..m.nv], dt, LIMIT_MARGIN, &mut self.joints);
             world.collision.update_robot(&r.data);
@@ -245,7 +246,9 @@ impl Stepper {
             let v = Motion::from_vector(&nalgebra::Vector6::from_column_slice(&self.v[at..at + 6]));
             state.integrate(&v, dt);
         }
-        world.time += dt;
+        // From the count, not summed: /clock advances by exactly Δt however long it runs.
+        world.steps += 1;
+        world.time = world.steps as f64 * dt;
 
         let max_penetration = self.contacts.contacts().iter().fold(0.0f64, |m, c| m.max(-c.distance));
         let contacts = self.contacts.len();

@@ -18,6 +18,9 @@ pub struct Robot {
     pub q: Vec<f64>,
     /// Velocity.
     pub v: Vec<f64>,
+    /// External wrench on each joint's body (pushes, drags): world axes, torque about the
+    /// joint's origin (the convention of the contact wrenches); kept until changed.
+    pub wrenches: Vec<Force>,
 }
 
 impl Robot {
@@ -26,7 +29,8 @@ impl Robot {
         assert_eq!(q.len(), model.nq, "q has {} values, the model nq = {}", q.len(), model.nq);
         let data = Data::new(&model);
         let v = vec![0.0; model.nv];
-        Self { model, data, q, v }
+        let wrenches = vec![Force::ZERO; model.njoints()];
+        Self { model, data, q, v, wrenches }
     }
 }
 
@@ -45,8 +49,10 @@ pub struct World {
     pub gravity: Vec3,
     /// Shapes and contact detection.
     pub collision: CollisionWorld,
-    /// Simulated time (s).
+    /// Simulated time (s): `steps`·Δt.
     pub time: f64,
+    /// Steps taken.
+    pub steps: u64,
 }
 
 /// A world that cannot be built.
@@ -79,7 +85,16 @@ impl World {
             }
         };
         let gravity = Model::default_gravity().linear;
-        Ok(Self { robot, bodies: Vec::new(), states: Vec::new(), wrenches: Vec::new(), gravity, collision, time: 0.0 })
+        Ok(Self {
+            robot,
+            bodies: Vec::new(),
+            states: Vec::new(),
+            wrenches: Vec::new(),
+            gravity,
+            collision,
+            time: 0.0,
+            steps: 0,
+        })
     }
 
     /// Adds a free body with its shapes (in its frame) at `state`; returns its index.
@@ -117,6 +132,12 @@ impl World {
                 pose.translation.iter().chain(pose.rotation.iter()).all(|x| x.is_finite())
                     && velocity.linear.iter().chain(velocity.angular.iter()).all(|x| x.is_finite())
             })
+    }
+
+    /// Simulated time in nanoseconds (exact for a step of whole nanoseconds: computed from
+    /// the step count, not summed).
+    pub fn time_ns(&self) -> u64 {
+        (self.time * 1e9).round() as u64
     }
 
     /// Degrees of freedom: the robot's nv, then 6 per free body.

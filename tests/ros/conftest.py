@@ -9,6 +9,7 @@ so that concurrent runs on one machine do not hear each other.
 import os
 import random
 import signal
+import struct
 import subprocess
 import threading
 import time
@@ -22,6 +23,7 @@ os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
 
 import rclpy  # noqa: E402  (after the environment is set)
 from rclpy.executors import SingleThreadedExecutor  # noqa: E402
+from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
 
 
 def binary():
@@ -83,12 +85,28 @@ def ros():
     node = rclpy.create_node("signorini_interop_test")
     executor = SingleThreadedExecutor()
     executor.add_node(node)
-    thread = threading.Thread(target=executor.spin, daemon=True)
+    stop = threading.Event()
+    errors = []
+
+    def spin():
+        # One failing callback (a test's peer publishing after its test tore it down) must
+        # not stop the executor every later test depends on: record it and go on.
+        while not stop.is_set():
+            try:
+                executor.spin_once(timeout_sec=0.1)
+            except Exception as e:  # noqa: BLE001
+                errors.append(repr(e))
+
+    thread = threading.Thread(target=spin, daemon=True)
     thread.start()
     yield node
+    stop.set()
+    thread.join(timeout=2.0)
     executor.shutdown()
     node.destroy_node()
     rclpy.try_shutdown()
+    if errors:
+        print(f"rclpy callbacks raised {len(errors)} times, first: {errors[0]}")
 
 
 @pytest.fixture(scope="module")
@@ -108,3 +126,96 @@ def wait_until(predicate, timeout, what):
             return
         time.sleep(0.02)
     raise AssertionError(f"timed out after {timeout} s waiting for {what}")
+
+
+RELIABLE = QoSProfile(depth=2000, reliability=ReliabilityPolicy.RELIABLE)
+# For a recorder that may fall behind: it drops instead of queueing (its newest sample is
+# at most 20 samples old).
+RECENT = QoSProfile(depth=20, reliability=ReliabilityPolicy.BEST_EFFORT)
+# For a peer that acts on the newest message only (a controller).
+RECENT_ONE = QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
+
+
+def stamp_ns(t):
+    return t.sec * 1_000_000_000 + t.nanosec
+
+
+class Recorder:
+    """Collects messages of one topic from the rclpy executor thread."""
+
+    def __init__(self, node, msg_type, topic, convert):
+        self.lock = threading.Lock()
+        self.items = []
+        self.recording = True
+        self.sub = node.create_subscription(msg_type, topic, self._on, RELIABLE)
+        self.convert = convert
+
+    def _on(self, msg):
+        item = (time.monotonic(), self.convert(msg))
+        with self.lock:
+            if self.recording:
+                self.items.append(item)
+
+    def snapshot(self):
+        with self.lock:
+            return list(self.items)
+
+    def clear(self):
+        with self.lock:
+            self.items.clear()
+
+
+def diagnostic_values(msg):
+    status = msg.status[0]
+    level = status.level[0] if isinstance(status.level, bytes) else status.level  # `byte` field
+    return level, status.message, {kv.key: kv.value for kv in status.values}
+
+
+class RawRecorder(Recorder):
+    """A Recorder of serialized messages (`raw=True`: no deserialization in Python), for
+    kHz topics: `convert` reads what it needs from the CDR bytes (see cdr_stamp,
+    cdr_doubles)."""
+
+    def __init__(self, node, msg_type, topic, convert, qos=RELIABLE):
+        self.lock = threading.Lock()
+        self.items = []
+        self.recording = True
+        self.sub = node.create_subscription(msg_type, topic, self._on, qos, raw=True)
+        self.convert = convert
+
+
+def cdr_stamp(data):
+    """The header stamp (ns) of a serialized message that starts with one (or /clock's
+    time): after the 4-byte encapsulation, int32 sec and uint32 nanosec."""
+    sec, nanosec = struct.unpack_from("<iI", data, 4)
+    return sec * 1_000_000_000 + nanosec
+
+
+def cdr_doubles(data, strings, count):
+    """`count` doubles after the stamp and `strings` strings of a serialized message
+    (WrenchStamped: 1 string, then force and torque; Odometry: 2, then the position...).
+    CDR aligns each field on its size, counted from the end of the encapsulation."""
+    offset = 12
+    for _ in range(strings):
+        offset += (-(offset - 4)) % 4
+        (length,) = struct.unpack_from("<I", data, offset)
+        offset += 4 + length
+    offset += (-(offset - 4)) % 8
+    return struct.unpack_from(f"<{count}d", data, offset)
+
+
+def compare_predictions(feet, simulated, predicted, weight, step_ns=1_000_000):
+    """Pairs the controller's prediction made from the state stamped t with the simulated
+    wrench of the step to t + Δt, per foot; returns (pairs, pairs within 5 % of the weight,
+    the largest difference). A pair disagrees when the controller's torque reached the
+    simulator after the step it was computed for (over DDS, on loaded cores): the
+    simulator then stepped on the previous command."""
+    pairs, close, worst = 0, 0, 0.0
+    for sim_f, pred_f in zip(simulated, predicted):
+        for stamp, f in pred_f.items():
+            if stamp + step_ns in sim_f:
+                error = abs(f - sim_f[stamp + step_ns])
+                pairs += 1
+                close += error < 0.05 * weight
+                worst = max(worst, error)
+    return pairs, close, worst
