@@ -1,9 +1,11 @@
-//! A rosbag2 file in MCAP of what the simulator did, stamped with simulated time:
-//! `/clock`, `/joint_states` (controlled joints: position, velocity, applied effort),
-//! `/odom` for a floating base and `/<body>/odom` for every free body (pose in `world`,
-//! twist in the body frame, as nav_msgs/Odometry defines it), and `/contact/<link>`: the
-//! total contact wrench on each robot link with collision shapes, in world axes, torque
-//! about the origin of the joint frame carrying the link.
+//! A rosbag2 file in MCAP of what the simulator did, stamped with simulated time, on the
+//! topics the node publishes (`topics:` of the configuration, `~/` resolved for the node
+//! name `signorini`): `/clock`, `/joint_states` (controlled joints: position, velocity,
+//! applied effort), `/odom` for a floating base and `/<body>/odom` for every free body
+//! (pose in `world`, twist in the body frame, as nav_msgs/Odometry defines it), and
+//! `/signorini/contact_wrenches/<link>`: the total contact wrench on each robot link with
+//! collision shapes, in world axes, torque about the origin of the joint frame carrying
+//! the link.
 //!
 //! Writing happens off any real-time path (the headless `signorini sim`).
 
@@ -15,6 +17,7 @@ use std::path::{Path, PathBuf};
 use mcap::records::MessageHeader;
 
 use super::messages;
+use crate::config::{NODE_NAME, topic_token};
 use crate::setup::Setup;
 use crate::sim::outputs::{OutputLayout, Outputs};
 use crate::sim::{Stepper, World};
@@ -75,18 +78,25 @@ impl BagRecorder {
             writer.add_channel(schema, topic, "cdr", &BTreeMap::new()).map_err(|e| fail(e.to_string()))
         };
         let layout = OutputLayout::new(setup, world);
-        let clock = channel("/clock", "rosgraph_msgs/msg/Clock")?;
-        let joint_states = channel("/joint_states", "sensor_msgs/msg/JointState")?;
-        let base = layout.base_link.as_ref().map(|_| channel("/odom", "nav_msgs/msg/Odometry")).transpose()?;
+        let topics = &setup.config.topics;
+        let topic = |t: &crate::config::TopicName| t.resolved(NODE_NAME);
+        let clock = channel(&topic(&topics.clock), "rosgraph_msgs/msg/Clock")?;
+        let joint_states = channel(&topic(&topics.joint_states), "sensor_msgs/msg/JointState")?;
+        let base = layout
+            .base_link
+            .as_ref()
+            .map(|_| channel(&topic(&topics.odometry), "nav_msgs/msg/Odometry"))
+            .transpose()?;
         let bodies = layout
             .body_names
             .iter()
-            .map(|b| channel(&format!("/{b}/odom"), "nav_msgs/msg/Odometry"))
+            .map(|b| channel(&format!("/{}/odom", topic_token(b)), "nav_msgs/msg/Odometry"))
             .collect::<Result<_, _>>()?;
+        let wrenches = topic(&topics.contact_wrenches);
         let links = layout
             .links
             .iter()
-            .map(|(l, _)| channel(&format!("/contact/{l}"), "geometry_msgs/msg/WrenchStamped"))
+            .map(|(l, _)| channel(&format!("{wrenches}/{}", topic_token(l)), "geometry_msgs/msg/WrenchStamped"))
             .collect::<Result<_, _>>()?;
         let outputs = layout.outputs();
         Ok(Self {

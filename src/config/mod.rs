@@ -27,7 +27,10 @@ pub use contact::{ContactConfig, SolverKind};
 pub use control::{ControlConfig, SafeOutput};
 pub use scene::{BoxConfig, CollisionConfig, EnvironmentConfig, GroundConfig, MeshConfig, NonNegativeF64, SlopeConfig};
 pub use sim::{BodyConfig, BodyShape, SimConfig};
-pub use values::{FiniteF64, Fraction, NameToken, PositiveF64, RealtimeFactor, RtPriority, TopicName};
+pub use values::{FiniteF64, Fraction, NameToken, PositiveF64, RealtimeFactor, RtPriority, TopicName, topic_token};
+
+/// The node's name (its private topics `~/x` are `/signorini/x` unless remapped).
+pub const NODE_NAME: &str = "signorini";
 
 /// What the node does.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]

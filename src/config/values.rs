@@ -116,6 +116,26 @@ impl Default for RealtimeFactor {
     }
 }
 
+/// `name` as one topic name token: characters other than ASCII letters, digits and `_`
+/// become `_`, and a leading digit gets a `_` before it (a link or body name in a topic).
+pub fn topic_token(name: &str) -> String {
+    let mut t: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
+    if !t.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
+        t.insert(0, '_');
+    }
+    t
+}
+
+impl TopicName {
+    /// The topic as a node named `node` (no namespace) resolves it: `~/x` → `/node/x`.
+    pub fn resolved(&self, node: &str) -> String {
+        match self.0.strip_prefix("~/") {
+            Some(rest) => format!("/{node}/{rest}"),
+            None => self.0.clone(),
+        }
+    }
+}
+
 /// A single ROS name token (a controller or node name): letters, digits and `_`, not
 /// starting with a digit.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]

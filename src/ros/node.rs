@@ -26,7 +26,7 @@ use r2r::visualization_msgs::msg::MarkerArray;
 use super::diagnostics::diagnostic_array;
 use super::qos::profile;
 use super::state_publisher::{CommandPublisher, StatePublisher};
-use crate::config::{Mode, Qos};
+use crate::config::{Mode, Qos, topic_token};
 use crate::control::{ControlJob, JointTrajectory, MeasuredState, ReferenceCommand, SimAndControlJob, TrajectoryPoint};
 use crate::model::FrameKind;
 use crate::runtime::status::{WatchedInput, status, status_line};
@@ -38,8 +38,7 @@ use crate::setup::{Setup, SetupError};
 use crate::sim::job::SimRequests;
 use crate::sim::{ExternalWrenches, Odometry as BaseOdometry, OutputLayout, SimJob};
 
-/// Node name.
-pub const NODE_NAME: &str = "signorini";
+pub use crate::config::NODE_NAME;
 
 /// Output samples the publisher may lag behind the loop before samples are dropped
 /// (0.25 s at 1 kHz).
@@ -80,16 +79,6 @@ pub enum NodeError {
     /// A thread could not be started or died.
     #[error("{0}")]
     Thread(String),
-}
-
-/// `name` as one topic name token: characters other than ASCII letters, digits and `_`
-/// become `_`, and a leading digit gets a `_` before it.
-fn topic_token(name: &str) -> String {
-    let mut t: String = name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
-    if !t.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_') {
-        t.insert(0, '_');
-    }
-    t
 }
 
 fn ros(what: impl Into<String>) -> impl FnOnce(r2r::Error) -> NodeError {

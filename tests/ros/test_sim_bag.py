@@ -33,7 +33,7 @@ def test_the_bag_is_read_back_by_rosbags_and_mcap(tmp_path):
         assert types["/clock"] == "rosgraph_msgs/msg/Clock"
         assert types["/joint_states"] == "sensor_msgs/msg/JointState"
         assert types["/odom"] == types["/crate/odom"] == "nav_msgs/msg/Odometry"
-        assert types["/contact/lf_foot"] == "geometry_msgs/msg/WrenchStamped"
+        assert types["/signorini/contact_wrenches/lf_foot"] == "geometry_msgs/msg/WrenchStamped"
         for conn, t, raw in reader.messages():
             msg = store.deserialize_cdr(raw, conn.msgtype)
             counts[conn.topic] = counts.get(conn.topic, 0) + 1
@@ -55,9 +55,9 @@ def test_the_bag_is_read_back_by_rosbags_and_mcap(tmp_path):
 
     # The feet carry the robot: Σ normal contact force = m g (it stands still at the end).
     mass = sum(i.mass for i in model.inertias)
-    feet = sum(last[f"/contact/{leg}_foot"].wrench.force.z for leg in ("lf", "lh", "rf", "rh"))
+    feet = sum(last[f"/signorini/contact_wrenches/{leg}_foot"].wrench.force.z for leg in ("lf", "lh", "rf", "rh"))
     assert abs(feet - mass * 9.81) < 0.01 * mass * 9.81, (feet, mass * 9.81)
-    assert last["/contact/base"].wrench.force.z == 0.0, "the trunk touches nothing"
+    assert last["/signorini/contact_wrenches/base"].wrench.force.z == 0.0, "the trunk touches nothing"
 
     # The second reader decodes from the schemas stored in the file.
     with open(bag, "rb") as f:
