@@ -129,7 +129,12 @@ fn the_loop_period_follows_the_mode_and_the_real_time_factor() {
     assert_eq!(c.loop_period(), Duration::ZERO);
     assert_eq!(c.stale_after(), Duration::from_millis(100), "a free loop counts simulated steps");
     // Controlling: 1/rate_hz, whatever the simulator's settings.
-    assert_eq!(period("mode: control\nrate_hz: 4000\nsim: {dt: 0.01}\n").loop_period(), Duration::from_micros(250));
+    let c = period("mode: control\nrate_hz: 4000\nsim: {dt: 0.01}\n");
+    assert_eq!(c.loop_period(), Duration::from_micros(250));
+    // A simulation catches up stalls of up to sim.catch_up; a controller never bursts.
+    assert_eq!(c.loop_catch_up(), Duration::ZERO);
+    assert_eq!(period("").loop_catch_up(), Duration::from_millis(100));
+    assert_eq!(period("sim: {catch_up: 0}\n").loop_catch_up(), Duration::ZERO);
 }
 
 #[test]

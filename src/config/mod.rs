@@ -448,12 +448,12 @@ impl Config {
     }
 
     /// How far behind the wall clock a paced simulation may fall and still catch up by
-    /// stepping back to back (0.1 s; beyond, it skips and simulated time falls behind);
-    /// none for the controller, which must not burst.
+    /// stepping back to back (`sim.catch_up`; beyond, it skips and simulated time falls
+    /// behind); none for the controller, which must not burst.
     pub fn loop_catch_up(&self) -> std::time::Duration {
         match self.mode {
             Mode::Control => std::time::Duration::ZERO,
-            Mode::Sim | Mode::SimAndControl => std::time::Duration::from_millis(100),
+            Mode::Sim | Mode::SimAndControl => std::time::Duration::from_secs_f64(self.sim.catch_up.get()),
         }
     }
 

@@ -34,6 +34,10 @@ pub struct SimConfig {
     pub realtime_factor: RealtimeFactor,
     /// Publish the state (and /clock) every this many steps. Default 1.
     pub publish_every: std::num::NonZeroUsize,
+    /// How far behind the wall clock (s) a paced simulation may fall after a stall and
+    /// still catch up by running the missed steps back to back; beyond, they are skipped
+    /// and simulated time falls behind. 0: always skip. Default 0.1.
+    pub catch_up: NonNegativeF64,
 }
 
 impl Default for SimConfig {
@@ -47,6 +51,7 @@ impl Default for SimConfig {
             bodies: Vec::new(),
             realtime_factor: RealtimeFactor::default(),
             publish_every: std::num::NonZeroUsize::MIN,
+            catch_up: NonNegativeF64::new(0.1).expect("non-negative"),
         }
     }
 }
