@@ -329,10 +329,11 @@ def test_external_wrenches_push_links_and_bodies_and_bad_ones_are_counted(ros, t
     path = config(tmp_path, "push.yaml", "quadruped.yaml")
     node = NodeProcess("node", "--config", str(path))
     wrench = ros.create_publisher(WrenchStamped, "/signorini/external_wrench", 10)
-    odom = Recorder(ros, Odometry, "/odom", lambda m: m.pose.pose.position.y)
-    crate = Recorder(ros, Odometry, "/crate/odom", lambda m: m.pose.pose.position.x)
-    feet = {f: Recorder(ros, WrenchStamped, f"/signorini/contact_wrenches/{f}",
-                        lambda m: (stamp_ns(m.header.stamp), m.wrench.force.y)) for f in FEET}
+    # kHz topics, read raw and dropped rather than queued: the newest sample is recent.
+    odom = RawRecorder(ros, Odometry, "/odom", lambda d: cdr_doubles(d, 2, 3)[1], RECENT)
+    crate = RawRecorder(ros, Odometry, "/crate/odom", lambda d: cdr_doubles(d, 2, 3)[0], RECENT)
+    feet = {f: RawRecorder(ros, WrenchStamped, f"/signorini/contact_wrenches/{f}",
+                           lambda d: (cdr_stamp(d), cdr_doubles(d, 1, 3)[1]), RECENT) for f in FEET}
     diagnostics = Recorder(ros, DiagnosticArray, "/diagnostics", diagnostic_values)
     recorders = [odom, crate, *feet.values(), diagnostics]
 
@@ -357,7 +358,7 @@ def test_external_wrenches_push_links_and_bodies_and_bad_ones_are_counted(ros, t
         sideways = [dict(v for _, v in f.snapshot()) for f in feet.values()]
         push("base")  # a zero wrench removes it
         push("crate", fx=40.0)  # beyond the crate's friction (μ m g = 19.6 N): it slides
-        time.sleep(0.5)
+        wait_until(lambda: crate.snapshot()[-1][1] - x0 > 0.05, 5.0, "the crate sliding")
         push("crate")
         slid = crate.snapshot()[-1][1] - x0
         push("no_such_link", fx=1.0)
