@@ -462,7 +462,8 @@ fn the_control_job_follows_a_trajectory_reference_and_falls_back_to_the_safe_out
         };
         let mut later = tick_at(2000);
         later.wake = later.wake + Duration::from_millis(30);
-        job.tick(&later);
+        let allocations = counting::allocations_during(|| job.tick(&later));
+        assert_eq!(allocations, 0, "{safe:?}: the safe output allocated");
         assert!(consumer.pop_with(|s| effort.copy_from_slice(&s.effort)));
         let mut data = Data::new(&setup.model);
         let zero = vec![0.0; setup.model.nv];

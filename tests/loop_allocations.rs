@@ -56,14 +56,21 @@ fn the_loop_allocates_nothing_after_start_up() {
     let (mut report_writer, mut report_reader) = mailbox(LoopReport::default());
     let stop = Arc::new(AtomicBool::new(false));
 
+    let job = SimJob::new(&setup, world, command_reader, producer, Duration::from_millis(50), counters.clone(), None);
+    // External wrenches too: a push on the trunk, on and off.
+    let (mut wrench_writer, wrench_reader) = mailbox(job.wrench_table());
+    let job = job.with_external_wrenches(wrench_reader);
     let writer = {
         let stop = stop.clone();
         std::thread::spawn(move || {
             let mut k = 0.0;
             while !stop.load(Ordering::Relaxed) {
                 k += 1.0;
-                // Alternating small efforts: the robot moves, contacts come and go.
-                command_writer.write_with(|c| c.effort.fill(if k % 2.0 == 0.0 { 2.0 } else { -2.0 }));
+                // Alternating small efforts and a push on the trunk: the robot moves,
+                // contacts come and go.
+                let sign = if k % 2.0 == 0.0 { 1.0 } else { -1.0 };
+                command_writer.write_with(|c| c.effort.fill(2.0 * sign));
+                wrench_writer.write_with(|w| w.joints[1].linear.y = 5.0 * sign);
                 std::thread::sleep(Duration::from_micros(300));
             }
         })
@@ -83,7 +90,6 @@ fn the_loop_allocates_nothing_after_start_up() {
         })
     };
 
-    let job = SimJob::new(&setup, world, command_reader, producer, Duration::from_millis(50), counters.clone(), None);
     let mut measured = Measured { inner: job, ticks: 1000, at_tick_1: 0, at_end: 0, stop: stop.clone() };
     let mut settings = LoopSettings::at_rate("alloc-test", 2000.0);
     settings.report_interval = Duration::from_millis(50);
