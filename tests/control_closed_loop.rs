@@ -539,3 +539,52 @@ fn the_simulator_and_the_controller_run_in_one_loop() {
     let z = job.sim().world().robot.as_ref().unwrap().q[2];
     assert!((z - 0.395).abs() < 0.01, "trunk at {z} m");
 }
+
+/// A contact the projected reference closes joins the stance: the 0.1 m cube, tilted about
+/// y so that its −x edge rests on the ground and its +x edge hovers 2 µm above (outside
+/// the 1 µm stance gap), is pushed sideways at 1 m/s by its reference. At that velocity
+/// v₀ the +x corners do not move down (they are no stance and do not close: left out at
+/// first), but keeping the −x edge still turns the push into a roll about that edge which
+/// brings the +x corners 5 µm down within the step. The controller promotes them and
+/// projects again: all four corners are solved and kept still (c = J v_ref + γ = 0, the
+/// hovering ones closing their gap: the reference rolls the cube onto them), and inverse
+/// dynamics converges.
+#[test]
+fn a_contact_the_projected_reference_closes_joins_the_stance() {
+    let options = ModelOptions { floating_base: true, ..Default::default() };
+    let model = Model::from_urdf_file(&common::repo("urdf/cube.urdf"), &options).unwrap();
+    let (a, gap): (f64, f64) = (0.05, 2e-6);
+    // About y by θ < 0: the +x bottom corners rise by 2a·sin|θ| over the −x ones.
+    let theta = -(gap / (2.0 * a)).asin();
+    let rotation = nalgebra::Rotation3::from_axis_angle(&nalgebra::Vector3::y_axis(), theta);
+    let corner = |x: f64| (rotation * Vec3::new(x, 0.0, -a)).z;
+    // The −x corners on the ground; at v₀ (along x) no corner moves down: the +x ones are
+    // left out at first, and only the promotion puts them in.
+    let q = vec![0.0, 0.0, -corner(-a), 0.0, (theta / 2.0).sin(), 0.0, (theta / 2.0).cos()];
+    assert!((corner(a) - corner(-a) - gap).abs() < 1e-12);
+    let collision = CollisionWorld::new(&model, &EnvironmentConfig::default(), &CollisionConfig::default()).unwrap();
+    let (mut controller, _) = controller(&model, collision, &ContactConfig::default());
+    let zero = vec![0.0; model.nv];
+    let push = [1000.0, 0.0, 0.0, 0.0, 0.0, 0.0]; // a_des: v₀ = Δt·a_des = 1 m/s along x
+    controller.tick(&model, &q, &zero, &q, &zero, &push, DT).unwrap();
+    let contacts = controller.contacts();
+    assert_eq!(controller.detected().len(), 4, "the four bottom corners");
+    assert_eq!(
+        contacts.len(),
+        4,
+        "the hovering corners joined: {:?}",
+        contacts.iter().map(|c| c.distance).collect::<Vec<_>>()
+    );
+    let hovering = contacts.iter().filter(|c| c.distance > ControllerSettings::default().stance_gap).count();
+    assert_eq!(hovering, 2, "two corners are outside the stance gap");
+    // Still to the projection's regularization (1e-10 of the Gram's diagonal: 1e-8 m/s
+    // of the 1 m/s push, measured).
+    let c = controller.inverse_dynamics().problem().g();
+    assert!(c.iter().all(|x| x.abs() < 1e-7), "every corner kept still: {c:?}");
+    assert!(controller.inverse_dynamics().result().converged);
+    // Four corners still: the push is gone, and what remains is the roll about the −x
+    // edge that closes the +x corners' 2 µm within the step, ω_y = gap / (2a·Δt).
+    let v_ref = controller.reference_velocity();
+    let roll = gap / (2.0 * a * DT);
+    assert!((v_ref[4] - roll).abs() < 1e-6 * roll && v_ref[3].abs() < 1e-9 && v_ref[5].abs() < 1e-9, "{v_ref:?}");
+}
