@@ -197,7 +197,8 @@ fn the_arm_tracks_a_sinusoidal_joint_trajectory() {
         count += nv;
         let tau = controller.tick(&model, &q, &v, &q_des, &v_des, &a_des, DT).unwrap().to_vec();
         // The base link rests on the ground: contacts of two immobile bodies, no force.
-        assert!(controller.contacts().iter().all(|c| c.body1 == Owner::Robot { joint: 0 }));
+        assert!(!controller.detected().is_empty());
+        assert!(controller.detected().iter().all(|c| c.body1 == Owner::Robot { joint: 0 }));
         assert!(controller.inverse_dynamics().impulses().iter().all(|&l| l == 0.0));
         stepper.step(&mut world, &tau);
     }
@@ -357,7 +358,8 @@ fn the_control_job_holds_the_quadruped_through_the_node_exchanges() {
 /// posture): after the start (the arm at rest, the reference at 0.6 rad/s) the two track
 /// it within 1e-3 rad RMS, the others hold, and no tick
 /// allocates. Then the state stops: the job publishes the safe output at the last
-/// measured state — the gravity torques, or with `safe_output: damping` −D·v.
+/// measured state — the gravity torques, or with `safe_output: damping` −D·v. Then states
+/// return and an empty trajectory brings the arm back to the posture.
 #[test]
 fn the_control_job_follows_a_trajectory_reference_and_falls_back_to_the_safe_output() {
     use signorini::config::SafeOutput;
@@ -476,6 +478,29 @@ fn the_control_job_follows_a_trajectory_reference_and_falls_back_to_the_safe_out
             assert!((effort[k] - want).abs() < 1e-9, "{safe:?}, joint {k}: {} vs {want}", effort[k]);
         }
         assert!(effort.iter().any(|e| e.abs() > 1e-3), "{safe:?}: {effort:?}");
+
+        // An empty trajectory returns to the posture (at rest): the arm comes back.
+        references.write_with(|r| *r = ReferenceCommand { trajectory: None, start_ns: 0 });
+        for k in 2001..2600u64 {
+            sim_layout.fill(&world, &stepper, &mut observed);
+            states.write_with(|s| {
+                s.time_ns = observed.time_ns;
+                s.position.copy_from_slice(&observed.position);
+                s.velocity.copy_from_slice(&observed.velocity);
+            });
+            job.tick(&tick_at(k));
+            assert!(consumer.pop_with(|s| effort.copy_from_slice(&s.effort)));
+            tau.fill(0.0);
+            for (slot, e) in slots.iter().zip(&effort) {
+                tau[slot.idx_v] = *e;
+            }
+            assert!(stepper.step(&mut world, &tau).converged);
+        }
+        let mut now = sim_layout.outputs();
+        sim_layout.fill(&world, &stepper, &mut now);
+        let home = now.position.iter().zip(&posture).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+        let still = now.velocity.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+        assert!(home < 1e-3 && still < 1e-2, "{safe:?}: back {home} rad from the posture, moving {still} rad/s");
     }
 }
 
@@ -506,7 +531,7 @@ fn the_simulator_and_the_controller_run_in_one_loop() {
         .unwrap()
         .with_command_output(commands)
         .with_step(setup.config.sim_dt());
-    let mut job = SimAndControlJob::new(sim, control, states, setup.joint_slots());
+    let mut job = SimAndControlJob::new(sim.with_trusted_commands(), control, states, setup.joint_slots());
     let weight = setup.model.total_mass() * 9.81;
     let feet: Vec<usize> = (0..sim_layout.links.len()).filter(|&l| sim_layout.links[l].0.ends_with("_foot")).collect();
     assert_eq!(feet.len(), 4);
@@ -536,6 +561,29 @@ fn the_simulator_and_the_controller_run_in_one_loop() {
     // Measured: 3.5e-6 of the weight.
     assert!(worst < 0.02, "prediction off by {worst} of the weight");
     assert_eq!(counters.snapshot().input_stale_events, 0, "the controller's torques were always fresh");
+    let z = job.sim().world().robot.as_ref().unwrap().q[2];
+    assert!((z - 0.395).abs() < 0.01, "trunk at {z} m");
+
+    // Paused 0.5 s, then one step: the controller's torque of the last step is applied
+    // (not the fallback: the command is from the same loop, not stale), and the
+    // controller ticks on the new state.
+    let requests = job.sim().requests();
+    requests.set_paused(true);
+    let t = MonotonicTime::now();
+    while control_out.pop_with(|_| ()) {}
+    for k in 0..5u64 {
+        let at = t + Duration::from_millis(100 * k);
+        job.tick(&Tick { index: 2000 + k, deadline: at, wake: at, period: Duration::from_millis(1) });
+    }
+    assert!(!sim_out.pop_with(|_| ()), "paused: nothing published");
+    requests.step(1);
+    let at = t + Duration::from_millis(600);
+    job.tick(&Tick { index: 2005, deadline: at, wake: at, period: Duration::from_millis(1) });
+    let mut applied = Vec::new();
+    assert!(sim_out.pop_with(|s| applied = s.effort.clone()), "one step");
+    assert!(applied.iter().any(|e| e.abs() > 0.1), "torques applied after the pause: {applied:?}");
+    assert!(control_out.pop_with(|_| ()), "the controller ticked on the step");
+    assert_eq!(counters.snapshot().input_stale_events, 0, "no stale command after the pause");
     let z = job.sim().world().robot.as_ref().unwrap().q[2];
     assert!((z - 0.395).abs() < 0.01, "trunk at {z} m");
 }

@@ -385,11 +385,7 @@ fn run_loop(config: &std::path::Path, duration: f64) -> Result<(), Failure> {
     let (producer, mut consumer) = sample_ring(256, &OutputLayout::new(&s, &world).outputs());
     let (report_writer, mut reports) = mailbox(LoopReport::default());
     let job = SimJob::new(&s, world, command_reader, producer, c.stale_after(), counters.clone(), None);
-    let mut settings = LoopSettings::at_rate("signorini-loop", c.rate_hz.get());
-    settings.period = c.loop_period();
-    settings.catch_up = c.loop_catch_up();
-    settings.realtime_priority = c.realtime.priority.fifo();
-    settings.cpu = c.realtime.cpu;
+    let settings = LoopSettings::of_config(c, "signorini-loop");
     let shutdown = Arc::new(AtomicBool::new(false));
     let loop_thread = LoopThread::spawn(settings, job, shutdown.clone(), report_writer)
         .map_err(|e| Failure::Other(format!("starting the loop thread: {e}")))?;

@@ -42,9 +42,8 @@ use crate::spatial::{Motion, Vec3};
 use super::inverse_dynamics::{InverseDynamics, InverseDynamicsSettings, check_inputs};
 use super::stance::StanceProjection;
 
-/// Rounds of contact selection and stance projection: each promotes the contacts the
-/// projected reference closes; a stance cannot keep growing for long (every round adds
-/// at least one contact, most often none).
+/// Rounds of contact selection and stance projection: each but the last promotes the
+/// contacts the projected reference closes (most often none: one round).
 const SELECTION_ROUNDS: usize = 4;
 
 /// Whether contact `c` closes within a step `dt` (φ + Δt·c_N < 0) when the robot's bodies
@@ -196,14 +195,16 @@ impl Controller {
         if self.detected.contacts().iter().any(|c| c.restitution > 0.0) {
             dynamics::world_velocities(model, &self.data, v, &mut self.twists_measured);
         }
-        for _ in 0..SELECTION_ROUNDS {
+        for round in 1..=SELECTION_ROUNDS {
             self.select_contacts(model);
             // The contact rows, once per selection: for v₀ here, solved below for the
             // projected v_ref.
             self.id.assemble_placed(model, &self.data, v, &self.v0, self.contacts.contacts(), dt)?;
             self.v_ref.copy_from_slice(&self.v0);
             self.project_on_stance(nv);
-            if !self.promote_closing(model) {
+            // The last round projects with every promotion made so far, and promotes no
+            // more.
+            if round == SELECTION_ROUNDS || !self.promote_closing(model) {
                 break;
             }
         }

@@ -74,6 +74,11 @@ pub struct ControlJob {
     sample: [Vec<f64>; 3],
     /// Whether q_des holds the reference (set at the first complete state).
     referenced: bool,
+    /// Whether a state was ever read completely (q and v hold a measured state).
+    measured: bool,
+    /// Whether the state's freshness is reported on the counters (/diagnostics): not in
+    /// one process with the simulator, whose command is the watched input.
+    reports_input: bool,
     references: Option<MailboxReader<ReferenceCommand>>,
     /// The floating base's pose reference (x, y, z, qx, qy, qz, qw in `world`), when one
     /// came; before, the pose of the first state.
@@ -133,6 +138,8 @@ impl ControlJob {
             a_des: vec![0.0; nv],
             sample: [vec![0.0; n], vec![0.0; n], vec![0.0; n]],
             referenced: false,
+            measured: false,
+            reports_input: true,
             references: None,
             base_references: None,
             following: (0, 0),
@@ -160,9 +167,11 @@ impl ControlJob {
     }
 
     /// Also writes each tick's torques (or the safe output) to `commands`: the simulator's
-    /// command mailbox when both run in one process.
+    /// command mailbox when both run in one process (the state's freshness is then not
+    /// reported: the simulator's command is the input /diagnostics watches).
     pub fn with_command_output(mut self, commands: MailboxWriter<EffortCommand>) -> Self {
         self.commands_out = Some(commands);
+        self.reports_input = false;
         self
     }
 
@@ -219,13 +228,22 @@ impl ControlJob {
     fn follow_trajectory(&mut self, time_ns: u64) {
         let Some(references) = self.references.as_mut() else { return };
         let latest = references.latest();
-        let Some(trajectory) = latest.value.trajectory.as_ref().filter(|t| t.joints() == self.joints.len()) else {
-            return;
-        };
-        if latest.sequence != self.following.0 {
+        let new = latest.sequence != self.following.0;
+        if new {
             let start = if latest.value.start_ns > 0 { latest.value.start_ns } else { time_ns };
             self.following = (latest.sequence, start);
         }
+        let Some(trajectory) = latest.value.trajectory.as_ref().filter(|t| t.joints() == self.joints.len()) else {
+            if new {
+                // No trajectory (an empty one came): back to the posture, at rest.
+                for (slot, &p) in self.joints.iter().zip(&self.posture) {
+                    slot.set_position(&mut self.q_des, p);
+                    self.v_des[slot.idx_v] = 0.0;
+                    self.a_des[slot.idx_v] = 0.0;
+                }
+            }
+            return;
+        };
         let t = (time_ns as f64 - self.following.1 as f64) * 1e-9;
         let [q, v, a] = &mut self.sample;
         trajectory.sample(t, q, v, a);
@@ -236,9 +254,11 @@ impl ControlJob {
         }
     }
 
-    /// The safe output into `effort`, at the last measured state.
+    /// The safe output into `effort`, at the last measured state (zero torque if no state
+    /// was ever read completely).
     fn safe_effort(&mut self) {
-        match self.safe_output {
+        let output = if self.measured { self.safe_output } else { SafeOutput::Zero };
+        match output {
             SafeOutput::Zero => self.effort.fill(0.0),
             SafeOutput::Damping => {
                 for (e, slot) in self.effort.iter_mut().zip(&self.joints) {
@@ -271,7 +291,10 @@ impl Job for ControlJob {
     fn tick(&mut self, tick: &Tick) {
         let state = self.states.latest();
         let received = (state.sequence > 0).then_some(state.stamp);
-        let freshness = self.watchdog.check_counted(received, tick.wake, &self.counters);
+        let freshness = match self.reports_input {
+            true => self.watchdog.check_counted(received, tick.wake, &self.counters),
+            false => self.watchdog.check(received, tick.wake),
+        };
         if freshness == Freshness::NeverReceived {
             // Nothing is known of the robot: command nothing (the driver's own safe
             // behaviour applies), rather than a torque.
@@ -280,6 +303,7 @@ impl Job for ControlJob {
         let time_ns = state.value.time_ns;
         let ready = freshness == Freshness::Fresh
             && read_state(&self.model, &self.joints, &state.value, &mut self.q, &mut self.v);
+        self.measured |= ready;
         let mut tau_ok = false;
         if ready {
             if !self.referenced {
@@ -297,7 +321,11 @@ impl Job for ControlJob {
                 self.q_des[..7].copy_from_slice(&pose);
             }
             let (q, v, q_des, v_des, a_des) = (&self.q, &self.v, &self.q_des, &self.v_des, &self.a_des);
-            tau_ok = self.controller.tick(&self.model, q, v, q_des, v_des, a_des, self.dt).is_ok();
+            // A torque that is not finite (no input makes one: hardening) is refused too.
+            tau_ok = self
+                .controller
+                .tick(&self.model, q, v, q_des, v_des, a_des, self.dt)
+                .is_ok_and(|tau| tau.iter().all(|t| t.is_finite()));
             if !tau_ok || !self.controller.inverse_dynamics().result().converged {
                 Counters::bump(&self.counters.steps_not_converged);
             }

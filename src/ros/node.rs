@@ -213,15 +213,13 @@ fn run_sim_and_control(mut node: r2r::Node, setup: &Setup) -> Result<NodeSummary
     let (command_writer, command_reader) = mailbox(EffortCommand { effort: vec![0.0; n] });
     let (state_writer, state_reader) = mailbox(MeasuredState::of_joints(n));
     let sim = SimSide::new(&mut node, setup, &io, command_reader)?;
-    // The controller's own counters: its state watchdog is not the simulator's command
-    // watchdog that /diagnostics reports.
     let control = ControlSide::new(&mut node, setup, &io, state_reader, None)?;
     let banner =
         format!("{}; controlled in process (reference on {})", sim.banner(setup), setup.config.topics.reference);
     let (SimSide { job: sim_job, publisher: sim_pub, tasks: sim_tasks }, ControlSide { job, publisher, tasks }) =
         (sim, control);
     let control_job = job.with_command_output(command_writer).with_step(setup.config.sim_dt());
-    let job = SimAndControlJob::new(sim_job, control_job, state_writer, setup.joint_slots());
+    let job = SimAndControlJob::new(sim_job.with_trusted_commands(), control_job, state_writer, setup.joint_slots());
     serve(node, setup, job, vec![sim_pub, publisher], io, banner, move || {
         sim_tasks();
         tasks();
@@ -373,9 +371,7 @@ impl ControlSide {
         let layout = OutputLayout::of_objects(setup, setup.collision_world()?.objects(), Vec::new());
         let (sample_producer, sample_consumer) = sample_ring(SAMPLE_RING_CAPACITY, &layout.outputs());
         let wrenches = wrench_publishers(node, &topics.predicted_contact_wrenches, &layout, qos)?;
-        // In one process with the simulator (no torque publisher), the counters /diagnostics
-        // reports are the simulator's: the controller's state watchdog gets its own.
-        let counters = if commands.is_some() { io.counters.clone() } else { Arc::new(Counters::default()) };
+        let counters = io.counters.clone();
         let publisher = CommandPublisher::new(commands, setup.joint_names.len(), wrenches);
         let (shutdown, published) = (io.shutdown.clone(), io.counters.clone());
         let publisher = spawn_publisher(move || publisher.run(sample_consumer, shutdown, published))?;
@@ -464,13 +460,7 @@ fn serve<J: Job + Send + 'static>(
 ) -> Result<NodeSummary, NodeError> {
     let config = &setup.config;
     let LoopIo { shutdown, counters, report_writer, report_reader, diagnostics_pub } = io;
-    let mut settings = LoopSettings::at_rate("signorini-loop", config.rate_hz.get());
-    settings.period = config.loop_period();
-    settings.catch_up = config.loop_catch_up();
-    // One loop report per diagnostics message: each window is published exactly once.
-    settings.report_interval = Duration::from_secs_f64(1.0 / config.diagnostics.rate_hz.get());
-    settings.realtime_priority = config.realtime.priority.fifo();
-    settings.cpu = config.realtime.cpu;
+    let settings = LoopSettings::of_config(config, "signorini-loop");
     let loop_thread = LoopThread::spawn(settings, job, shutdown.clone(), report_writer)
         .map_err(|e| NodeError::Thread(format!("starting the loop thread: {e}")))?;
     for w in &loop_thread.startup_warnings {
