@@ -143,11 +143,11 @@ def stamp_ns(t):
 class Recorder:
     """Collects messages of one topic from the rclpy executor thread."""
 
-    def __init__(self, node, msg_type, topic, convert):
+    def __init__(self, node, msg_type, topic, convert, qos=RELIABLE):
         self.lock = threading.Lock()
         self.items = []
         self.recording = True
-        self.sub = node.create_subscription(msg_type, topic, self._on, RELIABLE)
+        self.sub = node.create_subscription(msg_type, topic, self._on, qos)
         self.convert = convert
 
     def _on(self, msg):

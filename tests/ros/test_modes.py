@@ -19,7 +19,7 @@ from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 from visualization_msgs.msg import MarkerArray
 
 from conftest import (
-    RECENT, RECENT_ONE, RELIABLE, ROOT, NodeProcess, RawRecorder, Recorder, cdr_doubles, cdr_stamp, compare_predictions,
+    RECENT, RECENT_ONE, ROOT, NodeProcess, RawRecorder, Recorder, cdr_doubles, cdr_stamp, compare_predictions,
     diagnostic_values, stamp_ns, wait_until,
 )
 
@@ -61,7 +61,9 @@ def test_an_rclpy_pd_controller_holds_the_simulated_quadruped(ros, tmp_path):
     # The simulator's fallback PD holds the robot only until the first command arrives
     # (discovery takes a while); from then on the rclpy PD's commands are fresh throughout
     # (checked on /diagnostics).
-    path = config(tmp_path, "pd.yaml", "quadruped.yaml")
+    # Keeping pace is measured across the shared machine's stalls (up to 1 s, beyond the
+    # default 0.1 s catch-up).
+    path = config(tmp_path, "pd.yaml", "quadruped.yaml", [("sim:\n", "sim:\n  catch_up: 1.0\n")])
     node = NodeProcess("node", "--config", str(path))
     weight = quadruped_weight()
     posture = {"lf_hfe": 0.6, "lf_kfe": -1.2, "lh_hfe": 0.6, "lh_kfe": -1.2,
@@ -111,9 +113,12 @@ def test_an_rclpy_pd_controller_holds_the_simulated_quadruped(ros, tmp_path):
     assert all(b > a for a, b in zip(clocks, clocks[1:])), "/clock is strictly monotonic"
     span = clocks[-1] - clocks[0]
     assert span >= 10e9, f"{span * 1e-9} s simulated"
-    # Simulated against wall time between the first and the last /clock received (the
-    # receiver's own delay cancels as long as it stays about the same).
-    wall = received[-1][0] - received[0][0]
+    # Simulated against wall time between the first and the last /clock: the receiver's
+    # delay varies (rclpy on loaded cores), so the wall time of each end is the earliest
+    # estimate over its last/first second, min(received − sim time) + sim time.
+    first = min(r - c * 1e-9 for r, c in received if c <= clocks[0] + 1e9)
+    last = min(r - c * 1e-9 for r, c in received if c >= clocks[-1] - 1e9)
+    wall = (clocks[-1] - clocks[0]) * 1e-9 + last - first
     steps = span // 1_000_000
     in_span = [s for s in stamps if clocks[0] <= s <= clocks[-1]]
     print(f"{len(in_span)} /joint_states for {steps} steps; {span * 1e-9:.2f} s simulated in {wall:.2f} s")
@@ -150,6 +155,7 @@ def test_the_controller_shifts_the_quadrupeds_base_over_ros(ros, tmp_path):
         control.wait_for_line("signorini: controlling quadruped")
         wait_until(lambda: base.get_subscription_count() >= 1, 20.0, "the controller's base reference")
         wait_until(lambda: len(predicted["lf_foot"].snapshot()) > 500, 20.0, "the controller running")
+        wait_until(lambda: odom.snapshot(), 20.0, "/odom")
         _, x0, y0, z0, qx, qy, qz, qw = odom.snapshot()[-1][1]
 
         def send(y):

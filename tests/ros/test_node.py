@@ -15,7 +15,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
 from conftest import (
-    RELIABLE, ROOT, NodeProcess, Recorder, compare_predictions, diagnostic_values, stamp_ns, wait_until,
+    RECENT, RELIABLE, ROOT, NodeProcess, Recorder, diagnostic_values, stamp_ns, wait_until,
 )
 
 RATE_HZ = 1000.0
@@ -104,7 +104,9 @@ def test_sim_mode_stands_and_publishes_odometry_and_contact_wrenches(ros, quadru
 
 def test_bad_commands_are_rejected_counted_and_survived(ros, quadruped_node):
     diagnostics = Recorder(ros, DiagnosticArray, "/diagnostics", diagnostic_values)
-    states = Recorder(ros, JointState, "/joint_states", lambda m: list(m.effort))
+    # 1 kHz, deserialized: dropped rather than queued when the executor falls behind, so
+    # that /diagnostics is not held up behind a backlog.
+    states = Recorder(ros, JointState, "/joint_states", lambda m: list(m.effort), RECENT)
     pub = ros.create_publisher(Float64MultiArray, "/effort_controller/commands", 10)
     try:
         wait_until(lambda: pub.get_subscription_count() >= 1, 20.0, "the node's command subscription")
@@ -115,7 +117,7 @@ def test_bad_commands_are_rejected_counted_and_survived(ros, quadruped_node):
                 pub.publish(Float64MultiArray(data=values))
                 time.sleep(0.01)
 
-        send([1.0, 2.0, 3.0], times=3)                   # wrong length
+        send([1.0, 2.0, 3.0], times=4)                   # wrong length
         send([0.0] * 11 + [float("nan")], times=2)       # NaN
         send([0.0] * 5 + [float("inf")] + [0.0] * 6)     # infinite
         send([0.5] * 20_000)                             # oversized (160 kB)
@@ -328,56 +330,3 @@ def test_pause_step_and_reset_the_simulation(ros, quadruped_node):
         wait_until(lambda: len(clock_after.snapshot()) > 100, 5.0, "/clock flowing again after resuming")
     finally:
         ros.destroy_subscription(clock_after.sub)
-
-
-def test_sim_and_controller_as_two_processes(ros, quadruped_node, tmp_path):
-    """mode: control next to mode: sim over ROS: the controller reads /joint_states and
-    /odom, sends its torques on the sim's command topic and the quadruped stands on them;
-    its predicted contact wrenches agree with the simulated ones (5 % of the weight, per
-    foot, for the steps its torque reached in time: 95 % of them at least). The controller runs as a second node (`__node` remapped) next to the module's
-    simulator."""
-    model = pinocchio.buildModelFromUrdf(str(ROOT / "urdf" / "quadruped.urdf"), pinocchio.JointModelFreeFlyer())
-    weight = pinocchio.computeTotalMass(model) * 9.81
-    text = (ROOT / "config" / "quadruped.yaml").read_text()
-    text = text.replace("mode: sim", "mode: control").replace("urdf: ../urdf/", f"urdf: {ROOT}/urdf/")
-    control_config = tmp_path / "control.yaml"
-    control_config.write_text(text)
-    feet = ["lf_foot", "lh_foot", "rf_foot", "rh_foot"]
-    sim = quadruped_node
-    controller = NodeProcess("node", "--config", str(control_config), "--ros-args", "-r", "__node:=signorini_controller")
-    odom = Recorder(ros, Odometry, "/odom", lambda m: m.pose.pose.position.z)
-    commands = Recorder(ros, Float64MultiArray, "/effort_controller/commands", lambda m: list(m.data))
-    simulated = {f: Recorder(ros, WrenchStamped, f"/signorini/contact_wrenches/{f}",
-                             lambda m: (stamp_ns(m.header.stamp), m.wrench.force.z)) for f in feet}
-    predicted = {f: Recorder(ros, WrenchStamped, f"/signorini_controller/predicted_contact_wrenches/{f}",
-                             lambda m: (stamp_ns(m.header.stamp), m.wrench.force.z)) for f in feet}
-    recorders = [odom, commands, *simulated.values(), *predicted.values()]
-    try:
-        controller.wait_for_line("signorini: controlling quadruped")
-        wait_until(lambda: commands.snapshot(), 20.0, "the controller's first command")
-        time.sleep(2.0)
-        for r in recorders:
-            r.clear()
-        time.sleep(2.0)
-        heights = [z for _, z in odom.snapshot()]
-        sent = [c for _, c in commands.snapshot()]
-        sims = [dict(r.snapshot() and [v for _, v in r.snapshot()]) for r in simulated.values()]
-        preds = [dict(r.snapshot() and [v for _, v in r.snapshot()]) for r in predicted.values()]
-        assert sim.alive() and controller.alive()
-    finally:
-        for r in recorders:
-            ros.destroy_subscription(r.sub)
-        controller.stop()
-        sim.stop()
-
-    # rclpy records a share of 1 kHz with ten subscriptions on two shared cores.
-    assert len(sent) > 100, f"{len(sent)} commands in 2 s"
-    assert all(len(c) == 12 and all(math.isfinite(x) for x in c) for c in sent)
-    assert any(any(abs(x) > 0.1 for x in c) for c in sent), "the controller commands torques"
-    assert len(heights) > 100 and all(0.37 < z < 0.40 for z in heights), (min(heights), max(heights))
-    # The controller predicts from the state at sim time t the step to t + Δt: compare its
-    # prediction stamped t (the state's stamp) with the simulated wrench stamped t + Δt.
-    pairs, close, worst = compare_predictions(feet, sims, preds, weight)
-    print(f"{close} of {pairs} predictions within 5 % of the weight of the simulated step (worst {worst:.1f} N)")
-    assert pairs > 100, f"{pairs} predictions matched to a simulated step"
-    assert close >= 0.95 * pairs, f"only {close} of {pairs} predictions within 5 % of the weight"
