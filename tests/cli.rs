@@ -160,7 +160,8 @@ fn solve_prints_the_solution_and_its_criteria() {
     // AT-03 and AT-04 of the digest: a point mass at rest, then sliding at 1 m/s.
     for (g, want) in [("[0, 0, -0.00981]", [0.0, 0.0, 9.81e-3]), ("[1, 0, -0.00981]", [-4.905e-3, 0.0, 9.81e-3])] {
         let input = temp_file("problem.json", &format!(r#"{{"G": [[1,0,0],[0,1,0],[0,0,1]], "g": {g}, "mu": [0.5]}}"#));
-        for solver in ["admm", "pgs"] {
+        // Along a frame axis the pyramid LCP is exact too.
+        for solver in ["admm", "pgs", "lcp"] {
             let (code, out, err) =
                 signorini(&["solve", "--problem", input.to_str().unwrap(), "--solver", solver, "--tol", "1e-12"]);
             assert_eq!(code, 0, "{err}");
@@ -185,6 +186,18 @@ fn solve_prints_the_solution_and_its_criteria() {
     let (_, out, _) = signorini(&["solve", "--problem", input.to_str().unwrap(), "--mode", "ccp", "--tol", "1e-12"]);
     let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert!((doc["metrics"]["signorini"].as_f64().unwrap() - 0.162).abs() < 1e-3, "{}", doc["metrics"]);
+    // And the pyramid's (AT-11): sliding at 30°, its friction leaves Coulomb's cone.
+    let (c, s) = (30f64.to_radians().cos(), 30f64.to_radians().sin());
+    let input = temp_file(
+        "slide30.json",
+        &format!(r#"{{"G": [[1,0,0],[0,1,0],[0,0,1]], "g": [{c}, {s}, -0.00981], "mu": [0.5]}}"#),
+    );
+    let (code, out, err) = signorini(&["solve", "--problem", input.to_str().unwrap(), "--solver", "lcp"]);
+    assert_eq!(code, 0, "{err}");
+    let doc: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let lambda: Vec<f64> = serde_json::from_value(doc["lambda"].clone()).unwrap();
+    assert!((lambda[0] - lambda[1]).abs() < 1e-12 && lambda[0] < 0.0, "braked along 45°: {lambda:?}");
+    assert!(doc["metrics"]["eps_p"].as_f64().unwrap() > 1e-3, "{}", doc["metrics"]);
 }
 
 #[test]

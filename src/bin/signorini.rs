@@ -72,8 +72,8 @@ enum Command {
         /// contact blocks ordered (Tx, Ty, N).
         #[arg(long)]
         problem: PathBuf,
-        /// `admm` or `pgs`.
-        #[arg(long, default_value = "admm", value_parser = ["admm", "pgs"])]
+        /// `admm`, `pgs` or `lcp` (the pyramid LCP; `--mode` does not apply).
+        #[arg(long, default_value = "admm", value_parser = solver_names())]
         solver: String,
         /// `ncp` (Signorini + Coulomb + maximum dissipation) or `ccp` (the convex relaxation).
         #[arg(long, default_value = "ncp", value_parser = ["ncp", "ccp"])]
@@ -106,6 +106,9 @@ enum Command {
         /// `control:` (instead of the joint PD of `sim.hold_kp`/`hold_kd`).
         #[arg(long)]
         control: bool,
+        /// The contact solver, in place of the configuration's `contact.solver`.
+        #[arg(long, value_parser = solver_names())]
+        solver: Option<String>,
     },
     /// Run the real-time loop without ROS for a while and print its timing every second.
     Loop {
@@ -116,6 +119,11 @@ enum Command {
         #[arg(long, default_value_t = 10.0)]
         duration: f64,
     },
+}
+
+/// The contact solvers' names, for `--solver`.
+fn solver_names() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(signorini::config::SolverKind::ALL.map(|s| s.name()))
 }
 
 /// The arguments meant for clap: everything except the `--ros-args … [--]` blocks that
@@ -142,8 +150,9 @@ fn main() -> ExitCode {
         Command::Node { config } => node(config),
         Command::Check { config } => check(&config),
         Command::Loop { config, duration } => run_loop(&config, duration),
-        Command::Sim { config, duration, json, realtime, bag, control } => {
-            sim(&config, json.as_deref(), bag.as_deref(), SimOptions { duration, realtime, control })
+        Command::Sim { config, duration, json, realtime, bag, control, solver } => {
+            let solver = solver.as_deref().and_then(signorini::config::SolverKind::from_name);
+            sim(&config, json.as_deref(), bag.as_deref(), solver, SimOptions { duration, realtime, control })
         }
         Command::Solve { problem, solver, mode, tol, max_iter } => solve(&problem, &solver, &mode, tol, max_iter),
         Command::Dynamics {
@@ -254,13 +263,11 @@ fn check(config: &std::path::Path) -> Result<(), Failure> {
     let k = &c.contact;
     println!(
         "  contact: {} for the {}, tolerance {:e}, max {} iterations, compliance {} / {} m/N (normal / tangential)",
-        match k.solver {
-            signorini::config::SolverKind::Admm => "ADMM",
-            signorini::config::SolverKind::Pgs => "PGS",
-        },
-        match k.model {
-            signorini::contact::ContactModel::Ncp => "NCP",
-            signorini::contact::ContactModel::Ccp => "CCP",
+        k.solver.name(),
+        match (k.solver, k.model) {
+            (signorini::config::SolverKind::Lcp, _) | (_, signorini::contact::ContactModel::Lcp) => "pyramid LCP",
+            (_, signorini::contact::ContactModel::Ncp) => "NCP",
+            (_, signorini::contact::ContactModel::Ccp) => "CCP",
         },
         k.tolerance.get(),
         k.max_iterations,
@@ -318,7 +325,7 @@ fn solve(problem: &std::path::Path, solver: &str, mode: &str, tol: f64, max_iter
         .map_err(|e| Failure::BadInput(format!("{}: cannot read: {e}", problem.display())))?;
     let parsed = parse_input(&text, &problem.display().to_string()).map_err(|e| Failure::BadInput(e.to_string()))?;
     let options = SolveOptions {
-        solver: if solver == "pgs" { SolverKind::Pgs } else { SolverKind::Admm },
+        solver: SolverKind::from_name(solver).unwrap_or_default(),
         model: if mode == "ccp" { ContactModel::Ccp } else { ContactModel::Ncp },
         tolerance: tol,
         max_iterations: max_iter,
@@ -332,6 +339,7 @@ fn sim(
     config: &std::path::Path,
     json: Option<&std::path::Path>,
     bag: Option<&std::path::Path>,
+    solver: Option<signorini::config::SolverKind>,
     options: SimOptions,
 ) -> Result<(), Failure> {
     use signorini::cli::sim::{SimError, run};
@@ -339,7 +347,10 @@ fn sim(
     if !(duration.is_finite() && duration > 0.0) {
         return Err(Failure::BadInput(format!("--duration: expected a positive number of seconds, got {duration}")));
     }
-    let s = load(config)?;
+    let mut s = load(config)?;
+    if let Some(solver) = solver {
+        s.config.contact.solver = solver;
+    }
     let summary = run(&s, &options, bag, |line| eprintln!("signorini sim: {line}")).map_err(|e| match e {
         SimError::Setup(e) => Failure::BadInput(e.to_string()),
         e => Failure::Other(e.to_string()),

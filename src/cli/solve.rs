@@ -8,10 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{InputError, parse_json};
 
-use crate::contact::{
-    AdmmSettings, AdmmSolver, ContactModel, ContactProblem, Metrics, PgsSettings, PgsSolver, Residuals, SolveResult,
-    Solver, StoppingRule,
-};
+use crate::contact::{ContactModel, ContactProblem, Metrics, Residuals, SolveResult, StoppingRule};
 
 /// The input file. Contact blocks are ordered (Tx, Ty, N).
 #[derive(Clone, Debug, Deserialize)]
@@ -32,9 +29,9 @@ pub struct SolveInput {
 /// Which solver and how.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct SolveOptions {
-    /// `admm` or `pgs`.
+    /// `admm`, `pgs` or `lcp`.
     pub solver: crate::config::SolverKind,
-    /// NCP or CCP.
+    /// NCP or CCP (the LCP has its own).
     pub model: ContactModel,
     /// Absolute tolerance.
     pub tolerance: f64,
@@ -96,14 +93,7 @@ pub fn solve(problem: &ContactProblem, options: &SolveOptions) -> SolveOutput {
     let stop =
         StoppingRule { absolute: options.tolerance, max_iterations: options.max_iterations, ..Default::default() };
     let model = options.model;
-    let mut solver: Box<dyn Solver> = match options.solver {
-        crate::config::SolverKind::Admm => {
-            Box::new(AdmmSolver::with_capacity(n, AdmmSettings { model, stop, ..Default::default() }))
-        }
-        crate::config::SolverKind::Pgs => {
-            Box::new(PgsSolver::with_capacity(n, PgsSettings { model, stop, ..Default::default() }))
-        }
-    };
+    let mut solver = options.solver.build(model, stop, n);
     let mut result = SolveResult::with_capacity(n, 0);
     // Repeat the cold solve (at least 5 times, for about 20 ms) and keep the median.
     let mut times = Vec::new();

@@ -5,7 +5,8 @@ use serde::{Deserialize, Serialize};
 use super::scene::NonNegativeF64;
 use super::values::{Fraction, PositiveF64};
 use crate::contact::{
-    AdmmSettings, AdmmSolver, ContactModel, PgsSettings, PgsSolver, ProblemSettings, Solver, StoppingRule,
+    AdmmSettings, AdmmSolver, ChronoAdmmSettings, ChronoAdmmSolver, ContactModel, PgsSettings, PgsSolver,
+    ProblemSettings, Solver, StoppingRule,
 };
 
 /// Which solver runs.
@@ -17,13 +18,22 @@ pub enum SolverKind {
     Admm,
     /// Projected Gauss–Seidel (the baseline).
     Pgs,
+    /// The pyramid LCP of ODE and Bullet by projected Gauss–Seidel (`contact.model` does
+    /// not apply: its friction is the 4-facet pyramid).
+    Lcp,
+    /// Project Chrono's ADMM for the CCP (seed 003; `contact.model` does not apply).
+    #[serde(rename = "chrono-admm")]
+    ChronoAdmm,
+    /// Its accelerated variant (FADMM with restart).
+    #[serde(rename = "chrono-fadmm")]
+    ChronoFadmm,
 }
 
 /// `contact:` (defaults in the field docs).
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default, expecting = "a mapping of contact settings")]
 pub struct ContactConfig {
-    /// `admm` (default) or `pgs`.
+    /// `admm` (default), `pgs`, `lcp`, `chrono-admm` or `chrono-fadmm`.
     pub solver: SolverKind,
     /// `ncp` (default: Signorini, Coulomb, maximum dissipation) or `ccp` (the convex
     /// relaxation of MuJoCo and Drake).
@@ -82,14 +92,52 @@ impl ContactConfig {
 
     /// The configured solver, sized for `capacity` contacts.
     pub fn solver(&self, capacity: usize) -> Box<dyn Solver + Send> {
-        let (model, stop) = (self.model, self.stopping_rule());
-        match self.solver {
+        self.solver.build(self.model, self.stopping_rule(), capacity)
+    }
+}
+
+impl SolverKind {
+    /// This solver for `model` (where it applies) with `stop`, sized for `capacity`
+    /// contacts.
+    pub fn build(self, model: ContactModel, stop: StoppingRule, capacity: usize) -> Box<dyn Solver + Send> {
+        match self {
             SolverKind::Admm => {
                 Box::new(AdmmSolver::with_capacity(capacity, AdmmSettings { model, stop, ..Default::default() }))
             }
             SolverKind::Pgs => {
                 Box::new(PgsSolver::with_capacity(capacity, PgsSettings { model, stop, ..Default::default() }))
             }
+            SolverKind::Lcp => Box::new(PgsSolver::with_capacity(
+                capacity,
+                PgsSettings { model: ContactModel::Lcp, stop, ..Default::default() },
+            )),
+            SolverKind::ChronoAdmm => {
+                Box::new(ChronoAdmmSolver::with_capacity(capacity, ChronoAdmmSettings { stop, ..Default::default() }))
+            }
+            SolverKind::ChronoFadmm => Box::new(ChronoAdmmSolver::with_capacity(
+                capacity,
+                ChronoAdmmSettings { stop, ..ChronoAdmmSettings::accelerated() },
+            )),
         }
+    }
+
+    /// Every solver.
+    pub const ALL: [SolverKind; 5] =
+        [SolverKind::Admm, SolverKind::Pgs, SolverKind::Lcp, SolverKind::ChronoAdmm, SolverKind::ChronoFadmm];
+
+    /// The solver's name, as in the configuration and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            SolverKind::Admm => "admm",
+            SolverKind::Pgs => "pgs",
+            SolverKind::Lcp => "lcp",
+            SolverKind::ChronoAdmm => "chrono-admm",
+            SolverKind::ChronoFadmm => "chrono-fadmm",
+        }
+    }
+
+    /// The solver of that name.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.name() == name)
     }
 }

@@ -7,7 +7,10 @@
 //! - [`cone`]: the friction cone, its dual, the De Saxcé correction, projections, and the
 //!   set of each block ([`cone::BlockSet`]).
 //! - Solvers behind one [`Solver`] trait: [`AdmmSolver`] (seed 000 Alg. 1, the default)
-//!   and [`PgsSolver`] (the per-contact baseline), each for the NCP or the CCP.
+//!   and [`PgsSolver`] (the per-contact baseline), each for the NCP or the CCP;
+//!   [`ChronoAdmmSolver`], Project Chrono's ADMM for the CCP (seed 003: balanced ρ, Jacobi
+//!   preconditioning, the accelerated variant with restart); [`PgsSolver`] also solves the
+//!   pyramid LCP of ODE and Bullet ([`lcp`], the anisotropic baseline).
 //! - [`polish`]: the warm start's active set solved exactly, before the ADMM iterates.
 //! - [`Metrics`]: the NCP criteria of seed 002, the same yardstick for every solver.
 //! - [`WarmStartCache`]: the previous step's solution by persistent contact id.
@@ -16,10 +19,12 @@
 
 pub mod admm;
 pub mod assembly;
+pub mod chrono_admm;
 pub mod cone;
 pub mod delassus;
 pub mod dense;
 pub mod joint_blocks;
+pub mod lcp;
 pub mod metrics;
 pub mod pgs;
 pub mod polish;
@@ -29,6 +34,7 @@ pub mod warm_start;
 
 pub use admm::{AdmmSettings, AdmmSolver, RhoRule};
 pub use assembly::{Assembly, Bodies, Build, ProblemSettings, prepare_robot};
+pub use chrono_admm::{ChronoAdmmSettings, ChronoAdmmSolver};
 pub use joint_blocks::{JointBlock, JointBlockKind};
 pub use metrics::Metrics;
 pub use pgs::{PgsSettings, PgsSolver};

@@ -5,7 +5,9 @@
 //!   then a tangential step λ_T ← λ_T − σ_T/min(G_TxTx, G_TyTy) with σ_T updated for the
 //!   new λ_N, projected "horizontally" onto the disk ‖λ_T‖ ≤ μλ_N.
 //! - CCP-PGS (seed 002 Alg. 2): λ_i ← P_K(λ_i − 3σ_i / tr(G_ii)).
-//! - A joint-friction interval (either model): λ_N ← clamp(λ_N − σ_N/G_NN, −b, b).
+//! - LCP-PGS (seed 002 Alg. 1, [`super::lcp`]): the NCP's normal step, then the tangential
+//!   one clamped componentwise to the pyramid |λ_t| ≤ μλ_N.
+//! - A joint-friction interval (any model): λ_N ← clamp(λ_N − σ_N/G_NN, −b, b).
 //!
 //! with σ = (G + R)λ + g from the latest values (Gauss–Seidel). Relaxation uses the usual
 //! convention λ ← ω·λ_new + (1 − ω)·λ_old (ω = 1: plain Gauss–Seidel; the digest's §2.5.5
@@ -17,6 +19,7 @@
 
 use super::cone::{self, BlockSet, Vec3c};
 use super::dense::dot;
+use super::lcp;
 use super::problem::ContactProblem;
 use super::solver::{ContactModel, Residuals, SolveResult, Solver, StoppingRule, WarmStart, norm_inf};
 
@@ -57,7 +60,7 @@ impl PgsSolver {
 
 impl Solver for PgsSolver {
     fn name(&self) -> &'static str {
-        "pgs"
+        if self.settings.model == ContactModel::Lcp { "lcp" } else { "pgs" }
     }
 
     fn model(&self) -> ContactModel {
@@ -75,11 +78,15 @@ impl Solver for PgsSolver {
         assert!(problem.has_delassus(), "PGS needs G: ContactProblem::build_delassus");
         let (g_mat, g, sets, r) = (&problem.delassus, &problem.g, &problem.sets, &problem.compliance);
         let ncp = s.model == ContactModel::Ncp;
+        // Projection on a block's set: the pyramid for the LCP, else the cone.
+        let project = |set: &BlockSet, x: &Vec3c| {
+            if s.model == ContactModel::Lcp { lcp::project(set, x) } else { set.project(x) }
+        };
         let lambda = &mut result.lambda;
         if let Some(w) = warm {
             for i in 0..n {
                 if w.known.get(i).copied().unwrap_or(false) {
-                    cone::set_block(lambda, i, &sets[i].project(&cone::block(&w.lambda, i)));
+                    cone::set_block(lambda, i, &project(&sets[i], &cone::block(&w.lambda, i)));
                 }
             }
         }
@@ -121,6 +128,17 @@ impl Solver for PgsSolver {
                         }
                         [t[0], t[1], normal]
                     }
+                    (BlockSet::Cone(mu), ContactModel::Lcp) => {
+                        let column = |a: usize| g_mat[(3 * i + a) * m + 3 * i + 2];
+                        lcp::pyramid_step(
+                            mu,
+                            &old,
+                            &sigma,
+                            d(0).min(d(1)).max(f64::MIN_POSITIVE),
+                            d(2).max(f64::MIN_POSITIVE),
+                            [column(0), column(1)],
+                        )
+                    }
                     (BlockSet::Cone(mu), ContactModel::Ccp) => {
                         let step = 3.0 / (d(0) + d(1) + d(2)).max(f64::MIN_POSITIVE);
                         cone::project_cone(
@@ -134,7 +152,7 @@ impl Solver for PgsSolver {
                     next[a] = omega * new[a] + (1.0 - omega) * old[a];
                 }
                 if omega > 1.0 {
-                    next = sets[i].project(&next);
+                    next = project(&sets[i], &next);
                 }
                 cone::set_block(lambda, i, &next);
                 // The criterion of this contact with its new value (σ_i moves by G_ii Δλ_i).
@@ -144,10 +162,15 @@ impl Solver for PgsSolver {
                     let j = 3 * i + a;
                     after[a] += (0..3).map(|b| g_mat[j * m + 3 * i + b] * change[b]).sum::<f64>() + r[j] * change[a];
                 }
-                let shifted = cone::add(&after, &sets[i].correction(ncp, &after));
-                worst.primal = worst.primal.max(sets[i].distance(&next));
-                worst.dual = worst.dual.max(sets[i].dual_distance(&shifted));
-                worst.complementarity = worst.complementarity.max(sets[i].gap(&next, &shifted));
+                if s.model == ContactModel::Lcp {
+                    worst.dual = worst.dual.max(lcp::violation(&sets[i], &next, &after));
+                    worst.complementarity = worst.complementarity.max((next[2] * after[2]).abs());
+                } else {
+                    let shifted = cone::add(&after, &sets[i].correction(ncp, &after));
+                    worst.primal = worst.primal.max(sets[i].distance(&next));
+                    worst.dual = worst.dual.max(sets[i].dual_distance(&shifted));
+                    worst.complementarity = worst.complementarity.max(sets[i].gap(&next, &shifted));
+                }
             }
             if s.record_history && result.history.len() < result.history.capacity() {
                 result.history.push(worst);

@@ -86,7 +86,12 @@ impl Polish {
     ) -> bool {
         let n = problem.contacts();
         let m = 3 * n;
-        if n == 0 || guess.lambda.len() < m || !guess.known.get(..n).is_some_and(|k| k.iter().all(|&x| x)) {
+        // The modes are the cone's: the pyramid's problem is not polished.
+        if model == ContactModel::Lcp
+            || n == 0
+            || guess.lambda.len() < m
+            || !guess.known.get(..n).is_some_and(|k| k.iter().all(|&x| x))
+        {
             return false;
         }
         result.reset(m);

@@ -19,6 +19,11 @@ pub enum ContactModel {
     /// The cone complementarity relaxation of MuJoCo and Drake (Γ ≡ 0): convex, but a
     /// sliding contact separates at speed μ‖c_T‖ (seed 002 eqs. 16–19).
     Ccp,
+    /// The linear complementarity problem of ODE and Bullet: friction on the 4-facet
+    /// pyramid, each tangent axis on its own (seed 002 §III-A, [`super::lcp`]; solved by
+    /// [`super::PgsSolver`], the configuration's `lcp` solver, not a `contact.model`).
+    #[serde(skip)]
+    Lcp,
 }
 
 /// Stopping rules every solver has.

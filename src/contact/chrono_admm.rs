@@ -1,0 +1,349 @@
+//! Project Chrono's ADMM for the cone complementarity problem (seed 003, Tasora et al.;
+//! digest §2): the convex QP
+//!
+//! ```text
+//! min ½γᵀNγ + rᵀγ   s.t. γ ∈ Υ                  N = G + R, r = g            (eq. 15)
+//! ```
+//!
+//! (the CCP: friction associated with the velocity, so a sliding contact separates at
+//! μ‖c_T‖, AT-05), split γ = z with the diagonal, per-cone uniform step Θ = ρ·S⁻²,
+//! S_ii = 1/√N_cc (the Jacobi preconditioning of eq. 47: N_cc the mean diagonal of the
+//! cone's three rows, so that the projection commutes with the scaling):
+//!
+//! ```text
+//! γ ← (N + Θ)⁻¹ (Θ z − r − y)                    (eq. 31 with Θ, 47)
+//! z ← Π_Υ(γ + Θ⁻¹ y)                              (eq. 35)
+//! y ← y + Θ (γ − z)                               (eq. 38)
+//! r_prim = γ − z,   r_dual = Θ (z − z_prev)       (eqs. 39–40; N·s and m/s)
+//! ```
+//!
+//! stopping when both ∞-norms are below the tolerance. Every `n_s` = 5 iterations ρ is
+//! balanced (eq. 42): ρ ← ρ·η with η the ratio of the scaled residuals ‖S⁻¹r_prim‖∞ /
+//! ‖S r_dual‖∞, clamped to [1/50, 50] and set to 1 within the dead band [1/2, 2] (no
+//! refactorization); (N + Θ) is factored only then, and at most `max_rho_changes` times
+//! (the rule can cycle: see [`ChronoAdmmSettings::max_rho_changes`]). Warm start (Algorithm 2): γ⁰ from the
+//! guess, z⁰ = γ⁰, y⁰ = −(Nγ⁰ + r), ρ⁰ the previous solve's.
+//!
+//! The accelerated variant (FADMM, §7, Algorithm 3: Goldstein et al.'s fast ADMM with
+//! restart) keeps ρ fixed, runs z → γ → y from extrapolated (γ̂, ŷ), and extrapolates by
+//! (α_k − 1)/α_{k+1} while the combined residual ρ⁻¹‖y − ŷ‖² + ρ‖γ − γ̂‖² (in the scaled
+//! metric) falls by ε_r = 0.999, restarting from the previous iterate otherwise.
+//!
+//! Output: λ = z (in the cone), σ = Nλ + r, z = σ. Defaults are the paper's (ρ₀ = 0.1,
+//! FADMM ρ = 0.05, relative to the preconditioned unit diagonal).
+
+use super::cone;
+use super::delassus::AugmentedDelassus;
+use super::problem::ContactProblem;
+use super::solver::{ContactModel, Residuals, SolveResult, Solver, StoppingRule, WarmStart, norm_inf};
+
+/// Settings of Chrono's ADMM.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct ChronoAdmmSettings {
+    /// Stopping rules (absolute tolerance on both residuals).
+    pub stop: StoppingRule,
+    /// Initial (or, accelerated, fixed) ρ relative to the preconditioned diagonal.
+    pub rho: f64,
+    /// Balance ρ every this many iterations (0: never).
+    pub balance_every: usize,
+    /// η is clamped to [1/`clamp`, `clamp`].
+    pub clamp: f64,
+    /// η within [1/`dead_band`, `dead_band`] leaves ρ as it is.
+    pub dead_band: f64,
+    /// ρ changes at most this many times per solve, then stays (our safeguard, not the
+    /// paper's: the balanced rule can cycle between two values, each overshooting the
+    /// other by the clamped ratio, and ADMM converges once ρ stops changing).
+    pub max_rho_changes: usize,
+    /// FADMM: fixed ρ, Nesterov extrapolation with restart.
+    pub accelerated: bool,
+    /// FADMM's restart ratio ε_r.
+    pub restart: f64,
+    /// Record the residuals of every iteration in the result's history.
+    pub record_history: bool,
+}
+
+impl Default for ChronoAdmmSettings {
+    fn default() -> Self {
+        Self {
+            stop: StoppingRule::default(),
+            rho: 0.1,
+            balance_every: 5,
+            clamp: 50.0,
+            dead_band: 2.0,
+            max_rho_changes: 25,
+            accelerated: false,
+            restart: 0.999,
+            record_history: false,
+        }
+    }
+}
+
+impl ChronoAdmmSettings {
+    /// The accelerated variant with the paper's fixed ρ = 0.05.
+    pub fn accelerated() -> Self {
+        Self { rho: 0.05, balance_every: 0, accelerated: true, ..Default::default() }
+    }
+}
+
+/// The solver and its workspace.
+#[derive(Debug)]
+pub struct ChronoAdmmSolver {
+    /// Settings.
+    pub settings: ChronoAdmmSettings,
+    capacity: usize,
+    delassus: AugmentedDelassus,
+    /// Per row, the cone's mean diagonal N_cc (S⁻²).
+    diagonal: Vec<f64>,
+    /// R + Θ, the factored shift.
+    shift: Vec<f64>,
+    gamma: Vec<f64>,
+    gamma_prev: Vec<f64>,
+    z: Vec<f64>,
+    z_prev: Vec<f64>,
+    y: Vec<f64>,
+    y_prev: Vec<f64>,
+    /// FADMM's extrapolated γ̂, ŷ.
+    gamma_hat: Vec<f64>,
+    y_hat: Vec<f64>,
+    rhs: Vec<f64>,
+}
+
+impl ChronoAdmmSolver {
+    /// A solver for up to `capacity` contacts.
+    pub fn with_capacity(capacity: usize, settings: ChronoAdmmSettings) -> Self {
+        let m = 3 * capacity;
+        let v = || Vec::with_capacity(m);
+        Self {
+            settings,
+            capacity,
+            delassus: AugmentedDelassus::with_capacity(m),
+            diagonal: v(),
+            shift: v(),
+            gamma: v(),
+            gamma_prev: v(),
+            z: v(),
+            z_prev: v(),
+            y: v(),
+            y_prev: v(),
+            gamma_hat: v(),
+            y_hat: v(),
+            rhs: v(),
+        }
+    }
+
+    /// Factors N + Θ = G + R + ρ·S⁻².
+    fn factor(&mut self, problem: &ContactProblem, rho: f64) -> bool {
+        for (k, s) in self.shift.iter_mut().enumerate() {
+            *s = problem.compliance[k] + rho * self.diagonal[k];
+        }
+        self.delassus.factor(problem, &self.shift).is_ok()
+    }
+
+    /// γ = (N + Θ)⁻¹(Θ z − r − y) for the given z and y.
+    fn gamma_step(&mut self, problem: &ContactProblem, rho: f64, z: &[f64], y: &[f64]) {
+        for (k, out) in self.rhs.iter_mut().enumerate() {
+            *out = rho * self.diagonal[k] * z[k] - problem.g[k] - y[k];
+        }
+        self.gamma.copy_from_slice(&self.rhs);
+        self.delassus.solve(problem, &mut self.gamma);
+    }
+}
+
+impl Solver for ChronoAdmmSolver {
+    fn name(&self) -> &'static str {
+        if self.settings.accelerated { "chrono-fadmm" } else { "chrono-admm" }
+    }
+
+    fn model(&self) -> ContactModel {
+        ContactModel::Ccp
+    }
+
+    fn solve(&mut self, problem: &ContactProblem, warm: Option<&WarmStart>, result: &mut SolveResult) {
+        let n = problem.contacts();
+        let m = 3 * n;
+        assert!(n <= self.capacity, "Chrono ADMM workspace holds {} contacts, the problem has {n}", self.capacity);
+        assert!(problem.has_delassus(), "Chrono's ADMM needs G: ContactProblem::build_delassus");
+        let s = self.settings;
+        result.reset(m);
+        for v in [
+            &mut self.diagonal,
+            &mut self.shift,
+            &mut self.gamma,
+            &mut self.gamma_prev,
+            &mut self.z,
+            &mut self.z_prev,
+            &mut self.y,
+            &mut self.y_prev,
+            &mut self.gamma_hat,
+            &mut self.y_hat,
+            &mut self.rhs,
+        ] {
+            v.clear();
+            v.resize(m, 0.0);
+        }
+        if n == 0 {
+            result.converged = true;
+            return;
+        }
+        let sets = &problem.sets;
+        // S⁻² per cone: the mean diagonal of N = G + R over the block's rows (a joint
+        // block's one row).
+        for i in 0..n {
+            let (mut sum, mut rows) = (0.0, 0);
+            for r in 3 * i..3 * i + 3 {
+                let d = problem.delassus[r * m + r] + problem.compliance[r];
+                if d > 0.0 {
+                    sum += d;
+                    rows += 1;
+                }
+            }
+            let d = if rows > 0 { sum / rows as f64 } else { 1.0 };
+            self.diagonal[3 * i..3 * i + 3].fill(d);
+        }
+        // Warm start (Algorithm 2): γ⁰ = z⁰ the projected guess, y⁰ = −(Nγ⁰ + r).
+        if let Some(w) = warm {
+            for i in 0..n {
+                if w.known.get(i).copied().unwrap_or(false) {
+                    cone::set_block(&mut self.z, i, &sets[i].project(&cone::block(&w.lambda, i)));
+                }
+            }
+        }
+        problem.contact_velocity(&self.z, &mut result.sigma);
+        for (y, sigma) in self.y.iter_mut().zip(&result.sigma) {
+            *y = -sigma;
+        }
+        self.gamma.copy_from_slice(&self.z);
+        let mut rho = match s.accelerated {
+            true => s.rho,
+            false => {
+                warm.and_then(|w| w.rho_power).map(f64::exp).filter(|r| r.is_finite() && *r > 0.0).unwrap_or(s.rho)
+            }
+        };
+        if !self.factor(problem, rho) {
+            result.rho = rho;
+            result.rho_power = rho.ln();
+            return;
+        }
+        result.factorizations = 1;
+        // FADMM's state: extrapolated iterates, α, the last combined residual.
+        self.gamma_hat.copy_from_slice(&self.gamma);
+        self.y_hat.copy_from_slice(&self.y);
+        let (mut alpha, mut combined) = (1.0f64, f64::INFINITY);
+
+        for k in 1..=s.stop.max_iterations {
+            self.gamma_prev.copy_from_slice(&self.gamma);
+            self.z_prev.copy_from_slice(&self.z);
+            self.y_prev.copy_from_slice(&self.y);
+            if s.accelerated {
+                // z from the extrapolated (γ̂, ŷ), then γ, then y (Algorithm 3's order).
+                for i in 0..n {
+                    let mut p = [0.0; 3];
+                    for a in 0..3 {
+                        let j = 3 * i + a;
+                        p[a] = self.gamma_hat[j] + self.y_hat[j] / (rho * self.diagonal[j]);
+                    }
+                    cone::set_block(&mut self.z, i, &sets[i].project(&p));
+                }
+                let (z, y_hat) = (std::mem::take(&mut self.z), std::mem::take(&mut self.y_hat));
+                self.gamma_step(problem, rho, &z, &y_hat);
+                (self.z, self.y_hat) = (z, y_hat);
+                for j in 0..m {
+                    self.y[j] = self.y_hat[j] + rho * self.diagonal[j] * (self.gamma[j] - self.z[j]);
+                }
+            } else {
+                let (z, y) = (std::mem::take(&mut self.z), std::mem::take(&mut self.y));
+                self.gamma_step(problem, rho, &z, &y);
+                (self.z, self.y) = (z, y);
+                for i in 0..n {
+                    let mut p = [0.0; 3];
+                    for a in 0..3 {
+                        let j = 3 * i + a;
+                        p[a] = self.gamma[j] + self.y[j] / (rho * self.diagonal[j]);
+                    }
+                    cone::set_block(&mut self.z, i, &sets[i].project(&p));
+                }
+                for j in 0..m {
+                    self.y[j] += rho * self.diagonal[j] * (self.gamma[j] - self.z[j]);
+                }
+            }
+            // Residuals: physical (the stopping rule) and scaled (the ρ balance).
+            let (mut primal, mut dual, mut primal_scaled, mut dual_scaled) = (0.0f64, 0.0f64, 0.0f64, 0.0f64);
+            for j in 0..m {
+                let d = self.diagonal[j];
+                let r_prim = self.gamma[j] - self.z[j];
+                // The second block of the splitting moved: z (ADMM) or γ (FADMM).
+                let moved = if s.accelerated { self.gamma[j] - self.gamma_prev[j] } else { self.z[j] - self.z_prev[j] };
+                let r_dual = rho * d * moved;
+                primal = primal.max(r_prim.abs());
+                dual = dual.max(r_dual.abs());
+                primal_scaled = primal_scaled.max((r_prim * d.sqrt()).abs());
+                dual_scaled = dual_scaled.max((r_dual / d.sqrt()).abs());
+            }
+            let residuals = Residuals { primal, dual, complementarity: 0.0 };
+            if s.record_history && result.history.len() < result.history.capacity() {
+                result.history.push(residuals);
+            }
+            result.iterations = k;
+            result.residuals = residuals;
+            if primal <= s.stop.absolute && dual <= s.stop.absolute {
+                result.converged = true;
+                break;
+            }
+            if s.stop.relative > 0.0 && k > 1 {
+                let change = self.z.iter().zip(&self.z_prev).fold(0.0f64, |c, (a, b)| c.max((a - b).abs()));
+                if change <= s.stop.relative * norm_inf(&self.z).max(norm_inf(&self.z_prev))
+                    && primal <= s.stop.absolute
+                {
+                    result.stalled = true;
+                    break;
+                }
+            }
+            if s.accelerated {
+                // Combined residual in the scaled metric; extrapolate or restart.
+                let mut c = 0.0;
+                for j in 0..m {
+                    let d = self.diagonal[j];
+                    c += (self.y[j] - self.y_hat[j]).powi(2) / (rho * d)
+                        + rho * d * (self.gamma[j] - self.gamma_hat[j]).powi(2);
+                }
+                if c < s.restart * combined {
+                    let next = (1.0 + (1.0 + 4.0 * alpha * alpha).sqrt()) / 2.0;
+                    let beta = (alpha - 1.0) / next;
+                    for j in 0..m {
+                        self.gamma_hat[j] = self.gamma[j] + beta * (self.gamma[j] - self.gamma_prev[j]);
+                        self.y_hat[j] = self.y[j] + beta * (self.y[j] - self.y_prev[j]);
+                    }
+                    alpha = next;
+                    combined = c;
+                } else {
+                    alpha = 1.0;
+                    self.gamma_hat.copy_from_slice(&self.gamma_prev);
+                    self.y_hat.copy_from_slice(&self.y_prev);
+                    self.gamma.copy_from_slice(&self.gamma_prev);
+                    self.y.copy_from_slice(&self.y_prev);
+                    combined /= s.restart;
+                }
+            } else if s.balance_every > 0
+                && k % s.balance_every == 0
+                && dual_scaled > 0.0
+                && result.factorizations <= s.max_rho_changes
+            {
+                // Balanced policy (eq. 42) with its clamp and dead band.
+                let eta = (primal_scaled / dual_scaled).clamp(1.0 / s.clamp, s.clamp);
+                if (eta < 1.0 / s.dead_band || eta > s.dead_band) && (rho * eta).is_finite() {
+                    rho *= eta;
+                    if !self.factor(problem, rho) {
+                        break;
+                    }
+                    result.factorizations += 1;
+                }
+            }
+        }
+        // λ = z, σ = Nλ + r (z = σ: no De Saxcé term in the CCP).
+        result.lambda.copy_from_slice(&self.z);
+        problem.contact_velocity(&result.lambda, &mut result.sigma);
+        result.dual.copy_from_slice(&result.sigma);
+        result.rho = rho;
+        result.rho_power = rho.ln();
+    }
+}
