@@ -192,7 +192,8 @@ def test_diagnostics_report_the_loop_statistics(ros, quadruped_node):
 
     A report window is one second of wall time (`diagnostics.rate_hz`); deadlines are
     absolute, so a window holds its ticks plus the periods it skipped after overruns, 1000
-    in all at 1 kHz. The rate it reports must match that accounting (a loaded CI machine
+    in all at 1 kHz, give or take the steps caught up after a stall (at most 100, run in
+    the next window). The rate it reports must match that accounting (a loaded CI machine
     measured 806 Hz with 241 missed periods: still consistent). How close to 1 kHz the loop
     runs is a measured figure (README), not asserted here.
     """
@@ -215,11 +216,13 @@ def test_diagnostics_report_the_loop_statistics(ros, quadruped_node):
     assert nominal_hz == 1000.0
     ticks = int(second["ticks_total"]) - int(first["ticks_total"])
     missed = int(second["missed_periods_total"]) - int(first["missed_periods_total"])
-    assert abs(ticks + missed - 1000) <= 2, (ticks, missed)
+    # Steps caught up after a stall (`sim.catch_up`, 0.1 s: up to 100 back to back) run
+    # in the window after the one they were due in.
+    assert abs(ticks + missed - 1000) <= 102, (ticks, missed)
     expected_hz = nominal_hz * ticks / (ticks + missed)
     rate = float(second["rate_hz"])
     assert abs(rate - expected_hz) <= 0.03 * expected_hz, (rate, ticks, missed)
-    assert rate <= 1.01 * nominal_hz, "never faster than the nominal rate"
+    assert rate <= 1.11 * nominal_hz, "never faster than the nominal rate and its catch-up"
     assert float(second["period_p50_us"]) > 0.0
     for key in ("jitter_p99_us", "compute_p99_us", "overruns_total", "ticks_total", "input", "input_state"):
         assert key in second
