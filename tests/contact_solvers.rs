@@ -1,15 +1,16 @@
 //! The other solvers of issue 9 on the acceptance scenarios of the digests where their
 //! model is exact or their artefact is known: Project Chrono's ADMM and its accelerated
-//! variant (seed 003, the CCP) and the pyramid LCP (seed 002 §III-A; its own AT-11 is in
-//! src/contact/lcp.rs). Numbers are the digest's (seed 000–002 §4).
+//! variant (seed 003, the CCP), Drake's SAP (seed 001: A1, A2's gliding, A7, A10) and the
+//! pyramid LCP (seed 002 §III-A; its own AT-11 is in src/contact/lcp.rs). Numbers are the
+//! digests' (seed 000–002 §4, seed 001–003–004 §4).
 #![allow(clippy::needless_range_loop)]
 
 #[path = "../benches/scenes/contact.rs"]
 mod scenes;
 
 use signorini::contact::{
-    AdmmSettings, AdmmSolver, ChronoAdmmSettings, ChronoAdmmSolver, ContactModel, ContactProblem, SolveResult, Solver,
-    StoppingRule, WarmStart, cone,
+    AdmmSettings, AdmmSolver, ChronoAdmmSettings, ChronoAdmmSolver, ContactModel, ContactProblem, SapSettings,
+    SapSolver, SolveResult, Solver, StoppingRule, WarmStart, cone,
 };
 
 use scenes::G0;
@@ -152,9 +153,10 @@ fn rng(seed: u64) -> impl FnMut() -> f64 {
     }
 }
 
-/// The CCP is a strictly convex QP once R ≻ 0: Chrono's ADMM, its accelerated variant and
-/// seed 000's ADMM in CCP mode find the same λ on random problems (5 contacts, random SPD
-/// G of rank 9 plus compliance, random g and μ), to 1e-8. (Seed 9 makes the balanced
+/// A10: the CCP is a strictly convex QP once R ≻ 0: Chrono's ADMM, its accelerated
+/// variant, SAP (Newton on velocities, here W = G^{1/2}) and seed 000's ADMM in CCP mode
+/// find the same λ on random problems (5 contacts, random SPD G of rank 9 plus an
+/// isotropic compliance per contact, random g and μ), to 1e-8. (Seed 9 makes the balanced
 /// rule cycle between ρ ≈ 0.18 and 4.3 without `max_rho_changes`.)
 #[test]
 fn chrono_admm_and_the_seed_000_admm_agree_on_random_strictly_convex_ccps() {
@@ -167,7 +169,9 @@ fn chrono_admm_and_the_seed_000_admm_agree_on_random_strictly_convex_ccps() {
             (0..m).map(|i| (0..m).map(|j| (0..rank).map(|k| b[i][k] * b[j][k]).sum()).collect()).collect();
         let g: Vec<f64> = (0..m).map(|_| next()).collect();
         let mu: Vec<f64> = (0..n).map(|_| 0.3 + 0.5 * next().abs()).collect();
-        let r: Vec<f64> = (0..m).map(|_| 0.05 + 0.05 * next().abs()).collect();
+        // Isotropic per contact and above SAP's own regularization (σ·w_i, β²w_i/4π² with
+        // w_i ≤ 9 here), so that SAP solves this very problem (A10).
+        let r: Vec<f64> = (0..n).flat_map(|_| [0.5 + 0.5 * next().abs(); 3]).collect();
         let p = ContactProblem::from_dense(&rows, &g, &mu, &r).unwrap();
         let reference = solve(
             &mut AdmmSolver::with_capacity(
@@ -177,7 +181,11 @@ fn chrono_admm_and_the_seed_000_admm_agree_on_random_strictly_convex_ccps() {
             &p,
         );
         assert!(reference.converged, "seed {seed}: reference {:?}", reference.residuals);
-        for solver in &mut chrono(1e-11, 20_000) {
+        let sap = SapSolver::with_capacity(n, SapSettings { relative: 1e-13, ..Default::default() });
+        let [admm, fadmm] = chrono(1e-11, 20_000);
+        let mut solvers: [Box<dyn Solver>; 3] = [Box::new(admm), Box::new(fadmm), Box::new(sap)];
+        for solver in &mut solvers {
+            let solver = solver.as_mut();
             let x = solve(solver, &p);
             assert!(x.converged, "seed {seed}, {}: {:?} after {}", solver.name(), x.residuals, x.iterations);
             let diff = x.lambda.iter().zip(&reference.lambda).fold(0.0f64, |d, (a, b)| d.max((a - b).abs()));
@@ -203,4 +211,104 @@ fn chrono_admm_restarts_from_its_last_solution() {
         again.iterations,
         cold.iterations
     );
+}
+
+fn sap() -> SapSolver {
+    SapSolver::with_capacity(128, SapSettings { relative: 1e-12, ..Default::default() })
+}
+
+/// A1 (near-rigid): a point mass m at rest at its equilibrium penetration
+/// φ_eq = −m g δt·δt·R_n (τ_d = 0, R_n = β²w/(4π²) with the implementation's
+/// w = ‖G_ii‖_F/3) is held by γ = (0, 0, m g δt) and stays at rest; warm-started there SAP
+/// takes 0 Newton iterations. From a deeper φ₀ in the stiction branch, one step gives
+/// v_n = (m v*_n + v̂_n/R_n)/(m + 1/R_n).
+#[test]
+fn sap_holds_a_point_mass_at_its_near_rigid_equilibrium() {
+    let (m, dt) = (2.0, 1e-2);
+    let w = (3.0f64).sqrt() / m / 3.0;
+    let rn = w / (4.0 * std::f64::consts::PI * std::f64::consts::PI);
+    let phi_eq = -m * G0 * dt * dt * rn;
+    let problem_at = |phi0: f64| {
+        let rows: Vec<Vec<f64>> =
+            (0..3).map(|i| (0..3).map(|j| if i == j { 1.0 / m } else { 0.0 }).collect()).collect();
+        // g = v*_c − v̂ with v̂_n = −φ₀/δt.
+        ContactProblem::from_dense(&rows, &[0.0, 0.0, -G0 * dt + phi0 / dt], &[0.5], &[]).unwrap()
+    };
+    let mut solver = sap();
+    let p = problem_at(phi_eq);
+    let r = solve(&mut solver, &p);
+    assert!(r.converged, "{:?}", r.residuals);
+    assert!((r.lambda[2] / (m * G0 * dt) - 1.0).abs() < 1e-10 && r.lambda[0] == 0.0, "{:?}", r.lambda);
+    let v_n = r.lambda[2] / m - G0 * dt;
+    assert!(v_n.abs() < 1e-10, "{v_n}");
+    let mut again = SolveResult::with_capacity(1, 0);
+    solver.solve(&p, Some(&WarmStart::from_result(&r)), &mut again);
+    assert!(again.converged && again.iterations == 0, "{} iterations from the solution", again.iterations);
+
+    let phi0 = 10.0 * phi_eq;
+    let r = solve(&mut solver, &problem_at(phi0));
+    let (v_star, v_hat) = (-G0 * dt, -phi0 / dt);
+    let want = (m * v_star + v_hat / rn) / (m + 1.0 / rn);
+    let v_n = r.lambda[2] / m + v_star;
+    assert!((v_n - want).abs() < 1e-10 * want.abs(), "{v_n} vs {want}");
+}
+
+/// A2/A6's gliding: a compliant contact (R_n = 1/(δt k (δt + τ_d))) under a point mass
+/// sliding at ‖v_t‖ with no weight pushes only below the gliding height
+/// (δt + τ_d)·μ‖v_t‖: at a gap 10⁻⁶ above it γ = 0, 10⁻⁶ below it γ_n > 0.
+#[test]
+fn sap_glides_at_dt_plus_tau_d_times_mu_v_t() {
+    let (dt, k, tau_d, mu, vt): (f64, f64, f64, f64, [f64; 2]) = (1e-3, 1e3, 1e-2, 0.5, [0.3, -0.4]);
+    let rn = 1.0 / (dt * k * (dt + tau_d));
+    let height = (dt + tau_d) * mu * vt[0].hypot(vt[1]);
+    let rows = vec![vec![1.0, 0.0, 0.0], vec![0.0, 1.0, 0.0], vec![0.0, 0.0, 1.0]];
+    for (phi0, touches) in [(height * (1.0 + 1e-6), false), (height * (1.0 - 1e-6), true)] {
+        let p =
+            ContactProblem::from_dense(&rows, &[vt[0], vt[1], phi0 / (dt + tau_d)], &[mu], &[0.0, 0.0, rn]).unwrap();
+        let r = solve(&mut sap(), &p);
+        assert!(r.converged);
+        assert_eq!(r.lambda[2] > 0.0, touches, "gap {phi0} against the height {height}: {:?}", r.lambda);
+    }
+}
+
+/// A7 and A10 on assembled scenes (W from the bodies, not G's square root): a contact
+/// that separates takes 0 Newton iterations; on the box on four contacts and the two
+/// cubes at mass ratios 1…10⁶, SAP's λ is the one Chrono's ADMM finds for the same G, g
+/// and SAP's regularization R (to 1e-8 of the largest impulse), in a few Newton
+/// iterations whatever the ratio (seed 001's point: Newton is insensitive to it). With R
+/// the top cube sinks a little in this step: its equilibrium is at a penetration (A1).
+#[test]
+fn sap_on_separating_contacts_and_assembled_scenes() {
+    let r = solve(&mut sap(), &point_mass([0.1, 0.0, 1.0], 0.5, [0.0; 3]));
+    assert!(r.converged && r.iterations == 0 && r.lambda == [0.0; 3], "{:?}", r.lambda);
+    let mut scenes: Vec<(String, scenes::Scene)> = vec![("box".into(), scenes::box_on_ground(1.0, 0.5))];
+    scenes.extend((0..=6).map(|e| (format!("1e{e}"), scenes::two_cubes(1.0, 10f64.powi(e), 0.5))));
+    for (name, scene) in &scenes {
+        let p = &scene.problem;
+        let mut solver = sap();
+        let r = solve(&mut solver, p);
+        assert!(r.converged, "{name}: {:?} after {}", r.residuals, r.iterations);
+        assert!(r.iterations <= 20, "{name}: {} Newton iterations", r.iterations);
+        let m = 3 * p.contacts();
+        let rows: Vec<Vec<f64>> = (0..m).map(|i| p.delassus()[i * m..(i + 1) * m].to_vec()).collect();
+        let mu: Vec<f64> = p
+            .sets()
+            .iter()
+            .map(|s| match s {
+                cone::BlockSet::Cone(mu) => *mu,
+                _ => unreachable!(),
+            })
+            .collect();
+        let same = ContactProblem::from_dense(&rows, p.g(), &mu, solver.regularization()).unwrap();
+        let [mut admm, _] = chrono(1e-13, 50_000);
+        let x = solve(&mut admm, &same);
+        let scale = norm_inf(&x.lambda);
+        let diff = x.lambda.iter().zip(&r.lambda).fold(0.0f64, |d, (a, b)| d.max((a - b).abs()));
+        assert!(diff < 1e-8 * scale, "{name}: λ differs by {diff} (of {scale}); Chrono {:?}", x.residuals);
+        println!("{name}: sap {} Newton iterations, Chrono's ADMM {}", r.iterations, x.iterations);
+    }
+}
+
+fn norm_inf(x: &[f64]) -> f64 {
+    x.iter().fold(0.0f64, |m, v| m.max(v.abs()))
 }

@@ -6,7 +6,7 @@ use super::scene::NonNegativeF64;
 use super::values::{Fraction, PositiveF64};
 use crate::contact::{
     AdmmSettings, AdmmSolver, ChronoAdmmSettings, ChronoAdmmSolver, ContactModel, PgsSettings, PgsSolver,
-    ProblemSettings, Solver, StoppingRule,
+    ProblemSettings, SapSettings, SapSolver, Solver, StoppingRule,
 };
 
 /// Which solver runs.
@@ -27,13 +27,17 @@ pub enum SolverKind {
     /// Its accelerated variant (FADMM with restart).
     #[serde(rename = "chrono-fadmm")]
     ChronoFadmm,
+    /// Drake's SAP (seed 001): the compliant CCP by Newton on velocities; near-rigid
+    /// contacts regularized by β = 1, friction by σ = 10⁻³ (`contact.model` does not
+    /// apply; `contact.tolerance` is its relative tolerance ε_r).
+    Sap,
 }
 
 /// `contact:` (defaults in the field docs).
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default, expecting = "a mapping of contact settings")]
 pub struct ContactConfig {
-    /// `admm` (default), `pgs`, `lcp`, `chrono-admm` or `chrono-fadmm`.
+    /// `admm` (default), `pgs`, `lcp`, `chrono-admm`, `chrono-fadmm` or `sap`.
     pub solver: SolverKind,
     /// `ncp` (default: Signorini, Coulomb, maximum dissipation) or `ccp` (the convex
     /// relaxation of MuJoCo and Drake).
@@ -118,12 +122,22 @@ impl SolverKind {
                 capacity,
                 ChronoAdmmSettings { stop, ..ChronoAdmmSettings::accelerated() },
             )),
+            SolverKind::Sap => Box::new(SapSolver::with_capacity(
+                capacity,
+                SapSettings { relative: stop.absolute, max_iterations: stop.max_iterations, ..Default::default() },
+            )),
         }
     }
 
     /// Every solver.
-    pub const ALL: [SolverKind; 5] =
-        [SolverKind::Admm, SolverKind::Pgs, SolverKind::Lcp, SolverKind::ChronoAdmm, SolverKind::ChronoFadmm];
+    pub const ALL: [SolverKind; 6] = [
+        SolverKind::Admm,
+        SolverKind::Pgs,
+        SolverKind::Lcp,
+        SolverKind::ChronoAdmm,
+        SolverKind::ChronoFadmm,
+        SolverKind::Sap,
+    ];
 
     /// The solver's name, as in the configuration and on the command line.
     pub fn name(self) -> &'static str {
@@ -133,6 +147,7 @@ impl SolverKind {
             SolverKind::Lcp => "lcp",
             SolverKind::ChronoAdmm => "chrono-admm",
             SolverKind::ChronoFadmm => "chrono-fadmm",
+            SolverKind::Sap => "sap",
         }
     }
 

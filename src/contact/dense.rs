@@ -139,6 +139,11 @@ impl Cholesky {
         c
     }
 
+    /// Largest dimension the buffers hold.
+    pub fn capacity(&self) -> usize {
+        self.inv_diag.capacity()
+    }
+
     /// Rows of the factored matrix.
     pub fn dim(&self) -> usize {
         self.n

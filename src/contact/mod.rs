@@ -29,6 +29,7 @@ pub mod metrics;
 pub mod pgs;
 pub mod polish;
 pub mod problem;
+pub mod sap;
 pub mod solver;
 pub mod warm_start;
 
@@ -39,5 +40,6 @@ pub use joint_blocks::{JointBlock, JointBlockKind};
 pub use metrics::Metrics;
 pub use pgs::{PgsSettings, PgsSolver};
 pub use problem::{ContactProblem, ProblemError};
+pub use sap::{SapSettings, SapSolver};
 pub use solver::{ContactModel, Residuals, SolveResult, Solver, StoppingRule, WarmStart};
 pub use warm_start::WarmStartCache;
