@@ -14,7 +14,7 @@ use signorini::sim::{JointPd, Robot, Stepper, World};
 use signorini::spatial::{SE3, Vec3, rotation_from_rpy};
 
 #[path = "contact.rs"]
-mod contact_scenes;
+pub mod contact_scenes;
 
 /// A world with a ground plane of `normal` (through the origin), friction μ and
 /// restitution e, and no robot.

@@ -264,10 +264,12 @@ fn check(config: &std::path::Path) -> Result<(), Failure> {
     println!(
         "  contact: {} for the {}, tolerance {:e}, max {} iterations, compliance {} / {} m/N (normal / tangential)",
         k.solver.name(),
-        match (k.solver, k.model) {
-            (signorini::config::SolverKind::Lcp, _) | (_, signorini::contact::ContactModel::Lcp) => "pyramid LCP",
-            (_, signorini::contact::ContactModel::Ncp) => "NCP",
-            (_, signorini::contact::ContactModel::Ccp) => "CCP",
+        // The model the solver enforces (chrono-admm and sap solve the CCP whatever
+        // `contact.model` says).
+        match k.solver(1).model() {
+            signorini::contact::ContactModel::Lcp => "pyramid LCP",
+            signorini::contact::ContactModel::Ncp => "NCP",
+            signorini::contact::ContactModel::Ccp => "CCP",
         },
         k.tolerance.get(),
         k.max_iterations,

@@ -93,7 +93,7 @@ pub fn solve(problem: &ContactProblem, options: &SolveOptions) -> SolveOutput {
     let stop =
         StoppingRule { absolute: options.tolerance, max_iterations: options.max_iterations, ..Default::default() };
     let model = options.model;
-    let mut solver = options.solver.build(model, stop, n);
+    let mut solver = options.solver.build(model, stop, n, false);
     let mut result = SolveResult::with_capacity(n, 0);
     // Repeat the cold solve (at least 5 times, for about 20 ms) and keep the median.
     let mut times = Vec::new();

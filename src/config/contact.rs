@@ -6,7 +6,7 @@ use super::scene::NonNegativeF64;
 use super::values::{Fraction, PositiveF64};
 use crate::contact::{
     AdmmSettings, AdmmSolver, ChronoAdmmSettings, ChronoAdmmSolver, ContactModel, PgsSettings, PgsSolver,
-    ProblemSettings, SapSettings, SapSolver, Solver, StoppingRule,
+    ProblemSettings, SapSettings, SapSolver, Solver, StoppingRule, VfpiSettings, VfpiSolver, vfpi::Preconditioner,
 };
 
 /// Which solver runs.
@@ -31,13 +31,22 @@ pub enum SolverKind {
     /// contacts regularized by β = 1, friction by σ = 10⁻³ (`contact.model` does not
     /// apply; `contact.tolerance` is its relative tolerance ε_r).
     Sap,
+    /// The velocity fixed-point iteration of seed 004 (virtual nodes, diagonalization,
+    /// Chebyshev): the strict operator for `contact.model: ncp`, the proximal one for
+    /// `ccp`; the bodies' rows preconditioned by the paper's Frobenius diagonal.
+    Vfpi,
+    /// The same with the bodies' rows preconditioned by the inverse of their block (an
+    /// exact minimization over the bodies' velocities per iteration: the diagonal one
+    /// converges slowly on articulated robots).
+    #[serde(rename = "vfpi-block")]
+    VfpiBlock,
 }
 
 /// `contact:` (defaults in the field docs).
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
 #[serde(deny_unknown_fields, default, expecting = "a mapping of contact settings")]
 pub struct ContactConfig {
-    /// `admm` (default), `pgs`, `lcp`, `chrono-admm`, `chrono-fadmm` or `sap`.
+    /// `admm` (default), `pgs`, `lcp`, `chrono-admm`, `chrono-fadmm`, `sap`, `vfpi` or `vfpi-block`.
     pub solver: SolverKind,
     /// `ncp` (default: Signorini, Coulomb, maximum dissipation) or `ccp` (the convex
     /// relaxation of MuJoCo and Drake).
@@ -96,47 +105,79 @@ impl ContactConfig {
 
     /// The configured solver, sized for `capacity` contacts.
     pub fn solver(&self, capacity: usize) -> Box<dyn Solver + Send> {
-        self.solver.build(self.model, self.stopping_rule(), capacity)
+        self.solver.build(self.model, self.stopping_rule(), capacity, false)
     }
 }
 
 impl SolverKind {
     /// This solver for `model` (where it applies) with `stop`, sized for `capacity`
-    /// contacts.
-    pub fn build(self, model: ContactModel, stop: StoppingRule, capacity: usize) -> Box<dyn Solver + Send> {
+    /// contacts; with `record`, it keeps its residuals of every iteration in the result's
+    /// history (as far as the history's capacity goes).
+    pub fn build(
+        self,
+        model: ContactModel,
+        stop: StoppingRule,
+        capacity: usize,
+        record: bool,
+    ) -> Box<dyn Solver + Send> {
+        let record_history = record;
         match self {
-            SolverKind::Admm => {
-                Box::new(AdmmSolver::with_capacity(capacity, AdmmSettings { model, stop, ..Default::default() }))
-            }
-            SolverKind::Pgs => {
-                Box::new(PgsSolver::with_capacity(capacity, PgsSettings { model, stop, ..Default::default() }))
-            }
+            SolverKind::Admm => Box::new(AdmmSolver::with_capacity(
+                capacity,
+                AdmmSettings { model, stop, record_history, ..Default::default() },
+            )),
+            SolverKind::Pgs => Box::new(PgsSolver::with_capacity(
+                capacity,
+                PgsSettings { model, stop, record_history, ..Default::default() },
+            )),
             SolverKind::Lcp => Box::new(PgsSolver::with_capacity(
                 capacity,
-                PgsSettings { model: ContactModel::Lcp, stop, ..Default::default() },
+                PgsSettings { model: ContactModel::Lcp, stop, record_history, ..Default::default() },
             )),
-            SolverKind::ChronoAdmm => {
-                Box::new(ChronoAdmmSolver::with_capacity(capacity, ChronoAdmmSettings { stop, ..Default::default() }))
-            }
+            SolverKind::ChronoAdmm => Box::new(ChronoAdmmSolver::with_capacity(
+                capacity,
+                ChronoAdmmSettings { stop, record_history, ..Default::default() },
+            )),
             SolverKind::ChronoFadmm => Box::new(ChronoAdmmSolver::with_capacity(
                 capacity,
-                ChronoAdmmSettings { stop, ..ChronoAdmmSettings::accelerated() },
+                ChronoAdmmSettings { stop, record_history, ..ChronoAdmmSettings::accelerated() },
             )),
             SolverKind::Sap => Box::new(SapSolver::with_capacity(
                 capacity,
-                SapSettings { relative: stop.absolute, max_iterations: stop.max_iterations, ..Default::default() },
+                SapSettings {
+                    relative: stop.absolute,
+                    max_iterations: stop.max_iterations,
+                    record_history,
+                    ..Default::default()
+                },
+            )),
+            SolverKind::Vfpi => Box::new(VfpiSolver::with_capacity(
+                capacity,
+                VfpiSettings { model, stop, record_history, ..Default::default() },
+            )),
+            SolverKind::VfpiBlock => Box::new(VfpiSolver::with_capacity(
+                capacity,
+                VfpiSettings {
+                    model,
+                    stop,
+                    record_history,
+                    preconditioner: Preconditioner::BodyBlock,
+                    ..Default::default()
+                },
             )),
         }
     }
 
     /// Every solver.
-    pub const ALL: [SolverKind; 6] = [
+    pub const ALL: [SolverKind; 8] = [
         SolverKind::Admm,
         SolverKind::Pgs,
         SolverKind::Lcp,
         SolverKind::ChronoAdmm,
         SolverKind::ChronoFadmm,
         SolverKind::Sap,
+        SolverKind::Vfpi,
+        SolverKind::VfpiBlock,
     ];
 
     /// The solver's name, as in the configuration and on the command line.
@@ -148,6 +189,8 @@ impl SolverKind {
             SolverKind::ChronoAdmm => "chrono-admm",
             SolverKind::ChronoFadmm => "chrono-fadmm",
             SolverKind::Sap => "sap",
+            SolverKind::Vfpi => "vfpi",
+            SolverKind::VfpiBlock => "vfpi-block",
         }
     }
 

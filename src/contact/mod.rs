@@ -10,7 +10,9 @@
 //!   and [`PgsSolver`] (the per-contact baseline), each for the NCP or the CCP;
 //!   [`ChronoAdmmSolver`], Project Chrono's ADMM for the CCP (seed 003: balanced ρ, Jacobi
 //!   preconditioning, the accelerated variant with restart); [`PgsSolver`] also solves the
-//!   pyramid LCP of ODE and Bullet ([`lcp`], the anisotropic baseline).
+//!   pyramid LCP of ODE and Bullet ([`lcp`], the anisotropic baseline); [`SapSolver`],
+//!   Drake's SAP (seed 001); [`VfpiSolver`], the velocity fixed-point iteration with
+//!   virtual nodes and diagonalization of seed 004 (strict: NCP, proximal: CCP).
 //! - [`polish`]: the warm start's active set solved exactly, before the ADMM iterates.
 //! - [`Metrics`]: the NCP criteria of seed 002, the same yardstick for every solver.
 //! - [`WarmStartCache`]: the previous step's solution by persistent contact id.
@@ -31,6 +33,7 @@ pub mod polish;
 pub mod problem;
 pub mod sap;
 pub mod solver;
+pub mod vfpi;
 pub mod warm_start;
 
 pub use admm::{AdmmSettings, AdmmSolver, RhoRule};
@@ -42,4 +45,5 @@ pub use pgs::{PgsSettings, PgsSolver};
 pub use problem::{ContactProblem, ProblemError};
 pub use sap::{SapSettings, SapSolver};
 pub use solver::{ContactModel, Residuals, SolveResult, Solver, StoppingRule, WarmStart};
+pub use vfpi::{VfpiSettings, VfpiSolver};
 pub use warm_start::WarmStartCache;

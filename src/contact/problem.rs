@@ -14,6 +14,7 @@
 //! The storage is sized once for the largest problem ([`ContactProblem::with_capacity`])
 //! and refilled every step without allocating (see [`super::assembly`]).
 
+use nalgebra::{DMatrix, SymmetricEigen};
 use thiserror::Error;
 
 use super::cone::BlockSet;
@@ -275,6 +276,25 @@ impl ContactProblem {
     /// problem was assembled from bodies: W = J·U⁻ᵀ·D^{-1/2} for M = U·D·Uᵀ.
     pub fn delassus_factor(&self) -> Option<(&[f64], usize)> {
         (self.factor_cols > 0).then(|| (&self.factor[..], self.factor_cols))
+    }
+
+    /// W with G = W·Wᵀ: the problem's ([`ContactProblem::delassus_factor`]), or for plain
+    /// data G's square root V·Λ^{1/2} by its eigenvectors, written into `own` (3 n_c
+    /// columns; negative eigenvalues of rounding are clipped). For the solvers that work
+    /// in velocities (SAP, V-FPI).
+    pub(crate) fn factor_or_square_root<'a>(&'a self, own: &'a mut Vec<f64>) -> (&'a [f64], usize) {
+        if let Some(f) = self.delassus_factor() {
+            return f;
+        }
+        let m = 3 * self.contacts;
+        let eigen = SymmetricEigen::new(DMatrix::from_row_slice(m, m, &self.delassus[..m * m]));
+        own.clear();
+        for row in 0..m {
+            for col in 0..m {
+                own.push(eigen.eigenvectors[(row, col)] * eigen.eigenvalues[col].max(0.0).sqrt());
+            }
+        }
+        (own, m)
     }
 
     /// The runs of columns [lo, hi) of W the rows of contact `i` can be non-zero on

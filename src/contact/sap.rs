@@ -30,8 +30,6 @@
 //! previous impulses). γ is in the cone and complementary to the regularized velocity at
 //! every iterate: only the momentum balance is iterated.
 
-use nalgebra::{DMatrix, SymmetricEigen};
-
 use super::cone::{self, BlockSet};
 use super::dense::{Cholesky, dot};
 use super::problem::ContactProblem;
@@ -249,20 +247,8 @@ impl Solver for SapSolver {
             result.converged = true;
             return;
         }
-        // W: the problem's, or G's square root by eigenvectors.
-        let (factor, cols): (&[f64], usize) = match problem.delassus_factor() {
-            Some(f) => f,
-            None => {
-                let eigen = SymmetricEigen::new(DMatrix::from_row_slice(m, m, &problem.delassus[..m * m]));
-                self.own_factor.clear();
-                for row in 0..m {
-                    for col in 0..m {
-                        self.own_factor.push(eigen.eigenvectors[(row, col)] * eigen.eigenvalues[col].max(0.0).sqrt());
-                    }
-                }
-                (&self.own_factor, m)
-            }
-        };
+        // W: the problem's, or G's square root.
+        let (factor, cols) = problem.factor_or_square_root(&mut self.own_factor);
         let ws = &mut self.ws;
         for (v, len) in [
             (&mut ws.r, m),
