@@ -13,7 +13,7 @@ CARGO ?= cargo
 help:
 	@echo "make run     build (release) and start the node on $(CONFIG) (Ctrl-C stops it)"
 	@echo "make test    fmt check, clippy -D warnings (with and without ROS), cargo tests, rclpy interop tests"
-	@echo "make bench   criterion benches, then signorini/Pinocchio ratios written to docs/BENCHMARKS.md"
+	@echo "make bench   criterion benches, signorini/Pinocchio/MuJoCo ratios and the solver suite (signorini bench) written to docs/BENCHMARKS.md"
 	@echo "make env     only set up the ROS 2 environment (.ros/)"
 	@echo "Variables: CONFIG=path/to/config.yaml"
 
@@ -42,13 +42,14 @@ unit:
 interop: build
 	$(WITH_ROS) python -m pytest tests/ros -q -p no:cacheprovider
 
-bench:
+bench: build
 	$(WITH_ROS) $(CARGO) bench --bench dynamics --bench collision --bench contact
 	$(WITH_ROS) python scripts/bench_dynamics.py --rounds 9 --samples 15 --write
 	$(WITH_ROS) $(CARGO) run --release --example collision_timing -- --write
 	$(WITH_ROS) python scripts/bench_contact.py --rounds 5 --write
 	$(WITH_ROS) python scripts/bench_sim.py --rounds 5 --write
 	$(WITH_ROS) python scripts/bench_control.py --rounds 5 --write
+	$(WITH_ROS) target/release/signorini bench --out docs/bench --doc docs/BENCHMARKS.md
 
 clean-env:
 	rm -rf .ros

@@ -53,7 +53,7 @@ _signorini_setup() {
   fi
 
   if [ $external = 1 ]; then
-    _signorini_apt python3-venv libclang-dev clang || return 1
+    _signorini_apt python3-venv libclang-dev clang fonts-dejavu-core || return 1
     if [ ! -x "$_signorini_venv/bin/python" ]; then
       /usr/bin/python3 -m venv --system-site-packages "$_signorini_venv" || return 1
     fi
@@ -61,7 +61,7 @@ _signorini_setup() {
     export PATH="$_signorini_venv/bin:$PATH"
     _signorini_log "using the sourced ROS 2 $ROS_DISTRO ($AMENT_PREFIX_PATH)"
   else
-    _signorini_apt python3-venv libpython3-dev libclang-dev clang build-essential || return 1
+    _signorini_apt python3-venv libpython3-dev libclang-dev clang build-essential fonts-dejavu-core || return 1
     if [ ! -x "$_signorini_venv/bin/python" ]; then
       # Debian's interpreter: the wheels are built for it (cp311 on Debian 12, cp312 on Ubuntu 24.04).
       /usr/bin/python3 -m venv "$_signorini_venv" || return 1

@@ -14,11 +14,13 @@
 //! - [`sim`]: what the loop runs.
 //! - [`control`]: contact-aware inverse dynamics.
 //! - [`config`] and [`setup`]: the YAML configuration and what is built from it.
+//! - [`bench`]: every contact solver on the scenario suite (`signorini bench`).
 //! - [`cli`]: the logic of the command-line tools.
 //! - `ros` (feature `ros`): the r2r node around the loop.
 #![warn(missing_docs)]
 
 pub mod bag;
+pub mod bench;
 pub mod cli;
 pub mod collision;
 pub mod config;

@@ -110,6 +110,44 @@ enum Command {
         #[arg(long, value_parser = solver_names())]
         solver: Option<String>,
     },
+    /// Every contact solver on the scenario suite (seed 002's criteria): JSON, markdown
+    /// tables and PNG figures into --out, and the `solvers` section of --doc.
+    Bench {
+        /// Solvers, comma-separated (`admm`, `admm:ncp`, `pgs:ccp`, …; default: all).
+        #[arg(long, value_delimiter = ',')]
+        solvers: Vec<String>,
+        /// Scenarios, comma-separated (default: all; see src/bench/scenarios.rs).
+        #[arg(long, value_delimiter = ',')]
+        scenarios: Vec<String>,
+        /// Tolerances of the runs, comma-separated (default: 1e-4,1e-6,1e-8).
+        #[arg(long, value_delimiter = ',')]
+        tolerances: Vec<f64>,
+        /// Results directory.
+        #[arg(long, default_value = "docs/bench")]
+        out: PathBuf,
+        /// Markdown file whose `<!-- solvers:begin/end -->` section is rewritten.
+        #[arg(long, default_value = "docs/BENCHMARKS.md")]
+        doc: PathBuf,
+        /// Do not touch --doc.
+        #[arg(long)]
+        no_doc: bool,
+        /// Threads (default: all cores).
+        #[arg(long, default_value_t = 0)]
+        jobs: usize,
+        /// Multiplies every scenario's duration.
+        #[arg(long, default_value_t = 1.0)]
+        duration_scale: f64,
+        /// The directory holding urdf/quadruped.urdf.
+        #[arg(long, default_value = ".")]
+        robots: PathBuf,
+        /// example-robot-data's `share` directory (default: $EXAMPLE_ROBOT_DATA_SHARE, then
+        /// the project's .ros venv).
+        #[arg(long)]
+        example_robot_data: Option<PathBuf>,
+        /// A TrueType font for the figures (default: DejaVu Sans).
+        #[arg(long)]
+        font: Option<PathBuf>,
+    },
     /// Run the real-time loop without ROS for a while and print its timing every second.
     Loop {
         /// Configuration file.
@@ -155,6 +193,35 @@ fn main() -> ExitCode {
             sim(&config, json.as_deref(), bag.as_deref(), solver, SimOptions { duration, realtime, control })
         }
         Command::Solve { problem, solver, mode, tol, max_iter } => solve(&problem, &solver, &mode, tol, max_iter),
+        Command::Bench {
+            solvers,
+            scenarios,
+            tolerances,
+            out,
+            doc,
+            no_doc,
+            jobs,
+            duration_scale,
+            robots,
+            example_robot_data,
+            font,
+        } => {
+            let command = std::env::args().collect::<Vec<_>>().join(" ");
+            let args = signorini::cli::bench::BenchArgs {
+                solvers,
+                scenarios,
+                tolerances,
+                out,
+                doc: (!no_doc).then_some(doc),
+                jobs,
+                duration_scale,
+                robots,
+                example_robot_data,
+                font,
+                command,
+            };
+            bench(&args)
+        }
         Command::Dynamics {
             urdf,
             floating_base,
@@ -184,6 +251,25 @@ fn main() -> ExitCode {
             eprintln!("signorini: error: {msg}");
             ExitCode::from(1)
         }
+    }
+}
+
+fn bench(args: &signorini::cli::bench::BenchArgs) -> Result<(), Failure> {
+    use signorini::bench::BenchError;
+    match signorini::cli::bench::run(args) {
+        Ok(results) => {
+            println!(
+                "signorini bench: {} runs and {} convergence curves in {:.0} s; results in {}{}",
+                results.trajectories.len(),
+                results.curves.len(),
+                results.wall_s,
+                args.out.display(),
+                args.doc.as_ref().map_or(String::new(), |d| format!(", section of {}", d.display()))
+            );
+            Ok(())
+        }
+        Err(e @ (BenchError::Options(_) | BenchError::Scene { .. })) => Err(Failure::BadInput(e.to_string())),
+        Err(e) => Err(Failure::Other(e.to_string())),
     }
 }
 
