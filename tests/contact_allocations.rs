@@ -1,12 +1,16 @@
 //! Zero heap allocations per step of the contact pipeline once sized: assembling the
 //! problem, the warm-start lookup, ADMM and PGS solves (NCP and CCP), the metrics and the
 //! velocity update; on the standing quadruped (12 × 12, the row-oriented Cholesky) and on
-//! the 15-cube wall (303 × 303, faer's blocked Cholesky).
+//! the 15-cube wall (303 × 303, faer's blocked Cholesky). Every other solver (LCP, Chrono's
+//! ADMM and FADMM, SAP, V-FPI) in the simulator's step once its workspace has seen the
+//! problem's size.
 
 mod common;
 mod counting;
-#[path = "../benches/scenes/contact.rs"]
-mod scenes;
+#[path = "../benches/scenes/sim.rs"]
+mod sim_scenes;
+
+use sim_scenes::contact_scenes as scenes;
 
 use signorini::collision::{CollisionWorld, ContactBuffer};
 use signorini::config::{CollisionConfig, EnvironmentConfig};
@@ -99,5 +103,31 @@ fn the_cube_stacks_solve_without_allocating() {
                 assert_eq!(n, 0, "{}: {} {:?} round {round}", scene.name, solver.name(), solver.model());
             }
         }
+    }
+}
+
+/// Every solver of `contact.solver` (both models where it has two) steps the quadruped
+/// standing, the polish off, without allocating once the first steps have sized its
+/// workspace (the problem assembled with its factor W, as the simulator does).
+#[test]
+fn every_solver_steps_the_quadruped_without_allocating() {
+    use signorini::bench::Variant;
+    use signorini::config::ContactConfig;
+    use signorini::sim::Stepper;
+    for variant in Variant::all() {
+        let (mut world, posture, (kp, kd)) = sim_scenes::quadruped(0.0);
+        let mut hold = sim_scenes::hold(&world, &posture, kp, kd);
+        let contact =
+            ContactConfig { solver: variant.solver, model: variant.model, polish: false, ..Default::default() };
+        let mut stepper = Stepper::new(&world, 1e-3, &contact, 64);
+        let mut tau = vec![0.0; world.robot.as_ref().unwrap().model.nv];
+        for step in 0..8 {
+            let n = allocations_during(|| {
+                sim_scenes::pd(&world, &mut hold, &mut tau);
+                stepper.step(&mut world, &tau);
+            });
+            assert!(step < 2 || n == 0, "{}: {n} allocations at step {step}", variant.label());
+        }
+        assert_eq!(stepper.report().contacts, 4, "{}", variant.label());
     }
 }

@@ -27,7 +27,7 @@ pub(crate) fn write(path: &Path, text: &str) -> Result<(), BenchError> {
 
 /// `results.json`.
 pub fn json(results: &Results) -> Result<String, BenchError> {
-    serde_json::to_string_pretty(results)
+    serde_json::to_string(results)
         .map_err(|e| BenchError::Output { path: "results.json".into(), message: e.to_string() })
 }
 
@@ -291,7 +291,7 @@ pub fn doc_section(results: &Results, command: &str, figures: &str) -> String {
     let _ = writeln!(out, "{BEGIN}");
     let _ = writeln!(
         out,
-        "{} Every solver on every scenario (`signorini bench`, src/bench/): each scenario simulated with each solver at each tolerance, warm-started step to step with the active-set polish off (each solver does its own work), every step measured by the same NCP criteria of seed 002 §2.3 (force units: ε_p cone violation, ε_d Signorini feasibility with the De Saxcé term, ε_c complementarity, split into its Signorini and maximum-dissipation parts, whatever model the solver solves); the trajectory error is seed 002's Σ‖q − q̄‖Δt against seed 000's ADMM on the NCP at the tightest tolerance. Command: `{command}` ({:.0} s). Full tables at every tolerance: [bench/results.md]({figures}/results.md); data: [bench/results.json]({figures}/results.json).\n",
+        "{} Every solver on every scenario (`signorini bench`, src/bench/): each scenario simulated with each solver at each tolerance, warm-started step to step with the active-set polish off (each solver does its own work), every step measured by the same NCP criteria of seed 002 §2.3 (force units: ε_p cone violation, ε_d Signorini feasibility with the De Saxcé term, ε_c complementarity, split into its Signorini and maximum-dissipation parts, whatever model the solver solves); the trajectory error is seed 002's Σ‖q − q̄‖Δt against seed 000's ADMM on the NCP at the tightest tolerance. Command: `{command}` ({:.0} s). Full tables at every tolerance: [{figures}/results.md]({figures}/results.md); data: [{figures}/results.json]({figures}/results.json).\n",
         results.measured, results.wall_s
     );
     known_results(&mut out, results);

@@ -111,9 +111,11 @@ pub fn run(args: &BenchArgs) -> Result<Results, BenchError> {
     let mut results = bench::run(&options, &mut bar)?;
     results.measured = format!("Measured {} on {jobs} thread(s), one run per thread.", today());
 
+    // The figures' directory as the doc links it: relative to the doc's directory.
     let relative = |to: &Path| -> String {
         let base = args.doc.as_deref().and_then(Path::parent).unwrap_or(Path::new(""));
-        to.strip_prefix(base).unwrap_or(to).display().to_string()
+        let r = to.strip_prefix(base).unwrap_or(to).display().to_string();
+        if r.is_empty() { ".".into() } else { r }
     };
     report::write(&args.out.join("results.json"), &report::json(&results)?)?;
     report::write(&args.out.join("results.md"), &report::markdown(&results, &args.command))?;

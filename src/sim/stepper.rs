@@ -215,10 +215,13 @@ impl Stepper {
             self.result.converged = assembled.is_ok();
             self.cache.clear();
         }
+        // The NCP criterion whatever the solver solves: a CCP's lift-off and an LCP's
+        // anisotropy show there (the same yardstick for every solver, seed 002).
+        let ncp = ContactModel::Ncp;
         let metrics = if polished {
-            Metrics::of_velocities(&self.problem, &self.result.lambda, &self.result.sigma, dt, model)
+            Metrics::of_velocities(&self.problem, &self.result.lambda, &self.result.sigma, dt, ncp)
         } else if n > 0 {
-            Metrics::evaluate(&self.problem, &self.result.lambda, dt, model, &mut self.sigma[..3 * n])
+            Metrics::evaluate(&self.problem, &self.result.lambda, dt, ncp, &mut self.sigma[..3 * n])
         } else {
             Metrics::default()
         };
