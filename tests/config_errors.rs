@@ -63,7 +63,7 @@ fn wrong_types_and_values_name_key_expected_and_found() {
         ),
         (
             "robot: {urdf: r.urdf}\ncontact: {solver: lemke}\n",
-            "robot.yaml: key `contact.solver`: unknown variant `lemke`, expected one of `admm`, `pgs`, `lcp`, `chrono-admm`, `chrono-fadmm`, `sap`",
+            "robot.yaml: key `contact.solver`: unknown variant `lemke`, expected one of `admm`, `pgs`, `lcp`, `chrono-admm`, `chrono-fadmm`, `sap`, `vfpi`, `vfpi-block`",
         ),
         (
             "robot: {urdf: r.urdf}\nsim: {realtime_factor: fast}\n",

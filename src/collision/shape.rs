@@ -353,7 +353,8 @@ fn parse_stl(bytes: &[u8]) -> Result<Vec<[[f32; 3]; 3]>, String> {
 /// here), OBJ and COLLADA (.dae) through the mesh-loader crate.
 pub fn load_mesh(path: &Path, scale: &Vec3) -> Result<(Vec<Vec3>, Vec<[u32; 3]>), MeshError> {
     let file = path.display().to_string();
-    let fail = |reason: String| MeshError::Load { file: file.clone(), reason };
+    // One line: the loaders quote the offending character, a line break included.
+    let fail = |reason: String| MeshError::Load { file: file.clone(), reason: reason.escape_debug().to_string() };
     let scaled =
         |v: &[f32; 3]| Vec3::new(f64::from(v[0]) * scale.x, f64::from(v[1]) * scale.y, f64::from(v[2]) * scale.z);
     let mut vertices = Vec::new();
@@ -367,7 +368,20 @@ pub fn load_mesh(path: &Path, scale: &Vec3) -> Result<(Vec<Vec3>, Vec<[u32; 3]>)
             triangles.push([b, b + 1, b + 2]);
         }
     } else {
-        let scene = mesh_loader::Loader::default().load(path).map_err(|e| fail(e.to_string()))?;
+        // mesh-loader panics on some malformed OBJ and COLLADA files (found by tests/fuzz.rs):
+        // a bad mesh file must be an error naming it, never a crash.
+        let loaded = std::panic::catch_unwind(|| mesh_loader::Loader::default().load(path));
+        let scene = match loaded {
+            Ok(result) => result.map_err(|e| fail(e.to_string()))?,
+            Err(panic) => {
+                let what = panic
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| panic.downcast_ref::<&str>().map(|s| (*s).to_owned()))
+                    .unwrap_or_default();
+                return Err(fail(format!("the mesh loader failed on it ({what})")));
+            }
+        };
         for mesh in &scene.meshes {
             let base = vertices.len() as u32;
             vertices.extend(mesh.vertices.iter().map(scaled));

@@ -70,26 +70,29 @@ pub struct JointTrajectory {
 }
 
 impl JointTrajectory {
-    /// Checks `points` (sizes, finiteness, strictly increasing times ≥ 0).
+    /// Checks `points`: sizes; values finite and within physical bounds (|position| and
+    /// |velocity| ≤ 10⁶, |acceleration| ≤ 10⁹, in rad or m and per second); times within
+    /// [0, 10⁷] s, each at least 1 µs after the previous one. The bounds keep every sample
+    /// finite: a segment's polynomial divides by its duration.
     pub fn new(points: Vec<TrajectoryPoint>) -> Result<Self, ReferenceError> {
         let joints = points.first().ok_or(ReferenceError::Empty)?.positions.len();
         let mut last = f64::NEG_INFINITY;
         for (i, p) in points.iter().enumerate() {
-            for (key, x, optional) in [
-                ("positions", &p.positions, false),
-                ("velocities", &p.velocities, true),
-                ("accelerations", &p.accelerations, true),
+            for (key, x, optional, bound, reason) in [
+                ("positions", &p.positions, false, 1e6, "holds a NaN, an infinity or a magnitude above 1e6"),
+                ("velocities", &p.velocities, true, 1e6, "holds a NaN, an infinity or a magnitude above 1e6"),
+                ("accelerations", &p.accelerations, true, 1e9, "holds a NaN, an infinity or a magnitude above 1e9"),
             ] {
                 if x.len() != joints && !(optional && x.is_empty()) {
                     return Err(ReferenceError::Size { point: i, key, expected: joints, found: x.len() });
                 }
-                if x.iter().any(|v| !v.is_finite()) {
-                    return Err(ReferenceError::Value { point: i, key, reason: "holds a NaN or infinite value" });
+                if x.iter().any(|v| !(-bound..=bound).contains(v)) {
+                    return Err(ReferenceError::Value { point: i, key, reason });
                 }
             }
             let t = p.time_from_start;
-            if !t.is_finite() || t < 0.0 || t <= last {
-                let reason = "must be finite, ≥ 0 and later than the previous point's";
+            if !(0.0..=1e7).contains(&t) || t < last + 1e-6 {
+                let reason = "must be within [0, 1e7] s and at least 1 µs after the previous point's";
                 return Err(ReferenceError::Value { point: i, key: "time_from_start", reason });
             }
             last = t;
@@ -306,6 +309,14 @@ mod tests {
         let e = JointTrajectory::new(vec![point(1.0, 1.0, None, None), point(1.0, 2.0, None, None)]).unwrap_err();
         assert!(e.to_string().starts_with("point 1: `time_from_start` must be"), "{e}");
         let e = JointTrajectory::new(vec![point(0.0, f64::NAN, None, None)]).unwrap_err();
-        assert_eq!(e.to_string(), "point 0: `positions` holds a NaN or infinite value");
+        assert_eq!(e.to_string(), "point 0: `positions` holds a NaN, an infinity or a magnitude above 1e6");
+        // Bounds that keep every sample finite (found by tests/fuzz.rs: f64::MAX positions,
+        // times 1e308 apart or 1e-300 apart overflowed the segment polynomials).
+        let e = JointTrajectory::new(vec![point(0.0, 1e7, None, None)]).unwrap_err();
+        assert!(e.to_string().contains("magnitude above 1e6"), "{e}");
+        let e = JointTrajectory::new(vec![point(0.0, 1.0, None, None), point(1e-9, 2.0, None, None)]).unwrap_err();
+        assert!(e.to_string().contains("at least 1 µs after"), "{e}");
+        let e = JointTrajectory::new(vec![point(1e300, 1.0, None, None)]).unwrap_err();
+        assert!(e.to_string().contains("within [0, 1e7] s"), "{e}");
     }
 }

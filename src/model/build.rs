@@ -40,7 +40,7 @@ pub enum ModelError {
     #[error(transparent)]
     Urdf(#[from] UrdfError),
     /// A collision mesh that cannot be found.
-    #[error("{origin}: link `{link}`: collision mesh `{uri}` not found (looked at {})", tried.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "))]
+    #[error("{origin}: link `{link}`: collision mesh `{}` not found (looked at {})", uri.escape_debug(), tried.iter().map(|p| p.display().to_string().escape_debug().to_string()).collect::<Vec<_>>().join(", "))]
     MeshNotFound {
         /// The URDF.
         origin: String,

@@ -134,14 +134,20 @@ pub struct RobotDescription {
     pub joints: Vec<JointDescription>,
 }
 
-/// A URDF that cannot be used, with the file (or other origin) it came from.
+/// A URDF that cannot be used, with the file (or other origin) it came from. Displayed on
+/// one line: control characters of names and of the parsers' quotes are escaped.
 #[derive(Debug, thiserror::Error)]
-#[error("{origin}: {kind}")]
+#[error("{origin}: {}", one_line(&kind.to_string()))]
 pub struct UrdfError {
     /// File path or other origin.
     pub origin: String,
     /// What is wrong.
     pub kind: UrdfErrorKind,
+}
+
+/// `text` with its control characters (line breaks, NUL, …) escaped.
+fn one_line(text: &str) -> String {
+    text.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
 }
 
 /// What is wrong with a URDF.
@@ -232,8 +238,16 @@ pub enum UrdfErrorKind {
         /// What is wrong.
         what: String,
     },
-    /// A non-finite number in an origin.
-    #[error("{element}: origin has a non-finite value")]
+    /// A collision shape with a size that is not positive (or beyond 10 km).
+    #[error("link `{link}`: collision geometry sizes {sizes:?} must be positive and at most 10 km")]
+    BadGeometry {
+        /// The link.
+        link: String,
+        /// Its sizes (a mesh: the scale factors' magnitudes).
+        sizes: Vec<f64>,
+    },
+    /// A non-finite number in an origin, or a translation beyond [`MAX_TRANSLATION`].
+    #[error("{element}: origin has a non-finite value or a translation beyond ±10 km")]
     BadOrigin {
         /// "joint `x`" or "link `y` collision".
         element: String,
@@ -266,8 +280,9 @@ impl RobotDescription {
     /// Parses and validates URDF text; `origin` names it in errors.
     pub fn from_xml_with(xml: &str, origin: &str, mimic: MimicPolicy) -> Result<Self, UrdfError> {
         let err = |kind| UrdfError { origin: origin.to_owned(), kind };
-        let xml = without_visuals(xml).map_err(|e| err(UrdfErrorKind::Parse(e)))?;
-        let robot = urdf_rs::read_from_string(&xml).map_err(|e| err(UrdfErrorKind::Parse(e.to_string())))?;
+        let parse = |e: String| err(UrdfErrorKind::Parse(e));
+        let xml = without_visuals(xml).map_err(parse)?;
+        let robot = urdf_rs::read_from_string(&xml).map_err(|e| parse(e.to_string()))?;
         build(&robot, origin, mimic).map_err(err)
     }
 
@@ -392,9 +407,17 @@ fn names(robot: &urdf_rs::Robot, ids: impl Iterator<Item = usize>) -> String {
     ids.map(|i| format!("`{}`", robot.links[i].name)).collect::<Vec<_>>().join(", ")
 }
 
+/// The largest translation of an origin (m): beyond, products of lengths and masses overflow
+/// long before anything physical happens.
+pub const MAX_TRANSLATION: f64 = 1e4;
+
+/// The largest mass (kg) and inertia entry (kg·m²) of a link.
+pub const MAX_MASS: f64 = 1e9;
+const MAX_INERTIA: f64 = 1e12;
+
 fn pose(p: &urdf_rs::Pose, element: impl FnOnce() -> String) -> Result<SE3, UrdfErrorKind> {
     let (xyz, rpy) = (p.xyz.0, p.rpy.0);
-    if xyz.iter().chain(rpy.iter()).any(|x| !x.is_finite()) {
+    if xyz.iter().any(|x| !(-MAX_TRANSLATION..=MAX_TRANSLATION).contains(x)) || rpy.iter().any(|x| !x.is_finite()) {
         return Err(UrdfErrorKind::BadOrigin { element: element() });
     }
     Ok(SE3::new(rotation_from_rpy(rpy[0], rpy[1], rpy[2]), Vec3::new(xyz[0], xyz[1], xyz[2])))
@@ -405,9 +428,11 @@ fn describe_link(l: &urdf_rs::Link) -> Result<LinkDescription, UrdfErrorKind> {
     let i = &l.inertial;
     let m = i.mass.value;
     let t = &i.inertia;
-    let values = [m, t.ixx, t.ixy, t.ixz, t.iyy, t.iyz, t.izz];
-    if values.iter().any(|x| !x.is_finite()) {
-        return Err(bad("the inertial has a non-finite value".into()));
+    let values = [t.ixx, t.ixy, t.ixz, t.iyy, t.iyz, t.izz];
+    if !(-MAX_MASS..=MAX_MASS).contains(&m) || values.iter().any(|x| !(-MAX_INERTIA..=MAX_INERTIA).contains(x)) {
+        return Err(bad(format!(
+            "the inertial has a non-finite value, a mass beyond {MAX_MASS:e} kg or an inertia beyond {MAX_INERTIA:e} kg·m²"
+        )));
     }
     if m < 0.0 {
         return Err(bad(format!("negative mass {m}")));
@@ -431,6 +456,17 @@ fn describe_link(l: &urdf_rs::Link) -> Result<LinkDescription, UrdfErrorKind> {
                 scale: scale.map_or(Vec3::new(1.0, 1.0, 1.0), |s| Vec3::from(s.0)),
             },
         };
+        // Sizes in (0, 10 km] (a mesh's scale factors non-zero): the collision library
+        // asserts positive dimensions.
+        let sizes: Vec<f64> = match &geometry {
+            Shape::Box { size } => size.iter().copied().collect(),
+            Shape::Cylinder { radius, length } | Shape::Capsule { radius, length } => vec![*radius, *length],
+            Shape::Sphere { radius } => vec![*radius],
+            Shape::Mesh { scale, .. } => scale.iter().map(|s| s.abs()).collect(),
+        };
+        if sizes.iter().any(|x| !(*x > 0.0 && *x <= MAX_TRANSLATION)) {
+            return Err(UrdfErrorKind::BadGeometry { link: l.name.clone(), sizes });
+        }
         collisions.push(CollisionDescription { name: col.name.clone().unwrap_or_default(), origin, geometry });
     }
     Ok(LinkDescription { name: l.name.clone(), inertia, collisions })
@@ -503,12 +539,9 @@ fn describe_joint(
         .dynamics
         .as_ref()
         .map_or(JointDynamics::default(), |d| JointDynamics { damping: d.damping, friction: d.friction });
-    if !(dynamics.damping.is_finite() && dynamics.friction.is_finite())
-        || dynamics.damping < 0.0
-        || dynamics.friction < 0.0
-    {
+    if !((0.0..=1e9).contains(&dynamics.damping) && (0.0..=1e9).contains(&dynamics.friction)) {
         return Err(bad(format!(
-            "dynamics damping {} and friction {} must be finite and ≥ 0",
+            "dynamics damping {} and friction {} must be within [0, 1e9]",
             dynamics.damping, dynamics.friction
         )));
     }

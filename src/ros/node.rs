@@ -32,7 +32,7 @@ use crate::model::FrameKind;
 use crate::runtime::status::{WatchedInput, status, status_line};
 use crate::runtime::{
     CommandRejection, CounterSnapshot, Counters, EffortCommand, Job, LoopReport, LoopSettings, LoopThread,
-    MailboxReader, MailboxWriter, mailbox, sample_ring, validate_efforts,
+    MailboxReader, MailboxWriter, StateRejection, mailbox, sample_ring, select_joints, stamp_ns, validate_efforts,
 };
 use crate::setup::{Setup, SetupError};
 use crate::sim::job::SimRequests;
@@ -620,7 +620,7 @@ async fn consume_states(
     let mut pending: Option<JointState> = None;
     let mut index = vec![0usize; names.len()];
     let mut last_log: Option<Instant> = None;
-    let stamp = |h: &r2r::std_msgs::msg::Header| h.stamp.sec as u64 * 1_000_000_000 + h.stamp.nanosec as u64;
+    let stamp = |h: &r2r::std_msgs::msg::Header| stamp_ns(h.stamp.sec, h.stamp.nanosec);
     loop {
         let msg = tokio::select! {
             Some(o) = async { match odometry.as_mut() { Some(s) => s.next().await, None => None } } => {
@@ -631,11 +631,12 @@ async fn consume_states(
                     linear: [t.linear.x, t.linear.y, t.linear.z],
                     angular: [t.angular.x, t.angular.y, t.angular.z],
                 };
-                if b.position.iter().chain(&b.orientation).chain(&b.linear).chain(&b.angular).all(|x| x.is_finite()) {
+                let finite = b.position.iter().chain(&b.orientation).chain(&b.linear).chain(&b.angular).all(|x| x.is_finite());
+                if let (true, Some(t)) = (finite, stamp(&o.header)) {
                     if bases.len() == bases.capacity() {
                         bases.pop_front();
                     }
-                    bases.push_back((stamp(&o.header), b));
+                    bases.push_back((t, b));
                 }
                 match pending.take() {
                     Some(m) => m,
@@ -646,9 +647,9 @@ async fn consume_states(
             else => return,
         };
         let t = stamp(&msg.header);
-        let base = match floating {
-            false => None,
-            true => match bases.iter().rev().find(|(s, _)| *s == t) {
+        let base = match (floating, t) {
+            (false, _) | (true, None) => None,
+            (true, Some(t)) => match bases.iter().rev().find(|(s, _)| *s == t) {
                 Some((_, b)) => Some(*b),
                 None => {
                     pending = Some(msg); // its base has not come yet
@@ -656,26 +657,13 @@ async fn consume_states(
                 }
             },
         };
-        let problem = (|| {
-            for (slot, name) in index.iter_mut().zip(&names) {
-                *slot = msg.name.iter().position(|n| n == name).ok_or_else(|| format!("no joint `{name}`"))?;
-            }
-            if msg.position.len() != msg.name.len() || msg.velocity.len() != msg.name.len() {
-                return Err(format!(
-                    "{} names, {} positions, {} velocities",
-                    msg.name.len(),
-                    msg.position.len(),
-                    msg.velocity.len()
-                ));
-            }
-            match index.iter().find(|&&i| !(msg.position[i].is_finite() && msg.velocity[i].is_finite())) {
-                Some(&i) => Err(format!("joint `{}` is not finite", msg.name[i])),
-                None => Ok(()),
-            }
-        })();
+        let problem = match t {
+            Some(_) => select_joints(&names, &msg.name, &msg.position, &msg.velocity, &mut index),
+            None => Err(StateRejection::Stamp { sec: msg.header.stamp.sec, nanosec: msg.header.stamp.nanosec }),
+        };
         match problem {
             Ok(()) => writer.write_with(|s| {
-                s.time_ns = t;
+                s.time_ns = t.unwrap_or(0);
                 for (k, &i) in index.iter().enumerate() {
                     s.position[k] = msg.position[i];
                     s.velocity[k] = msg.velocity[i];
@@ -685,7 +673,7 @@ async fn consume_states(
             Err(why) => {
                 Counters::bump(&counters.states_rejected);
                 if last_log.is_none_or(|t| t.elapsed() >= Duration::from_secs(1)) {
-                    r2r::log_warn!(NODE_NAME, "{}: state rejected: {}", topic, why);
+                    r2r::log_warn!(NODE_NAME, "{}: state rejected: {}", topic, why.describe(&names, &msg.name));
                     last_log = Some(Instant::now());
                 }
             }
@@ -710,7 +698,8 @@ async fn consume_references(
 ) {
     let mut last_log: Option<Instant> = None;
     while let Some(msg) = stream.next().await {
-        let start_ns = msg.header.stamp.sec.max(0) as u64 * 1_000_000_000 + msg.header.stamp.nanosec as u64;
+        // A stamp before the epoch (or not a time) starts the trajectory now, as zero does.
+        let start_ns = stamp_ns(msg.header.stamp.sec, msg.header.stamp.nanosec).unwrap_or(0);
         let trajectory = match msg.points.is_empty() {
             true => Ok(None),
             false => {

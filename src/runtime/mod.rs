@@ -11,6 +11,7 @@ pub mod loop_stats;
 pub mod mailbox;
 pub mod realtime;
 pub mod sample_ring;
+pub mod state;
 pub mod status;
 pub mod watchdog;
 
@@ -21,4 +22,5 @@ pub use fixed_rate::{Job, LoopSettings, LoopThread, Tick, run_loop};
 pub use loop_stats::LoopReport;
 pub use mailbox::{MailboxReader, MailboxWriter, Stamped, mailbox};
 pub use sample_ring::{SampleConsumer, SampleProducer, sample_ring};
+pub use state::{StateRejection, select_joints, stamp_ns};
 pub use watchdog::{Freshness, Watchdog};

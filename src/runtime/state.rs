@@ -1,0 +1,132 @@
+//! Measured joint states entering the controller, and their validation at the edge
+//! (sensor_msgs/JointState semantics: joints by name, in any order, extra joints ignored).
+
+use std::fmt;
+
+/// Why a measured state was refused. Small and `Copy`, like [`super::CommandRejection`]:
+/// [`StateRejection::describe`] names the joints when it is logged.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum StateRejection {
+    /// A configured joint is not in the message (its index among the configured ones).
+    MissingJoint {
+        /// Index in the configured joints.
+        configured: usize,
+    },
+    /// The position or velocity array does not have one entry per name.
+    Lengths {
+        /// Names in the message.
+        names: usize,
+        /// Positions.
+        positions: usize,
+        /// Velocities.
+        velocities: usize,
+    },
+    /// A configured joint's position or velocity is NaN or infinite (its index in the
+    /// message).
+    NonFinite {
+        /// Index in the message.
+        index: usize,
+    },
+    /// A header stamp before the epoch or with nanoseconds beyond a second.
+    Stamp {
+        /// Seconds.
+        sec: i32,
+        /// Nanoseconds.
+        nanosec: u32,
+    },
+}
+
+impl StateRejection {
+    /// The rejection in words, with the joints' names.
+    pub fn describe(&self, configured: &[String], names: &[String]) -> String {
+        let name = |list: &[String], i: usize| list.get(i).map_or("?", String::as_str).to_owned();
+        match *self {
+            Self::MissingJoint { configured: i } => format!("no joint `{}`", name(configured, i)),
+            Self::NonFinite { index } => format!("joint `{}` is not finite", name(names, index)),
+            other => other.to_string(),
+        }
+    }
+}
+
+impl fmt::Display for StateRejection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Self::MissingJoint { configured } => write!(f, "configured joint [{configured}] missing"),
+            Self::Lengths { names, positions, velocities } => {
+                write!(f, "{names} names, {positions} positions, {velocities} velocities")
+            }
+            Self::NonFinite { index } => write!(f, "joint [{index}] is not finite"),
+            Self::Stamp { sec, nanosec } => write!(f, "stamp {sec} s {nanosec} ns is not a time"),
+        }
+    }
+}
+
+/// Finds every `configured` joint in the message's `names` (the first of repeated names)
+/// into `index`, and checks that positions and velocities have one entry per name and are
+/// finite for the configured joints. `index` has one slot per configured joint.
+pub fn select_joints(
+    configured: &[String],
+    names: &[String],
+    position: &[f64],
+    velocity: &[f64],
+    index: &mut [usize],
+) -> Result<(), StateRejection> {
+    for (k, (slot, name)) in index.iter_mut().zip(configured).enumerate() {
+        *slot = names.iter().position(|n| n == name).ok_or(StateRejection::MissingJoint { configured: k })?;
+    }
+    if position.len() != names.len() || velocity.len() != names.len() {
+        return Err(StateRejection::Lengths {
+            names: names.len(),
+            positions: position.len(),
+            velocities: velocity.len(),
+        });
+    }
+    match index.iter().find(|&&i| !(position[i].is_finite() && velocity[i].is_finite())) {
+        Some(&index) => Err(StateRejection::NonFinite { index }),
+        None => Ok(()),
+    }
+}
+
+/// A builtin_interfaces/Time in nanoseconds; None before the epoch or with nanoseconds of
+/// a second or more (a wrapped negative stamp would be a time far in the future).
+pub fn stamp_ns(sec: i32, nanosec: u32) -> Option<u64> {
+    (sec >= 0 && nanosec < 1_000_000_000).then(|| sec as u64 * 1_000_000_000 + u64::from(nanosec))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn joints_by_name_in_any_order() {
+        let configured = names(&["a", "b"]);
+        let mut index = [0; 2];
+        assert_eq!(
+            select_joints(&configured, &names(&["x", "b", "a"]), &[0.0, 1.0, 2.0], &[0.0; 3], &mut index),
+            Ok(())
+        );
+        assert_eq!(index, [2, 1]);
+        let e = select_joints(&configured, &names(&["b"]), &[1.0], &[0.0], &mut index).unwrap_err();
+        assert_eq!(e.describe(&configured, &names(&["b"])), "no joint `a`");
+        let e = select_joints(&configured, &names(&["a", "b"]), &[1.0], &[0.0, 0.0], &mut index).unwrap_err();
+        assert_eq!(e.to_string(), "2 names, 1 positions, 2 velocities");
+        let msg = names(&["a", "b"]);
+        let e = select_joints(&configured, &msg, &[1.0, f64::NAN], &[0.0, 0.0], &mut index).unwrap_err();
+        assert_eq!(e.describe(&configured, &msg), "joint `b` is not finite");
+        // A NaN on a joint that is not configured does not matter.
+        let msg = names(&["a", "c", "b"]);
+        assert_eq!(select_joints(&configured, &msg, &[1.0, f64::NAN, 2.0], &[0.0; 3], &mut index), Ok(()));
+    }
+
+    #[test]
+    fn stamps_before_the_epoch_are_not_times() {
+        assert_eq!(stamp_ns(1, 5), Some(1_000_000_005));
+        assert_eq!(stamp_ns(-1, 0), None);
+        assert_eq!(stamp_ns(0, 1_000_000_000), None);
+        assert_eq!(stamp_ns(i32::MAX, 999_999_999), Some(i32::MAX as u64 * 1_000_000_000 + 999_999_999));
+    }
+}

@@ -1,0 +1,540 @@
+//! Fuzzing the inputs that come from outside (issue 10): URDF, the YAML configuration, mesh
+//! files, and the messages the node accepts (effort commands, joint states, joint
+//! trajectories). Mutation-based from seed inputs (the shipped robots and configurations,
+//! meshes of each format) and structured random messages, from a fixed seed so that a
+//! failure reproduces. For every case: no panic, no single allocation above 256 MB (an
+//! unbounded allocation would abort the process: the test fails with it), no case slower
+//! than 2 s (a hang shows as a slow case or a test that never ends), and a rejected input
+//! has a one-line message that names its file (or is a typed rejection for messages);
+//! an accepted robot has finite dynamics at its neutral configuration, an accepted
+//! trajectory finite samples.
+//!
+//! Cases per target: $SIGNORINI_FUZZ_CASES (default 100 000), spread over the cores. A
+//! failing input is written to the temporary directory and named in the failure.
+
+mod common;
+mod counting;
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::Path;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use signorini::collision::{CollisionShape, CollisionWorld, load_mesh};
+use signorini::config::{CollisionConfig, Config, EnvironmentConfig};
+use signorini::control::{JointTrajectory, TrajectoryPoint};
+use signorini::dynamics;
+use signorini::model::{Data, MimicPolicy, Model, ModelOptions, RobotDescription};
+use signorini::runtime::{select_joints, validate_efforts};
+use signorini::setup::Setup;
+use signorini::spatial::Vec3;
+
+use common::repo;
+use counting::largest_allocation_during;
+
+const LARGEST_ALLOCATION: usize = 256 << 20;
+const SLOWEST_CASE: Duration = Duration::from_secs(2);
+
+fn cases() -> usize {
+    std::env::var("SIGNORINI_FUZZ_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(100_000)
+}
+
+/// xorshift64*: deterministic, fast, good enough to pick mutations.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+    fn chance(&mut self, one_in: u64) -> bool {
+        self.next().is_multiple_of(one_in)
+    }
+    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+}
+
+/// Values that break numbers.
+const EVIL_NUMBERS: [&str; 16] = [
+    "nan", "NaN", ".nan", "inf", "-inf", ".inf", "-1", "0", "-0", "1e308", "-1e308", "1e-320", "", "abc", "1 2", "0x10",
+];
+
+/// Fragments that break structure.
+const EVIL_FRAGMENTS: [&str; 16] =
+    ["<", ">", "\"", "&", "'", "<link name=\"x\"/>", "</robot>", ":", "- ", "{", "[", "\u{0}", "é", "\n", "  ", "<!--"];
+
+fn is_number_char(c: char) -> bool {
+    c.is_ascii_digit() || matches!(c, '.' | '-' | 'e' | 'E' | '+')
+}
+
+/// One to four random edits of a text: numbers replaced by evil values, lines deleted,
+/// duplicated or swapped, a word replaced by another of the document (names: cycles,
+/// duplicates, dangling references), fragments inserted, truncation.
+fn mutate_text(seed: &str, rng: &mut Rng) -> String {
+    let mut text = seed.to_owned();
+    for _ in 0..1 + rng.below(4) {
+        let boundaries: Vec<usize> = text.char_indices().map(|(i, _)| i).chain([text.len()]).collect();
+        let at = *rng.pick(&boundaries);
+        match rng.below(8) {
+            0 | 1 => {
+                // A number starting after `at`.
+                let Some(start) = text[at..].find(|c: char| c.is_ascii_digit()).map(|k| at + k) else { continue };
+                let start = text[..start]
+                    .char_indices()
+                    .rev()
+                    .find(|&(_, c)| !is_number_char(c))
+                    .map_or(0, |(k, c)| k + c.len_utf8());
+                let end = text[start..].find(|c: char| !is_number_char(c)).map_or(text.len(), |k| start + k);
+                let value = EVIL_NUMBERS[rng.below(EVIL_NUMBERS.len())];
+                text.replace_range(start..end, value);
+            }
+            2 | 3 => {
+                let lines: Vec<&str> = text.lines().collect();
+                if lines.is_empty() {
+                    continue;
+                }
+                let (i, j) = (rng.below(lines.len()), rng.below(lines.len()));
+                let mut out: Vec<&str> = lines.clone();
+                match rng.below(3) {
+                    0 => {
+                        out.remove(i);
+                    }
+                    1 => out.insert(i, lines[j]),
+                    _ => out.swap(i, j),
+                }
+                text = out.join("\n");
+            }
+            4 => {
+                let words: Vec<&str> =
+                    text.split(|c: char| !(c.is_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).collect();
+                if words.len() < 2 {
+                    continue;
+                }
+                let (from, to) = (rng.pick(&words).to_string(), rng.pick(&words).to_string());
+                if let Some(k) = text[at..].find(&from) {
+                    text.replace_range(at + k..at + k + from.len(), &to);
+                }
+            }
+            5 | 6 => {
+                let fragment = EVIL_FRAGMENTS[rng.below(EVIL_FRAGMENTS.len())];
+                text.insert_str(at, fragment)
+            }
+            _ => text.truncate(at),
+        }
+    }
+    text
+}
+
+/// One to four random edits of bytes: bit flips, truncation, inserted bytes, a 32-bit
+/// little-endian field (counts, indices) overwritten by an extreme value.
+fn mutate_bytes(seed: &[u8], rng: &mut Rng) -> Vec<u8> {
+    let mut b = seed.to_vec();
+    for _ in 0..1 + rng.below(4) {
+        let at = rng.below(b.len() + 1);
+        match rng.below(5) {
+            0 if at < b.len() => b[at] ^= 1 << rng.below(8),
+            1 => b.truncate(at),
+            2 => {
+                let n = rng.below(8);
+                for _ in 0..n {
+                    b.insert(at.min(b.len()), rng.next() as u8);
+                }
+            }
+            3 if at + 4 <= b.len() => {
+                let v = *rng.pick(&[
+                    u32::MAX,
+                    u32::MAX / 2,
+                    0,
+                    1,
+                    1 << 30,
+                    0x7f80_0000, /* f32 inf */
+                    0x7fc0_0000, /* NaN */
+                ]);
+                b[at..at + 4].copy_from_slice(&v.to_le_bytes());
+            }
+            _ => {
+                if at < b.len() {
+                    let end = (at + rng.below(64)).min(b.len());
+                    let chunk = b[at..end].to_vec();
+                    let to = rng.below(b.len() + 1);
+                    b.splice(to..to, chunk);
+                }
+            }
+        }
+    }
+    b
+}
+
+/// Runs `cases` cases of `target` on every core; `case(rng, k)` returns its input and
+/// Ok(accepted) or Err(message) for an invariant broken without a panic. Panics, slow
+/// cases, huge allocations and broken invariants are collected with the input that caused
+/// them. At least 1 % of the cases must be accepted (a fuzzer whose every input is
+/// refused at the first check tests nothing past it).
+fn fuzz(name: &str, cases: usize, case: impl Fn(&mut Rng, usize) -> (String, Result<bool, String>) + Sync) {
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).max(1);
+    let failures: Mutex<Vec<String>> = Mutex::new(Vec::new());
+    let slowest = Mutex::new(Duration::ZERO);
+    let accepted = std::sync::atomic::AtomicUsize::new(0);
+    let started = Instant::now();
+    std::panic::set_hook(Box::new(|_| {}));
+    std::thread::scope(|s| {
+        for t in 0..threads {
+            let (failures, slowest, case, accepted) = (&failures, &slowest, &case, &accepted);
+            s.spawn(move || {
+                let mut rng =
+                    Rng(0x9E37_79B9_7F4A_7C15 ^ (t as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03) ^ name.len() as u64);
+                for k in (t..cases).step_by(threads) {
+                    let state = rng.0;
+                    let began = Instant::now();
+                    let (largest, outcome) =
+                        largest_allocation_during(|| catch_unwind(AssertUnwindSafe(|| case(&mut rng, k))));
+                    let took = began.elapsed();
+                    if let Ok(mut s) = slowest.lock() {
+                        *s = (*s).max(took);
+                    }
+                    if let Ok((_, Ok(true))) = &outcome {
+                        accepted.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                    }
+                    let problem = match &outcome {
+                        Err(p) => Some(format!(
+                            "panic: {}",
+                            p.downcast_ref::<String>()
+                                .cloned()
+                                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                                .unwrap_or_default()
+                        )),
+                        Ok((_, Err(m))) => Some(m.clone()),
+                        Ok(_) if largest > LARGEST_ALLOCATION => Some(format!("allocated {largest} bytes at once")),
+                        Ok(_) if took > SLOWEST_CASE => Some(format!("took {took:?}")),
+                        Ok(_) => None,
+                    };
+                    if let Some(problem) = problem {
+                        // Replay the case to keep its input (a panic loses it).
+                        let mut again = Rng(state);
+                        let input = catch_unwind(AssertUnwindSafe(|| case(&mut again, k).0)).unwrap_or_default();
+                        let file = std::env::temp_dir().join(format!("signorini-fuzz-{name}-{k}.txt"));
+                        let _ = std::fs::write(&file, &input);
+                        if let Ok(mut f) = failures.lock() {
+                            f.push(format!("case {k}: {problem} (input in {})", file.display()));
+                        }
+                    }
+                }
+            });
+        }
+    });
+    let _ = std::panic::take_hook();
+    let failures = failures.into_inner().unwrap();
+    let accepted = accepted.into_inner();
+    println!(
+        "{name}: {cases} cases ({accepted} accepted) in {:.1} s, slowest {:?}, {} failures",
+        started.elapsed().as_secs_f64(),
+        slowest.into_inner().unwrap(),
+        failures.len()
+    );
+    assert!(accepted * 100 >= cases, "{name}: only {accepted} of {cases} inputs accepted");
+    assert!(
+        failures.is_empty(),
+        "{name}: {} failures, first ones:\n{}",
+        failures.len(),
+        failures[..failures.len().min(10)].join("\n")
+    );
+}
+
+fn read(path: &str) -> String {
+    std::fs::read_to_string(repo(path)).unwrap()
+}
+
+/// A model's dynamics at its neutral configuration are finite.
+fn finite_dynamics(model: &Model) -> Result<(), String> {
+    let mut data = Data::new(model);
+    let q = model.neutral_configuration();
+    let zero = vec![0.0; model.nv];
+    let tau = dynamics::rnea(model, &mut data, q.as_slice(), &zero, &zero).clone();
+    if tau.iter().all(|x| x.is_finite()) { Ok(()) } else { Err(format!("accepted, but g(q₀) = {tau:?}")) }
+}
+
+#[test]
+fn urdf() {
+    let seeds: Vec<String> =
+        ["urdf/quadruped.urdf", "urdf/arm7.urdf", "urdf/cube.urdf", "tests/fixtures/malformed/mesh.urdf"]
+            .iter()
+            .map(|p| read(p))
+            .collect();
+    let package_dir = repo("tests/fixtures");
+    fuzz("urdf", cases(), |rng, _| {
+        let seed = &seeds[rng.below(seeds.len())];
+        let xml = mutate_text(seed, rng);
+        let floating = rng.chance(2);
+        let result = (|| {
+            let description = RobotDescription::from_xml_with(&xml, "fuzz.urdf", MimicPolicy::Independent);
+            let description = match description {
+                Ok(d) => d,
+                Err(e) => {
+                    let m = e.to_string();
+                    return if m.starts_with("fuzz.urdf: ") && !m.contains('\n') {
+                        Ok(false)
+                    } else {
+                        Err(format!("message: {m}"))
+                    };
+                }
+            };
+            let options =
+                ModelOptions { floating_base: floating, package_dirs: vec![package_dir.clone()], ..Default::default() };
+            match Model::from_description(&description, &options) {
+                Ok(model) => {
+                    finite_dynamics(&model)?;
+                    // Its collision shapes, as the simulator and the controller build them.
+                    match CollisionWorld::new(&model, &EnvironmentConfig::default(), &CollisionConfig::default()) {
+                        Ok(_) => Ok(true),
+                        Err(e) => {
+                            let m = e.to_string();
+                            if !m.is_empty() && !m.contains('\n') { Ok(false) } else { Err(format!("message: {m}")) }
+                        }
+                    }
+                }
+                Err(e) => {
+                    let m = e.to_string();
+                    if m.contains("fuzz.urdf") && !m.contains('\n') { Ok(false) } else { Err(format!("message: {m}")) }
+                }
+            }
+        })();
+        (xml, result)
+    });
+}
+
+#[test]
+fn configuration() {
+    let seeds: Vec<String> = std::fs::read_dir(repo("config"))
+        .unwrap()
+        .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
+        .collect();
+    let robots: Vec<RobotDescription> = ["urdf/quadruped.urdf", "urdf/arm7.urdf"]
+        .iter()
+        .map(|p| RobotDescription::from_file(&repo(p)).unwrap())
+        .collect();
+    let file = repo("config/fuzz.yaml");
+    fuzz("configuration", cases(), |rng, _| {
+        let seed = &seeds[rng.below(seeds.len())];
+        let yaml = mutate_text(seed, rng);
+        let result = match Config::from_yaml(&yaml, "config/fuzz.yaml") {
+            Err(e) => {
+                let m = e.to_string();
+                if m.starts_with("config/fuzz.yaml: ") && !m.contains('\n') {
+                    Ok(false)
+                } else {
+                    Err(format!("message: {m}"))
+                }
+            }
+            Ok(config) => match Setup::new(&file, config, robots[rng.below(robots.len())].clone()) {
+                Ok(_) => Ok(true),
+                Err(e) => {
+                    let m = e.to_string();
+                    if m.contains("fuzz.yaml") && !m.contains('\n') { Ok(false) } else { Err(format!("message: {m}")) }
+                }
+            },
+        };
+        (yaml, result)
+    });
+}
+
+/// Seeds of each mesh format: a unit cube as binary and ASCII STL, OBJ and COLLADA.
+fn mesh_seeds() -> Vec<(&'static str, Vec<u8>)> {
+    let dir = repo("tests/fixtures/malformed");
+    ["cube.stl", "cube_ascii.stl", "cube.obj", "cube.dae"]
+        .iter()
+        .map(|f| (*f, std::fs::read(dir.join(f)).unwrap()))
+        .map(|(f, b)| {
+            (
+                f.rsplit('.').next().map_or("stl", |e| {
+                    if e == "stl" {
+                        "stl"
+                    } else if e == "obj" {
+                        "obj"
+                    } else {
+                        "dae"
+                    }
+                }),
+                b,
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn meshes() {
+    let seeds = mesh_seeds();
+    let dir = std::env::temp_dir().join(format!("signorini-fuzz-meshes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    fuzz("meshes", cases(), |rng, k| {
+        let (ext, seed) = &seeds[rng.below(seeds.len())];
+        let bytes = if rng.chance(3) && *ext != "stl" {
+            mutate_text(&String::from_utf8_lossy(seed), rng).into_bytes()
+        } else {
+            mutate_bytes(seed, rng)
+        };
+        let path = dir.join(format!("case{k}.{ext}"));
+        let result = (|| {
+            std::fs::write(&path, &bytes).map_err(|e| e.to_string())?;
+            let file = path.display().to_string();
+            let named = |m: String| {
+                if m.starts_with(&file) && !m.contains('\n') { Ok(false) } else { Err(format!("message: {m}")) }
+            };
+            let scale = Vec3::new(1.0, 1.0, if rng.chance(10) { 0.0 } else { 1.0 });
+            match load_mesh(&path, &scale) {
+                Err(e) => named(e.to_string()),
+                Ok((vertices, triangles)) => {
+                    let hull = match CollisionShape::convex_hull(&vertices, &file) {
+                        Err(e) => named(e.to_string())?,
+                        Ok(_) => true,
+                    };
+                    match CollisionShape::trimesh(vertices, triangles, &file) {
+                        Err(e) => named(e.to_string()),
+                        Ok(_) => Ok(hull),
+                    }
+                }
+            }
+        })();
+        let _ = std::fs::remove_file(&path);
+        (String::from_utf8_lossy(&bytes).into_owned(), result)
+    });
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A value a message may carry.
+fn evil_value(rng: &mut Rng) -> f64 {
+    match rng.below(8) {
+        0 => f64::NAN,
+        1 => f64::INFINITY,
+        2 => f64::NEG_INFINITY,
+        3 => f64::MAX,
+        4 => -0.0,
+        _ => (rng.next() as f64 / u64::MAX as f64 - 0.5) * 10.0,
+    }
+}
+
+/// Names a message may carry: the configured ones, unknown ones, repeated, empty.
+fn names_of(rng: &mut Rng, configured: &[String]) -> Vec<String> {
+    let n = if rng.chance(50) { rng.below(2000) } else { rng.below(configured.len() + 4) };
+    (0..n)
+        .map(|_| match rng.below(6) {
+            0 => String::new(),
+            1 => format!("unknown{}", rng.below(3)),
+            2 => "é\u{0}".into(),
+            _ => rng.pick(configured).clone(),
+        })
+        .collect()
+}
+
+fn values(rng: &mut Rng, n: usize) -> Vec<f64> {
+    let n = match rng.below(10) {
+        0 => rng.below(n + 3),
+        1 if rng.chance(100) => 1_000_000,
+        _ => n,
+    };
+    (0..n).map(|_| if rng.chance(10) { evil_value(rng) } else { rng.next() as f64 / u64::MAX as f64 }).collect()
+}
+
+#[test]
+fn messages() {
+    let configured: Vec<String> = (0..12).map(|k| format!("joint{k}")).collect();
+    let hold = vec![0.1; configured.len()];
+    fuzz("messages", cases(), |rng, _| {
+        let result = (|| {
+            // Effort commands: accepted only with one finite value per joint.
+            let efforts = values(rng, configured.len());
+            let accepted = validate_efforts(&efforts, configured.len()).is_ok();
+            let mut any = accepted;
+            if accepted != (efforts.len() == configured.len() && efforts.iter().all(|x| x.is_finite())) {
+                return Err(format!("efforts {efforts:?} accepted: {accepted}"));
+            }
+            // Joint states: an accepted one has every configured joint, finite.
+            let names = names_of(rng, &configured);
+            let (position, velocity) = (values(rng, names.len()), values(rng, names.len()));
+            let mut index = vec![0; configured.len()];
+            if select_joints(&configured, &names, &position, &velocity, &mut index).is_ok() {
+                any = true;
+                for (k, &i) in index.iter().enumerate() {
+                    if names[i] != configured[k] || !position[i].is_finite() || !velocity[i].is_finite() {
+                        return Err(format!("state accepted with joint {k} at {i}: {names:?}"));
+                    }
+                }
+            }
+            // Joint trajectories: an accepted one samples finite values anywhere.
+            let names = names_of(rng, &configured);
+            let points: Vec<TrajectoryPoint> = (0..rng.below(5))
+                .map(|_| TrajectoryPoint {
+                    positions: values(rng, names.len()),
+                    velocities: if rng.chance(2) { Vec::new() } else { values(rng, names.len()) },
+                    accelerations: if rng.chance(2) { Vec::new() } else { values(rng, names.len()) },
+                    time_from_start: evil_value(rng).abs(),
+                })
+                .collect();
+            if let Ok(t) = JointTrajectory::for_joints(&configured, &hold, &names, &points) {
+                any = true;
+                let n = configured.len();
+                let (mut q, mut v, mut a) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+                for time in [-1.0, 0.0, 0.5 * t.duration(), t.duration(), 1e9, evil_value(rng)] {
+                    t.sample(time, &mut q, &mut v, &mut a);
+                    if !q.iter().chain(&v).chain(&a).all(|x| x.is_finite()) {
+                        return Err(format!("trajectory accepted, sample at {time}: {q:?} {v:?} {a:?}"));
+                    }
+                }
+            }
+            Ok(any)
+        })();
+        (String::new(), result)
+    });
+}
+
+/// The committed malformed files give their expected errors (tests/fixtures/malformed/
+/// expected.txt: `file | text the error must contain`).
+#[test]
+fn malformed_corpus_gives_the_expected_errors() {
+    let dir = repo("tests/fixtures/malformed");
+    let expected = std::fs::read_to_string(dir.join("expected.txt")).unwrap();
+    let mut checked = 0;
+    for line in expected.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')) {
+        let (file, want) = line.split_once(" | ").unwrap();
+        let path = dir.join(file);
+        let got = error_of(&path);
+        assert!(got.contains(want.trim()), "{file}:\n  got: {got}\n want: …{}…", want.trim());
+        assert!(got.contains(file) && !got.contains('\n'), "{file}: the error names the file on one line: {got}");
+        checked += 1;
+    }
+    assert!(checked >= 15, "{checked} cases");
+}
+
+/// The error loading `path` gives: a URDF through the model, a YAML through the setup (its
+/// robot: the bundled quadruped), a mesh through its convex hull.
+fn error_of(path: &Path) -> String {
+    let ext = path.extension().and_then(|e| e.to_str()).unwrap_or_default();
+    let options = ModelOptions { package_dirs: vec![repo("tests/fixtures")], ..Default::default() };
+    match ext {
+        "urdf" => match RobotDescription::from_file(path) {
+            Err(e) => e.to_string(),
+            Ok(d) => {
+                Model::from_description(&d, &options).err().map(|e| e.to_string()).unwrap_or_else(|| "accepted".into())
+            }
+        },
+        "yaml" => match Config::from_file(path) {
+            Err(e) => e.to_string(),
+            Ok(c) => {
+                let robot = RobotDescription::from_file(&repo("urdf/quadruped.urdf")).unwrap();
+                Setup::new(path, c, robot).err().map(|e| e.to_string()).unwrap_or_else(|| "accepted".into())
+            }
+        },
+        _ => match load_mesh(path, &Vec3::repeat(1.0)) {
+            Err(e) => e.to_string(),
+            Ok((v, _)) => CollisionShape::convex_hull(&v, &path.display().to_string())
+                .err()
+                .map(|e| e.to_string())
+                .unwrap_or_else(|| "accepted".into()),
+        },
+    }
+}
