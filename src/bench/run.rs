@@ -118,6 +118,7 @@ pub(crate) fn trajectory(
         tolerance: crate::config::PositiveF64::new(tolerance)
             .ok_or_else(|| BenchError::Options(format!("tolerance {tolerance} is not positive")))?,
         polish: false,
+        fallback: crate::config::Fallback::None,
         ..Default::default()
     };
     let mut stepper = Stepper::new(&world, dt, &contact, CAPACITY);

@@ -67,6 +67,25 @@ pub struct ContactConfig {
     /// a friction bound) as an exact linear solve, kept when it meets the tolerance
     /// ([`crate::contact::polish`]). true.
     pub polish: bool,
+    /// When the solver misses its tolerance within `max_iterations`: `none` keeps its last
+    /// iterate; `warm_start` keeps the better (by the NCP criterion) of that iterate and the
+    /// previous step's impulses; `ccp` also solves the convex relaxation with seed 000's
+    /// ADMM (which converges where the exact problem may not) and keeps the best of the
+    /// three. Default `ccp`.
+    pub fallback: Fallback,
+}
+
+/// What a step does with a solve that missed its tolerance.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fallback {
+    /// The solver's last iterate.
+    None,
+    /// The better of the last iterate and the previous step's impulses.
+    WarmStart,
+    /// The best of those and the convex relaxation's solution.
+    #[default]
+    Ccp,
 }
 
 impl Default for ContactConfig {
@@ -83,6 +102,7 @@ impl Default for ContactConfig {
             compliance_normal: nn(d.compliance_normal),
             compliance_tangential: nn(d.compliance_tangential),
             polish: true,
+            fallback: Fallback::Ccp,
         }
     }
 }

@@ -23,10 +23,10 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-pub use contact::{ContactConfig, SolverKind};
+pub use contact::{ContactConfig, Fallback, SolverKind};
 pub use control::{ControlConfig, SafeOutput};
 pub use scene::{BoxConfig, CollisionConfig, EnvironmentConfig, GroundConfig, MeshConfig, NonNegativeF64, SlopeConfig};
-pub use sim::{BodyConfig, BodyShape, SimConfig};
+pub use sim::{BodyConfig, BodyShape, NonFinitePolicy, SimConfig};
 pub use values::{FiniteF64, Fraction, NameToken, PositiveF64, RealtimeFactor, RtPriority, TopicName, topic_token};
 
 /// The node's name (its private topics `~/x` are `/signorini/x` unless remapped).

@@ -38,6 +38,21 @@ pub struct SimConfig {
     /// still catch up by running the missed steps back to back; beyond, they are skipped
     /// and simulated time falls behind. 0: always skip. Default 0.1.
     pub catch_up: NonNegativeF64,
+    /// What the node does when the simulated state stops being finite: `reset` (to the
+    /// initial state; time runs on) or `halt` (stop stepping until `~/reset`). Default
+    /// `reset`.
+    pub on_non_finite: NonFinitePolicy,
+}
+
+/// What the node does with a simulated state that stopped being finite.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NonFinitePolicy {
+    /// Back to the initial state, counted; the simulation runs on.
+    #[default]
+    Reset,
+    /// The simulation stops stepping and publishing (the node stays up) until `~/reset`.
+    Halt,
 }
 
 impl Default for SimConfig {
@@ -52,6 +67,7 @@ impl Default for SimConfig {
             realtime_factor: RealtimeFactor::default(),
             publish_every: std::num::NonZeroUsize::MIN,
             catch_up: NonNegativeF64::new(0.1).expect("non-negative"),
+            on_non_finite: NonFinitePolicy::Reset,
         }
     }
 }

@@ -37,6 +37,16 @@ pub struct Counters {
     pub steps_not_converged: AtomicU64,
     /// Times the simulated state stopped being finite and was reset to the initial one.
     pub sim_resets: AtomicU64,
+    /// Solves that missed their tolerance and whose step used `contact.fallback`'s impulses.
+    pub solver_fallbacks: AtomicU64,
+    /// Times the simulated state stopped being finite and the simulation halted
+    /// (`sim.on_non_finite: halt`).
+    pub sim_halts: AtomicU64,
+    /// 1 while the simulation is halted (until `~/reset`), else 0.
+    pub sim_halted: AtomicU64,
+    /// Heap allocations made on the loop thread after start-up (counted by the binary's
+    /// allocator; 0 by design).
+    pub loop_allocations: AtomicU64,
     /// Contacts at the last step.
     pub last_contacts: AtomicU64,
     /// Solver iterations at the last step.
@@ -74,6 +84,14 @@ pub struct CounterSnapshot {
     pub steps_not_converged: u64,
     /// See [`Counters::sim_resets`].
     pub sim_resets: u64,
+    /// See [`Counters::solver_fallbacks`].
+    pub solver_fallbacks: u64,
+    /// See [`Counters::sim_halts`].
+    pub sim_halts: u64,
+    /// See [`Counters::sim_halted`].
+    pub sim_halted: u64,
+    /// See [`Counters::loop_allocations`].
+    pub loop_allocations: u64,
     /// See [`Counters::last_contacts`].
     pub last_contacts: u64,
     /// See [`Counters::last_iterations`].
@@ -125,6 +143,10 @@ impl Counters {
             wrenches_rejected: get(&self.wrenches_rejected),
             steps_not_converged: get(&self.steps_not_converged),
             sim_resets: get(&self.sim_resets),
+            solver_fallbacks: get(&self.solver_fallbacks),
+            sim_halts: get(&self.sim_halts),
+            sim_halted: get(&self.sim_halted),
+            loop_allocations: get(&self.loop_allocations),
             last_contacts: get(&self.last_contacts),
             last_iterations: get(&self.last_iterations),
         }

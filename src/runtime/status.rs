@@ -86,14 +86,31 @@ pub fn status(
     if unconverged > 0 {
         problems.push(format!("{unconverged} contact solves missed the tolerance"));
     }
+    let fallbacks = now.solver_fallbacks - before.solver_fallbacks;
+    if fallbacks > 0 {
+        problems.push(format!("{fallbacks} steps used the contact fallback"));
+    }
     let resets = now.sim_resets - before.sim_resets;
     if resets > 0 {
         problems.push(format!("the simulation diverged and was reset {resets} times"));
     }
+    if now.sim_halted > 0 {
+        problems.push("the simulation diverged and is halted (~/reset restarts it)".to_owned());
+    }
+    let allocations = now.loop_allocations - before.loop_allocations;
+    if allocations > 0 {
+        problems.push(format!("{allocations} heap allocations in the loop"));
+    }
     if input == Freshness::Stale {
         problems.push(format!("{} stale: applying {}", watched.name, watched.when_stale));
     }
-    let level = if problems.is_empty() { Level::Ok } else { Level::Warn };
+    let level = if now.sim_halted > 0 {
+        Level::Error
+    } else if problems.is_empty() {
+        Level::Ok
+    } else {
+        Level::Warn
+    };
     let message = if problems.is_empty() {
         format!("running at {:.1} Hz", report.rate_hz)
     } else {
@@ -135,6 +152,10 @@ pub fn status(
         ("solver_iterations", now.last_iterations.to_string()),
         ("steps_not_converged_total", now.steps_not_converged.to_string()),
         ("sim_resets_total", now.sim_resets.to_string()),
+        ("solver_fallbacks_total", now.solver_fallbacks.to_string()),
+        ("sim_halts_total", now.sim_halts.to_string()),
+        ("sim_halted", (now.sim_halted > 0).to_string()),
+        ("loop_allocations_total", now.loop_allocations.to_string()),
         ("states_rejected_total", now.states_rejected.to_string()),
         ("references_accepted_total", now.references_accepted.to_string()),
         ("references_rejected_total", now.references_rejected.to_string()),

@@ -6,9 +6,10 @@
 //! effort with the default gains); the newest external wrenches; one step of the
 //! simulator; its outputs
 //! ([`super::outputs`]) pushed to the sample ring for the publisher, which is woken (every
-//! `sim.publish_every` steps). A
-//! state that stops being finite is reset to the initial one (time runs on), counted, and
-//! never published. Nothing allocates after start-up.
+//! `sim.publish_every` steps). A state that stops being finite is never published: it is
+//! reset to the initial one and, by `sim.on_non_finite`, the simulation runs on (time
+//! too) or halts until `~/reset`; either is counted. A step whose contact solve used
+//! `contact.fallback` is counted. Nothing allocates after start-up.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -17,6 +18,7 @@ use std::time::Duration;
 
 use super::outputs::{OutputLayout, Outputs};
 use super::{JointPd, Stepper, World};
+use crate::config::{Fallback, NonFinitePolicy};
 use crate::model::FreeBodyState;
 use crate::runtime::{Counters, EffortCommand, Freshness, Job, MailboxReader, SampleProducer, Tick, Watchdog};
 use crate::setup::{JointSlot, Setup};
@@ -93,6 +95,7 @@ pub struct SimJob {
     /// Commands from the same process (the controller of `mode: sim+control`): applied
     /// however old, as the controller does not tick while the simulation is paused.
     trusted: bool,
+    on_non_finite: NonFinitePolicy,
 }
 
 impl SimJob {
@@ -145,6 +148,7 @@ impl SimJob {
             steps: 0,
             wrenches: None,
             trusted: false,
+            on_non_finite: setup.config.sim.on_non_finite,
         }
     }
 
@@ -241,6 +245,11 @@ impl Job for SimJob {
     fn tick(&mut self, tick: &Tick) {
         if self.requests.reset.swap(false, Ordering::AcqRel) {
             self.reset();
+            self.counters.sim_halted.store(0, Ordering::Relaxed);
+        }
+        // Halted: the state (reset to the initial one) waits for ~/reset.
+        if self.counters.sim_halted.load(Ordering::Relaxed) > 0 {
+            return;
         }
         if self.requests.paused() {
             let budget = self.requests.steps.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1));
@@ -256,9 +265,18 @@ impl Job for SimJob {
         if !report.converged {
             Counters::bump(&self.counters.steps_not_converged);
         }
+        if report.fallback != Fallback::None {
+            Counters::bump(&self.counters.solver_fallbacks);
+        }
         if !self.world.is_finite() {
             self.reset();
-            Counters::bump(&self.counters.sim_resets);
+            match self.on_non_finite {
+                NonFinitePolicy::Reset => Counters::bump(&self.counters.sim_resets),
+                NonFinitePolicy::Halt => {
+                    Counters::bump(&self.counters.sim_halts);
+                    self.counters.sim_halted.store(1, Ordering::Relaxed);
+                }
+            }
             return;
         }
         self.steps += 1;
@@ -347,5 +365,49 @@ mod tests {
             job.tick(&tick(k, k));
         }
         assert_eq!(counters.snapshot().samples_dropped, 3);
+    }
+
+    /// A state that stops being finite is never published: it is reset to the initial one
+    /// and counted; with `sim.on_non_finite: halt` the simulation then stops stepping
+    /// (nothing published, /diagnostics at ERROR) until ~/reset.
+    #[test]
+    fn a_state_that_stops_being_finite_is_reset_or_halted_by_policy() {
+        for policy in [NonFinitePolicy::Reset, NonFinitePolicy::Halt] {
+            let mut setup = quadruped();
+            setup.config.sim.on_non_finite = policy;
+            let world = setup.sim_world().unwrap();
+            let (prod, mut cons) = sample_ring(16, &OutputLayout::new(&setup, &world).outputs());
+            let (_w, cmd_r) = mailbox(EffortCommand { effort: vec![] });
+            let counters = Arc::new(Counters::default());
+            let mut job = SimJob::new(&setup, world, cmd_r, prod, Duration::from_millis(10), counters.clone(), None);
+            let start = job.world.states[0].pose.translation;
+            job.tick(&tick(0, 0));
+            // The crate's velocity corrupted, as an overflowing state would be.
+            job.world.states[0].velocity.linear.x = f64::NAN;
+            job.tick(&tick(1, 1));
+            assert!(job.world.is_finite(), "{policy:?}");
+            assert_eq!(job.world.states[0].pose.translation, start, "{policy:?}: back at the initial state");
+            for k in 2..5 {
+                job.tick(&tick(k, k));
+            }
+            let mut samples = vec![];
+            while cons.pop_with(|s| samples.push(s.clone())) {}
+            assert!(samples.iter().all(|s| s.position.iter().chain(&s.velocity).all(|x| x.is_finite())));
+            let c = counters.snapshot();
+            match policy {
+                NonFinitePolicy::Reset => {
+                    assert_eq!((c.sim_resets, c.sim_halts, c.sim_halted), (1, 0, 0));
+                    assert_eq!(samples.len(), 4, "the first step and the three after the reset");
+                }
+                NonFinitePolicy::Halt => {
+                    assert_eq!((c.sim_resets, c.sim_halts, c.sim_halted), (0, 1, 1));
+                    assert_eq!(samples.len(), 1, "nothing after the halt");
+                    job.requests().reset();
+                    job.tick(&tick(5, 5));
+                    assert_eq!(counters.snapshot().sim_halted, 0);
+                    assert!(cons.pop_with(|_| {}), "stepping again after ~/reset");
+                }
+            }
+        }
     }
 }

@@ -14,11 +14,11 @@
 //! counted by the collision world.
 
 use crate::collision::ContactBuffer;
-use crate::config::ContactConfig;
+use crate::config::{ContactConfig, Fallback};
 use crate::contact::polish::Polish;
 use crate::contact::{
-    Assembly, Bodies, Build, ContactModel, ContactProblem, JointBlock, Metrics, ProblemSettings, SolveResult, Solver,
-    WarmStart, WarmStartCache, joint_blocks, prepare_robot,
+    AdmmSettings, AdmmSolver, Assembly, Bodies, Build, ContactModel, ContactProblem, JointBlock, Metrics,
+    ProblemSettings, SolveResult, Solver, WarmStart, WarmStartCache, cone, joint_blocks, prepare_robot,
 };
 use crate::dynamics;
 use crate::spatial::{Force, Motion};
@@ -28,6 +28,9 @@ use super::world::World;
 /// A joint limit closer than this (rad or m) is in the problem even when the step's
 /// contact-free velocity does not reach it (contact impulses may push it there).
 const LIMIT_MARGIN: f64 = 1e-3;
+
+/// Iterations at least of the convex relaxation's solve in `contact.fallback: ccp`.
+const FALLBACK_ITERATIONS: usize = 1000;
 
 /// What one step did.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
@@ -51,6 +54,9 @@ pub struct StepReport {
     pub metrics: Metrics,
     /// Deepest penetration at the start of the step (m, ≥ 0).
     pub max_penetration: f64,
+    /// The fallback whose impulses the step used because the solve missed its tolerance
+    /// (`contact.fallback`), `None` otherwise.
+    pub fallback: Fallback,
 }
 
 /// The stepper's workspace: sized once for a world and a contact capacity.
@@ -61,6 +67,11 @@ pub struct Stepper {
     solver: Box<dyn Solver + Send>,
     /// The warm start's active set, tried before the solver (None: `contact.polish` off).
     polish: Option<Polish>,
+    /// What a solve that misses its tolerance falls back to, the convex relaxation's
+    /// solver and its result, and the previous impulses as a candidate.
+    fallback: Fallback,
+    ccp: Option<(AdmmSolver, SolveResult)>,
+    candidate: Vec<f64>,
     tolerance: f64,
     contacts: ContactBuffer,
     joints: Vec<JointBlock>,
@@ -91,6 +102,16 @@ impl Stepper {
             settings: contact.problem_settings(),
             solver: contact.solver(blocks),
             polish: contact.polish.then(|| Polish::with_capacity(nv)),
+            fallback: contact.fallback,
+            ccp: (contact.fallback == Fallback::Ccp).then(|| {
+                // Its own cap: the solver's may be tight (PGS's sweeps are cheap), the
+                // relaxation's ADMM converges in tens of iterations where it converges.
+                let mut stop = contact.stopping_rule();
+                stop.max_iterations = stop.max_iterations.max(FALLBACK_ITERATIONS);
+                let settings = AdmmSettings { model: ContactModel::Ccp, stop, ..Default::default() };
+                (AdmmSolver::with_capacity(blocks, settings), SolveResult::with_capacity(blocks, 0))
+            }),
+            candidate: Vec::with_capacity(3 * blocks),
             tolerance: contact.tolerance.get(),
             contacts: ContactBuffer::with_capacity(capacity),
             joints: Vec::with_capacity(joint_capacity),
@@ -146,6 +167,53 @@ impl Stepper {
         self.solver.model()
     }
 
+    /// After a solve that missed its tolerance: the candidates of `contact.fallback` (the
+    /// previous step's impulses, projected onto their sets; the convex relaxation solved by
+    /// seed 000's ADMM from them) replace the solver's iterate when their NCP criterion is
+    /// smaller — with the cone violation and the complementarity taken relative to the
+    /// candidate's largest force, so that no impulse at all (ε_p = ε_c = 0) does not beat a
+    /// heavy stack's nearly right impulses (ε_c large in newtons) while it lets the stack
+    /// fall (ε_d, the approach acceleration, large). A non-finite candidate always loses.
+    /// Returns the one used.
+    fn fall_back(&mut self, dt: f64) -> Fallback {
+        let n = self.problem.contacts();
+        let sigma = &mut self.sigma[..3 * n];
+        let mut criterion = |problem: &ContactProblem, lambda: &[f64]| {
+            if !lambda.iter().all(|x| x.is_finite()) {
+                return f64::INFINITY;
+            }
+            let m = Metrics::evaluate(problem, lambda, dt, ContactModel::Ncp, sigma);
+            let force = lambda.iter().fold(0.0f64, |f, x| f.max(x.abs())) / dt;
+            let relative = |e: f64| if force > 0.0 { e / force } else { e };
+            m.eps_d.max(relative(m.eps_c)).max(relative(m.eps_p))
+        };
+        let mut best = criterion(&self.problem, &self.result.lambda);
+        let mut used = Fallback::None;
+        self.candidate.clear();
+        for (i, set) in self.problem.sets().iter().enumerate() {
+            let known = self.warm.known.get(i).copied().unwrap_or(false) && self.warm.lambda.len() >= 3 * i + 3;
+            let block = if known { set.project(&cone::block(&self.warm.lambda, i)) } else { [0.0; 3] };
+            self.candidate.extend_from_slice(&block);
+        }
+        let warm = criterion(&self.problem, &self.candidate);
+        if warm < best {
+            (best, used) = (warm, Fallback::WarmStart);
+            self.result.lambda.copy_from_slice(&self.candidate);
+        }
+        if let Some((solver, result)) = self.ccp.as_mut() {
+            solver.solve(&self.problem, Some(&self.warm), result);
+            if criterion(&self.problem, &result.lambda) < best {
+                used = Fallback::Ccp;
+                self.result.lambda.copy_from_slice(&result.lambda);
+            }
+        }
+        if used != Fallback::None {
+            self.problem.contact_velocity(&self.result.lambda, &mut self.result.sigma);
+            self.result.dual.copy_from_slice(&self.result.sigma);
+        }
+        used
+    }
+
     /// Advances `world` by one step under joint forces `tau` (robot nv; ignored without a
     /// robot).
     pub fn step(&mut self, world: &mut World, tau: &[f64]) -> &StepReport {
@@ -198,6 +266,7 @@ impl Stepper {
         let n = self.problem.contacts();
         let model = self.solver.model();
         let mut polished = false;
+        let mut used = Fallback::None;
         if assembled.is_ok() && n > 0 {
             self.cache.guess(self.problem.ids(), &mut self.warm);
             polished = self
@@ -207,6 +276,9 @@ impl Stepper {
             if !polished {
                 self.problem.build_delassus();
                 self.solver.solve(&self.problem, Some(&self.warm), &mut self.result);
+                if !self.result.converged && self.fallback != Fallback::None {
+                    used = self.fall_back(dt);
+                }
             }
             self.cache.store(self.problem.ids(), &self.result);
         } else {
@@ -265,6 +337,7 @@ impl Stepper {
             joint_friction: self.joints.iter().filter(|b| !b.is_limit()).count(),
             metrics,
             max_penetration,
+            fallback: used,
         };
         &self.report
     }
