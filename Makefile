@@ -8,12 +8,13 @@ WITH_ROS := scripts/with_ros.sh
 CONFIG ?= config/quadruped.yaml
 CARGO ?= cargo
 
-.PHONY: help run build test lint fmt unit interop bench env clean-env
+.PHONY: help run build test lint fmt unit interop bench soak env clean-env
 
 help:
 	@echo "make run     build (release) and start the node on $(CONFIG) (Ctrl-C stops it)"
 	@echo "make test    fmt check, clippy -D warnings (with and without ROS), cargo tests, rclpy interop tests"
 	@echo "make bench   criterion benches, signorini/Pinocchio/MuJoCo ratios and the solver suite (signorini bench) written to docs/BENCHMARKS.md"
+	@echo "make soak    the quadruped simulated and controlled for an hour at 1 kHz (SOAK_SECONDS=3600); make test runs 2 minutes of it"
 	@echo "make env     only set up the ROS 2 environment (.ros/)"
 	@echo "Variables: CONFIG=path/to/config.yaml"
 
@@ -50,6 +51,10 @@ bench: build
 	$(WITH_ROS) python scripts/bench_sim.py --rounds 5 --write
 	$(WITH_ROS) python scripts/bench_control.py --rounds 5 --write
 	$(WITH_ROS) target/release/signorini bench --out docs/bench --doc docs/BENCHMARKS.md
+
+SOAK_SECONDS ?= 3600
+soak: build
+	SIGNORINI_SOAK_SECONDS=$(SOAK_SECONDS) $(WITH_ROS) python -m pytest tests/ros/test_soak.py -q -s -p no:cacheprovider
 
 clean-env:
 	rm -rf .ros

@@ -181,6 +181,12 @@ fn own_arguments() -> Vec<OsString> {
     out
 }
 
+/// Counts the loop thread's heap allocations after start-up (reported on /diagnostics and
+/// by `signorini loop`; zero by design).
+#[global_allocator]
+static ALLOCATOR: signorini::runtime::alloc_probe::CountingAllocator =
+    signorini::runtime::alloc_probe::CountingAllocator;
+
 fn main() -> ExitCode {
     let cli = Cli::parse_from(own_arguments());
     let command = cli.command.unwrap_or(Command::Node { config: None });

@@ -44,9 +44,7 @@ pub struct Counters {
     pub sim_halts: AtomicU64,
     /// 1 while the simulation is halted (until `~/reset`), else 0.
     pub sim_halted: AtomicU64,
-    /// Heap allocations made on the loop thread after start-up (counted by the binary's
-    /// allocator; 0 by design).
-    pub loop_allocations: AtomicU64,
+
     /// Contacts at the last step.
     pub last_contacts: AtomicU64,
     /// Solver iterations at the last step.
@@ -90,8 +88,7 @@ pub struct CounterSnapshot {
     pub sim_halts: u64,
     /// See [`Counters::sim_halted`].
     pub sim_halted: u64,
-    /// See [`Counters::loop_allocations`].
-    pub loop_allocations: u64,
+
     /// See [`Counters::last_contacts`].
     pub last_contacts: u64,
     /// See [`Counters::last_iterations`].
@@ -146,7 +143,7 @@ impl Counters {
             solver_fallbacks: get(&self.solver_fallbacks),
             sim_halts: get(&self.sim_halts),
             sim_halted: get(&self.sim_halted),
-            loop_allocations: get(&self.loop_allocations),
+
             last_contacts: get(&self.last_contacts),
             last_iterations: get(&self.last_iterations),
         }

@@ -123,24 +123,33 @@ pub fn run_loop<J: Job + ?Sized>(
             done.since(wake).as_nanos() as u64,
         );
         previous_wake = Some(wake);
+        if index == 0 {
+            // Start-up is over: from here on every allocation on this thread is counted.
+            super::alloc_probe::watch(true);
+        }
         index += 1;
         deadline = deadline + settings.period;
         if !free && done > deadline {
-            if done.since(deadline) <= settings.catch_up {
-                stats.record_overrun(0);
+            let behind = done.since(deadline);
+            let long = behind.as_nanos() as u64 > 2 * period_ns;
+            if behind <= settings.catch_up {
+                stats.record_overrun(0, long);
             } else {
-                let missed = done.since(deadline).as_nanos() as u64 / period_ns + 1;
+                let missed = behind.as_nanos() as u64 / period_ns + 1;
                 deadline = MonotonicTime::from_nanos(deadline.as_nanos() + missed * period_ns);
-                stats.record_overrun(missed);
+                stats.record_overrun(missed, long);
             }
         }
         // One report per interval of wall time (not of ticks: a free loop has no rate).
         if done.since(window_start) >= settings.report_interval {
+            stats.set_loop_allocations(super::alloc_probe::allocations());
             let report = stats.finish_window();
             reports.write_with(|r| *r = report);
             window_start = done;
         }
     }
+    stats.set_loop_allocations(super::alloc_probe::allocations());
+    super::alloc_probe::watch(false);
     let last = stats.finish_window();
     reports.write_with(|r| *r = last);
     stats.whole_run()

@@ -31,6 +31,11 @@ pub struct LoopReport {
     /// Deadlines skipped since start (an overrun skips one or more whole periods to keep
     /// the phase rather than bursting to catch up).
     pub total_missed_periods: u64,
+    /// Overruns since start that left the loop more than two periods behind.
+    pub total_long_overruns: u64,
+    /// Heap allocations on the loop thread since its first tick, when the binary counts
+    /// them ([`super::alloc_probe`]).
+    pub loop_allocations: Option<u64>,
 }
 
 /// Accumulates samples for the current window and for the whole run; all storage is
@@ -52,6 +57,8 @@ pub struct LoopStatistics {
     total_ticks: u64,
     total_overruns: u64,
     total_missed_periods: u64,
+    total_long_overruns: u64,
+    loop_allocations: Option<u64>,
 }
 
 impl LoopStatistics {
@@ -73,6 +80,8 @@ impl LoopStatistics {
             total_ticks: 0,
             total_overruns: 0,
             total_missed_periods: 0,
+            total_long_overruns: 0,
+            loop_allocations: None,
         }
     }
 
@@ -92,11 +101,18 @@ impl LoopStatistics {
         self.total_ticks += 1;
     }
 
-    /// Records an overrun that skipped `missed_periods` deadlines.
-    pub fn record_overrun(&mut self, missed_periods: u64) {
+    /// Records an overrun that skipped `missed_periods` deadlines, `long` if it left the
+    /// loop more than two periods behind.
+    pub fn record_overrun(&mut self, missed_periods: u64, long: bool) {
         self.window_overruns += 1;
         self.total_overruns += 1;
         self.total_missed_periods += missed_periods;
+        self.total_long_overruns += u64::from(long);
+    }
+
+    /// The loop thread's allocations so far (see [`LoopReport::loop_allocations`]).
+    pub fn set_loop_allocations(&mut self, count: Option<u64>) {
+        self.loop_allocations = count;
     }
 
     /// Ticks recorded in the current window.
@@ -154,6 +170,8 @@ impl LoopStatistics {
             total_ticks: self.total_ticks,
             total_overruns: self.total_overruns,
             total_missed_periods: self.total_missed_periods,
+            total_long_overruns: self.total_long_overruns,
+            loop_allocations: self.loop_allocations,
         }
     }
 }
@@ -163,7 +181,7 @@ impl LoopReport {
     pub fn status_line(&self) -> String {
         let us = |ns: u64| ns as f64 * 1e-3;
         format!(
-            "rate {:.1} Hz | period p50 {:.1} p99 {:.1} max {:.1} us | jitter p50 {:.1} p99 {:.1} max {:.1} us | compute p99 {:.1} us | overruns {} (total {})",
+            "rate {:.1} Hz | period p50 {:.1} p99 {:.1} max {:.1} us | jitter p50 {:.1} p99 {:.1} max {:.1} us | compute p99 {:.1} us | overruns {} (total {}, {} beyond 2 periods) | loop allocations {}",
             self.rate_hz,
             us(self.period.p50),
             us(self.period.p99),
@@ -174,6 +192,8 @@ impl LoopReport {
             us(self.compute.p99),
             self.window_overruns,
             self.total_overruns,
+            self.total_long_overruns,
+            self.loop_allocations.map_or("not counted".to_owned(), |n| n.to_string()),
         )
     }
 }
@@ -189,7 +209,7 @@ mod tests {
             let period = (k > 0).then_some(1_000_000);
             s.record_tick(k * 1_000_000, period, 2_000, 5_000);
         }
-        s.record_overrun(2);
+        s.record_overrun(2, false);
         let r = s.finish_window();
         assert_eq!(r.window_index, 1);
         assert!((r.rate_hz - 1000.0).abs() < 1e-9);

@@ -2,6 +2,7 @@
 //! a watchdog for stale inputs, and the wait-free exchanges with the I/O side (latest-value
 //! mailboxes for inputs, a preallocated ring for output samples). No ROS types here.
 
+pub mod alloc_probe;
 pub mod clock;
 pub mod command;
 pub mod counters;

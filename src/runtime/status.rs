@@ -97,9 +97,8 @@ pub fn status(
     if now.sim_halted > 0 {
         problems.push("the simulation diverged and is halted (~/reset restarts it)".to_owned());
     }
-    let allocations = now.loop_allocations - before.loop_allocations;
-    if allocations > 0 {
-        problems.push(format!("{allocations} heap allocations in the loop"));
+    if let Some(n) = report.loop_allocations.filter(|&n| n > 0) {
+        problems.push(format!("{n} heap allocations in the loop since start-up"));
     }
     if input == Freshness::Stale {
         problems.push(format!("{} stale: applying {}", watched.name, watched.when_stale));
@@ -155,7 +154,8 @@ pub fn status(
         ("solver_fallbacks_total", now.solver_fallbacks.to_string()),
         ("sim_halts_total", now.sim_halts.to_string()),
         ("sim_halted", (now.sim_halted > 0).to_string()),
-        ("loop_allocations_total", now.loop_allocations.to_string()),
+        ("loop_allocations_total", report.loop_allocations.map_or("not counted".to_owned(), |n| n.to_string())),
+        ("long_overruns_total", report.total_long_overruns.to_string()),
         ("states_rejected_total", now.states_rejected.to_string()),
         ("references_accepted_total", now.references_accepted.to_string()),
         ("references_rejected_total", now.references_rejected.to_string()),

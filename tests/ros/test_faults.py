@@ -1,0 +1,215 @@
+"""Fault injection over ROS (issue 10), each test stating what must happen:
+
+- the controller's state publisher changes its joint order mid-run, stops, and restarts in
+  yet another order: the torques are the same for the same state whatever the order; while
+  silent the controller publishes its safe output and says so; it resumes on the first
+  fresh state;
+- a publisher floods /joint_states at up to 20 kHz: the controller's loop keeps its rate
+  and its period statistics (overruns, jitter) stay as without the flood;
+- the simulation is reset while the crate slides: /clock stays monotonic, the crate is back
+  at its initial place and at rest, nothing published is NaN, and the simulation goes on.
+
+(Effort commands of the wrong length, NaN or 10⁶ elements: tests/ros/test_node.py; states
+missing a joint or holding a NaN: test_modes.py.)
+"""
+
+import math
+import os
+import subprocess
+import sys
+import threading
+import time
+
+from diagnostic_msgs.msg import DiagnosticArray
+from geometry_msgs.msg import WrenchStamped
+from nav_msgs.msg import Odometry
+from rosgraph_msgs.msg import Clock
+from sensor_msgs.msg import JointState
+from std_msgs.msg import Float64MultiArray
+from std_srvs.srv import Trigger
+
+from conftest import (
+    RECENT, ROOT, NodeProcess, RawRecorder, Recorder, cdr_doubles, cdr_stamp, diagnostic_values, wait_until,
+)
+from test_modes import config, stop_all
+
+NAMES = [f"joint{i}" for i in range(1, 8)]
+POSTURE = [0.0, 0.5, 0.0, -1.2, 0.0, 0.7, 0.0]
+
+
+def state_message(order, t_ns):
+    msg = JointState()
+    msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(t_ns, 1_000_000_000)
+    msg.name = [NAMES[i] for i in order]
+    msg.position = [POSTURE[i] for i in order]
+    msg.velocity = [0.0] * len(order)
+    return msg
+
+
+def test_the_controller_follows_joints_by_name_through_reorders_and_restarts(ros, tmp_path):
+    node = NodeProcess("node", "--config", str(config(tmp_path, "arm_control.yaml", "arm7_control.yaml")))
+    states = ros.create_publisher(JointState, "/joint_states", 10)
+    commands = Recorder(ros, Float64MultiArray, "/effort_controller/commands", lambda m: list(m.data))
+    diagnostics = Recorder(ros, DiagnosticArray, "/diagnostics", diagnostic_values)
+    stop = threading.Event()
+    feed = {"order": list(range(7))}
+
+    def publish():
+        t = 0
+        while not stop.is_set():
+            t += 1_000_000
+            if feed["order"] is not None:
+                states.publish(state_message(feed["order"], t))
+            time.sleep(0.001)
+
+    feeder = threading.Thread(target=publish, daemon=True)
+
+    def steady(what):
+        commands.clear()
+        time.sleep(0.4)
+        got = [c for _, c in commands.snapshot()]
+        assert len(got) > 100, f"{what}: {len(got)} commands"
+        return got[-1], got
+
+    try:
+        node.wait_for_line("signorini: controlling arm7")
+        wait_until(lambda: states.get_subscription_count() >= 1, 20.0, "the controller's state subscription")
+        feeder.start()
+        wait_until(lambda: len(commands.snapshot()) > 100, 10.0, "torques")
+        first, _ = steady("configured order")
+        feed["order"] = [6, 2, 4, 0, 5, 1, 3]
+        reordered, _ = steady("another order")
+        feed["order"] = None
+        wait_until(lambda: any(v["input_state"] == "stale" for _, (_, _, v) in diagnostics.snapshot()[-2:]),
+                   5.0, "the silent state reported stale")
+        _, silent = steady("silent")
+        feed["order"] = list(reversed(range(7)))
+        wait_until(lambda: any(v["input_state"] == "fresh" for _, (_, _, v) in diagnostics.snapshot()[-1:]),
+                   5.0, "the state fresh again")
+        resumed, _ = steady("restarted in reverse order")
+        assert node.alive()
+    finally:
+        stop.set()
+        stop_all(ros, [commands, diagnostics], [states], [node])
+    print(f"torques {first[:3]}…; {len(silent)} safe outputs while silent")
+    # The same state in any order gives the same torques (by name, to rounding).
+    for other in (reordered, resumed):
+        assert max(abs(a - b) for a, b in zip(first, other)) < 1e-9, (first, other)
+    # Silent: the safe output (the arm's gravity hold at the last state: at rest, the same
+    # torques as the controller holding the posture), never NaN.
+    assert all(len(c) == 7 and all(math.isfinite(x) for x in c) for c in silent)
+
+
+FLOOD = r"""
+import os, sys, time
+os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
+import rclpy
+from rclpy.qos import QoSProfile, ReliabilityPolicy
+from sensor_msgs.msg import JointState
+rclpy.init()
+node = rclpy.create_node("flood")
+pub = node.create_publisher(JointState, "/joint_states", QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT))
+names = [f"joint{i}" for i in range(1, 8)]
+posture = [0.0, 0.5, 0.0, -1.2, 0.0, 0.7, 0.0]
+msg = JointState(name=names, position=posture, velocity=[0.0] * 7)
+duration, rate = float(sys.argv[1]), float(sys.argv[2])
+start = time.monotonic()
+sent = 0
+while True:
+    now = time.monotonic()
+    if now - start >= duration:
+        break
+    if sent < (now - start) * rate:
+        t = time.time_ns()
+        msg.header.stamp.sec, msg.header.stamp.nanosec = divmod(t, 1_000_000_000)
+        pub.publish(msg)
+        sent += 1
+print(sent / (time.monotonic() - start))
+"""
+
+
+def test_a_flood_of_joint_states_does_not_disturb_the_loop(ros, tmp_path):
+    node = NodeProcess("node", "--config", str(config(tmp_path, "arm_control.yaml", "arm7_control.yaml")))
+    diagnostics = Recorder(ros, DiagnosticArray, "/diagnostics", diagnostic_values)
+    states = ros.create_publisher(JointState, "/joint_states", 10)
+    stop = threading.Event()
+
+    def publish():
+        while not stop.is_set():
+            states.publish(state_message(range(7), time.time_ns()))
+            time.sleep(0.001)
+
+    feeder = threading.Thread(target=publish, daemon=True)
+
+    def window(seconds):
+        diagnostics.clear()
+        time.sleep(seconds)
+        return [v for _, (_, _, v) in diagnostics.snapshot()]
+
+    try:
+        node.wait_for_line("signorini: controlling arm7")
+        wait_until(lambda: states.get_subscription_count() >= 1, 20.0, "the controller's state subscription")
+        feeder.start()
+        time.sleep(1.5)
+        before = window(4.0)
+        flood = subprocess.Popen([sys.executable, "-c", FLOOD, "6", "20000"], cwd=ROOT, stdout=subprocess.PIPE,
+                                 text=True, env=dict(os.environ))
+        time.sleep(1.5)  # the flood's discovery
+        during = window(4.0)
+        achieved = float(flood.communicate(timeout=30)[0].strip() or 0)
+        assert node.alive()
+    finally:
+        stop.set()
+        stop_all(ros, [diagnostics], [states], [node])
+
+    def figures(reports):
+        return (min(float(v["rate_hz"]) for v in reports), max(float(v["jitter_p99_us"]) for v in reports),
+                sum(int(v["overruns_window"]) for v in reports))
+    (rate0, jitter0, overruns0), (rate1, jitter1, overruns1) = figures(before), figures(during)
+    print(f"flood at {achieved:.0f} Hz: rate {rate0:.1f} → {rate1:.1f} Hz, jitter p99 {jitter0:.0f} → {jitter1:.0f} µs, "
+          f"overruns {overruns0} → {overruns1} in 4 s")
+    assert achieved > 5000, f"the flood reached only {achieved:.0f} Hz"
+    assert rate1 > 990.0, f"the loop slowed to {rate1} Hz under the flood"
+    assert overruns1 <= overruns0 + 8, f"overruns {overruns0} → {overruns1} under the flood"
+    assert jitter1 < max(3.0 * jitter0, jitter0 + 300.0), f"jitter p99 {jitter0} → {jitter1} µs under the flood"
+
+
+def test_a_reset_while_the_crate_slides(ros, tmp_path):
+    node = NodeProcess("node", "--config", str(config(tmp_path, "quadruped.yaml", "quadruped.yaml")))
+    wrench = ros.create_publisher(WrenchStamped, "/signorini/external_wrench", 10)
+    reset = ros.create_client(Trigger, "/signorini/reset")
+    clock = RawRecorder(ros, Clock, "/clock", cdr_stamp, RECENT)
+    crate = RawRecorder(ros, Odometry, "/crate/odom", lambda d: cdr_doubles(d, 2, 3), RECENT)
+    odom = RawRecorder(ros, Odometry, "/odom", lambda d: cdr_doubles(d, 2, 7), RECENT)
+
+    def push(fx):
+        msg = WrenchStamped()
+        msg.header.frame_id = "crate"
+        msg.wrench.force.x = fx
+        wrench.publish(msg)
+
+    try:
+        node.wait_for_line("signorini: quadruped")
+        wait_until(lambda: wrench.get_subscription_count() >= 1 and crate.snapshot(), 20.0, "the node")
+        start = crate.snapshot()[-1][1]
+        push(60.0)
+        wait_until(lambda: crate.snapshot()[-1][1][0] - start[0] > 0.1, 5.0, "the crate sliding")
+        push(0.0)
+        moving = crate.snapshot()[-1][1][0] - start[0]
+        assert reset.wait_for_service(timeout_sec=10.0)
+        future = reset.call_async(Trigger.Request())
+        wait_until(future.done, 5.0, "the reset")
+        assert future.result().success
+        reset_at = time.monotonic()
+        wait_until(lambda: crate.snapshot()[-1][0] > reset_at + 0.3, 5.0, "odometry after the reset")
+        after = [p for t, p in crate.snapshot() if t > reset_at + 0.2]
+        stamps = [s for _, s in clock.snapshot()]
+        bodies = [p for _, p in odom.snapshot()]
+        assert node.alive()
+    finally:
+        ros.destroy_client(reset)
+        stop_all(ros, [clock, crate, odom], [wrench], [node])
+    print(f"reset {moving * 1000:.0f} mm into the slide; the crate then at {after[-1]}")
+    assert all(b > a for a, b in zip(stamps, stamps[1:])), "/clock is monotonic through the reset"
+    assert all(abs(p[0] - start[0]) < 1e-3 and abs(p[1] - start[1]) < 1e-3 for p in after), (start, after[-1])
+    assert all(math.isfinite(x) for p in after + bodies for x in p)
