@@ -5,22 +5,7 @@
 
 mod common;
 
-use std::process::Command;
-
-use common::repo;
-
-fn signorini(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_signorini"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the binary runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
+use common::{repo, signorini};
 
 fn run_of<'a>(runs: &'a [serde_json::Value], scenario: &str, solver: &str, model: &str) -> &'a serde_json::Value {
     runs.iter()

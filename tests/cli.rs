@@ -3,22 +3,7 @@
 
 mod common;
 
-use std::process::Command;
-
-use common::{erd_share, rel_error, repo, temp_file};
-
-fn signorini(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_signorini"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("the binary runs");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into(),
-        String::from_utf8_lossy(&out.stderr).into(),
-    )
-}
+use common::{erd_share, rel_error, repo, signorini, temp_file};
 
 #[test]
 fn check_lists_the_controlled_joints() {

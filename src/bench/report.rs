@@ -86,11 +86,11 @@ fn scenario_table(out: &mut String, runs: &[&Trajectory]) {
             num(t.iterations[1]),
             t.not_converged,
             t.steps,
-            num(t.eps_p),
-            num(t.eps_d),
-            num(t.eps_c),
-            num(t.signorini),
-            num(t.mdp),
+            num(t.worst.eps_p),
+            num(t.worst.eps_d),
+            num(t.worst.eps_c),
+            num(t.worst.signorini),
+            num(t.worst.mdp),
             num(t.penetration),
             t.drift.map_or("—".into(), num),
         );
@@ -139,10 +139,10 @@ fn known_results(out: &mut String, results: &Results) {
                 "{s}: {pgs} {} of {} steps unconverged, ε_abs {}, sink {} mm; {admm} {} unconverged, ε_abs {}",
                 p.not_converged,
                 p.steps,
-                num(p.eps_abs),
+                num(p.worst.eps_abs),
                 num(outcome(p, "sink")),
                 a.not_converged,
-                num(a.eps_abs)
+                num(a.worst.eps_abs)
             ))
         })
         .collect();
@@ -183,11 +183,11 @@ fn known_results(out: &mut String, results: &Results) {
                     t.scenario,
                     t.not_converged,
                     t.steps,
-                    num(t.eps_abs)
+                    num(t.worst.eps_abs)
                 )
             })
             .collect();
-        let worst = admm_runs.iter().filter(|t| t.not_converged == 0).map(|t| t.eps_abs).fold(0.0f64, f64::max);
+        let worst = admm_runs.iter().filter(|t| t.not_converged == 0).map(|t| t.worst.eps_abs).fold(0.0f64, f64::max);
         rows.push((
             "the NCP by seed 000's ADMM is exact",
             format!(

@@ -63,17 +63,8 @@ pub struct Trajectory {
     pub contacts: [f64; 2],
     /// Largest over the steps of ε_p, ε_d, ε_c, ε_abs (seed 002 §2.3, force units) and of
     /// the Signorini and maximum-dissipation parts of ε_c.
-    pub eps_p: f64,
-    /// See `eps_p`.
-    pub eps_d: f64,
-    /// See `eps_p`.
-    pub eps_c: f64,
-    /// See `eps_p`.
-    pub eps_abs: f64,
-    /// See `eps_p`.
-    pub signorini: f64,
-    /// See `eps_p`.
-    pub mdp: f64,
+    #[serde(flatten)]
+    pub worst: Metrics,
     /// Deepest penetration (m).
     pub penetration: f64,
     /// Σ‖q − q̄‖Δt against the reference run (m·s; 0 for the reference itself).
@@ -136,12 +127,7 @@ pub(crate) fn trajectory(
         iterations: [0.0; 2],
         not_converged: 0,
         contacts: [0.0; 2],
-        eps_p: 0.0,
-        eps_d: 0.0,
-        eps_c: 0.0,
-        eps_abs: 0.0,
-        signorini: 0.0,
-        mdp: 0.0,
+        worst: Metrics::default(),
         penetration: 0.0,
         drift: reference.map(|_| 0.0),
         outcomes: Vec::new(),
@@ -162,13 +148,7 @@ pub(crate) fn trajectory(
             out.not_converged += usize::from(!r.converged);
         }
         contacts.push(r.contacts as f64);
-        let m = &r.metrics;
-        out.eps_p = out.eps_p.max(m.eps_p);
-        out.eps_d = out.eps_d.max(m.eps_d);
-        out.eps_c = out.eps_c.max(m.eps_c);
-        out.eps_abs = out.eps_abs.max(m.eps_abs);
-        out.signorini = out.signorini.max(m.signorini);
-        out.mdp = out.mdp.max(m.mdp);
+        out.worst = out.worst.worst(&r.metrics);
         out.penetration = out.penetration.max(r.max_penetration);
         script.observe(&world, &stepper);
         if !world.is_finite() {

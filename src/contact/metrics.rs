@@ -39,6 +39,18 @@ pub struct Metrics {
 }
 
 impl Metrics {
+    /// The larger of each criterion of `self` and `other` (the worst over steps).
+    pub fn worst(self, other: &Self) -> Self {
+        Self {
+            eps_p: self.eps_p.max(other.eps_p),
+            eps_d: self.eps_d.max(other.eps_d),
+            eps_c: self.eps_c.max(other.eps_c),
+            eps_abs: self.eps_abs.max(other.eps_abs),
+            signorini: self.signorini.max(other.signorini),
+            mdp: self.mdp.max(other.mdp),
+        }
+    }
+
     /// The criteria of `lambda` (impulses) for `problem` against `model` (normally the
     /// NCP, also for solutions of the CCP: that is how its artefacts show), in force units
     /// for a step `dt` (1: the problem's own units). `sigma` is scratch of length 3 n_c.

@@ -431,13 +431,7 @@ mod tests {
     /// differences of γ(v_c).
     #[test]
     fn the_projection_is_the_r_norm_minimizer_and_g_its_derivative() {
-        let mut seed = 7u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-        };
+        let mut next = crate::contact::uniform(7);
         for case in 0..200 {
             let mu = 0.2 + 0.8 * next().abs();
             let (rt, rn) = (0.01 + next().abs(), 0.01 + next().abs());

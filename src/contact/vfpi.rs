@@ -433,13 +433,7 @@ mod tests {
     /// else u_T = −s·λ_T with s ≥ 0 (friction exactly opposite the slip).
     #[test]
     fn the_strict_operator_solves_the_surrogate_contact_exactly() {
-        let mut seed = 11u64;
-        let mut next = move || {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-        };
+        let mut next = crate::contact::uniform(11);
         for case in 0..1000 {
             let mu = 0.1 + next().abs();
             let d = 0.01 + next().abs();

@@ -3,6 +3,23 @@
 
 use std::path::{Path, PathBuf};
 
+/// Runs the signorini binary in the repository with `args`: (exit code, stdout, stderr).
+/// For integration tests (cargo names the binary for them; this module is also compiled
+/// into the benches' scenes, where it is not).
+pub fn signorini(args: &[&str]) -> (i32, String, String) {
+    let binary = option_env!("CARGO_BIN_EXE_signorini").expect("an integration test");
+    let out = std::process::Command::new(binary)
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("the binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
 /// The repository root.
 pub fn repo(path: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)
