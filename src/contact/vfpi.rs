@@ -289,15 +289,14 @@ impl Solver for VfpiSolver {
             let h = &ws.hessian[j * cols..(j + 1) * cols];
             ws.d_w[j] = h[j] / (dot(h, h) + ws.t[j]);
         }
-        let block = s.preconditioner == Preconditioner::BodyBlock;
+        // I + WᵀKW ⪰ I is positive definite; should rounding say otherwise, the diagonal
+        // serves.
+        let mut block = s.preconditioner == Preconditioner::BodyBlock;
         if block {
             if ws.cholesky.as_ref().is_none_or(|c| c.capacity() < cols) {
                 ws.cholesky = Some(Cholesky::with_capacity(cols));
             }
-            if let Some(c) = ws.cholesky.as_mut() {
-                // I + WᵀKW ⪰ I: positive definite.
-                let _ = c.factor(&ws.hessian, &ws.zeros, cols);
-            }
+            block = ws.cholesky.as_mut().is_some_and(|c| c.factor(&ws.hessian, &ws.zeros, cols).is_ok());
         }
 
         // Start: λ from the warm start (projected), w = Wᵀλ, u = W w + g + K⁻¹λ (the
