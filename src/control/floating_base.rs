@@ -151,9 +151,10 @@ impl FloatingBase {
             // WᵀW, and ε relative to the mean diagonal of G = W Wᵀ (its trace over m).
             let mut h = Matrix6::<f64>::zeros();
             for w in &self.rows {
-                for a in 0..6 {
-                    for b in 0..=a {
-                        h[(a, b)] += w[a] * w[b];
+                // Column b of the lower triangle, rows b..6: plain arrays, no index checks.
+                for (b, &wb) in w.iter().enumerate() {
+                    for (hab, &wa) in h.column_mut(b).as_mut_slice()[b..].iter_mut().zip(&w[b..]) {
+                        *hab += wa * wb;
                     }
                 }
             }
