@@ -6,7 +6,7 @@ use nalgebra::DVector;
 
 use super::kinematics::{joint_velocity, place_joint};
 use crate::model::{Data, JointType, Model};
-use crate::spatial::{Force, Motion};
+use crate::spatial::{Force, Motion, Vec3};
 
 /// `τ = M(q)·a + C(q, v)·v + g(q)` into `data.tau` (and returned).
 pub fn rnea<'d>(model: &Model, data: &'d mut Data, q: &[f64], v: &[f64], a: &[f64]) -> &'d DVector<f64> {
@@ -74,15 +74,41 @@ fn forward_pass(model: &Model, data: &mut Data, q: &[f64], v: &[f64], a: &[f64],
         }
         let t = &model.joint_types[i];
         let (iv, nv) = (model.idx_v[i], t.nv());
-        let vj = joint_velocity(t, &v[iv..iv + nv]);
-        let aj = if a.is_empty() { Motion::ZERO } else { joint_velocity(t, &a[iv..iv + nv]) };
         let parent = model.parents[i];
         let li_m_i = &data.li_m_i[i];
-        let (vi, a_gf) = if parent > 0 {
-            let vi = li_m_i.act_inv_motion(&data.v[parent]) + vj;
-            (vi, li_m_i.act_inv_motion(&data.a_gf[parent]) + aj + vi.cross(&vj))
-        } else {
-            (vj, li_m_i.act_inv_motion(&minus_gravity) + aj)
+        let (vi, a_gf) = match t {
+            // S = (0, axis): the joint velocity is an angular w, and vᵢ × (0, w) = (vᵢ_lin × w,
+            // vᵢ_ang × w): the general formulas without their zero terms (the same numbers).
+            JointType::Revolute { axis } | JointType::RevoluteUnbounded { axis } => {
+                let w = axis.vector * v[iv];
+                if parent > 0 {
+                    let mut vi = li_m_i.act_inv_motion(&data.v[parent]);
+                    vi.angular += w;
+                    let mut a_gf = li_m_i.act_inv_motion(&data.a_gf[parent]);
+                    if !a.is_empty() {
+                        a_gf.angular += axis.vector * a[iv];
+                    }
+                    a_gf.linear += vi.linear.cross(&w);
+                    a_gf.angular += vi.angular.cross(&w);
+                    (vi, a_gf)
+                } else {
+                    let mut a_gf = li_m_i.act_inv_motion(&minus_gravity);
+                    if !a.is_empty() {
+                        a_gf.angular += axis.vector * a[iv];
+                    }
+                    (Motion::new(Vec3::zeros(), w), a_gf)
+                }
+            }
+            _ => {
+                let vj = joint_velocity(t, &v[iv..iv + nv]);
+                let aj = if a.is_empty() { Motion::ZERO } else { joint_velocity(t, &a[iv..iv + nv]) };
+                if parent > 0 {
+                    let vi = li_m_i.act_inv_motion(&data.v[parent]) + vj;
+                    (vi, li_m_i.act_inv_motion(&data.a_gf[parent]) + aj + vi.cross(&vj))
+                } else {
+                    (vj, li_m_i.act_inv_motion(&minus_gravity) + aj)
+                }
+            }
         };
         let inertia = &model.inertias[i];
         let mut f = inertia.apply(&a_gf) + inertia.vxiv(&vi);
@@ -105,6 +131,9 @@ fn backward_pass(model: &Model, data: &mut Data) {
         match t {
             JointType::FreeFlyer => data.tau.fixed_rows_mut::<6>(iv).copy_from(&f.to_vector()),
             JointType::Universe => {}
+            JointType::Revolute { axis } | JointType::RevoluteUnbounded { axis } => {
+                data.tau[iv] = axis.vector.dot(&f.angular)
+            }
             one_dof => data.tau[iv] = one_dof.axis_motion().dot(&f),
         }
         let parent = model.parents[i];
