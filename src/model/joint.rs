@@ -35,6 +35,12 @@ impl Axis {
         Self::new(v)
     }
 
+    /// `Some((k, ±1))` when the axis is ±e_k.
+    #[inline]
+    pub(crate) fn aligned(&self) -> Option<(usize, f64)> {
+        self.aligned
+    }
+
     /// `rotation · axis`.
     #[inline]
     pub fn rotated(&self, rotation: &Mat3) -> Vec3 {
