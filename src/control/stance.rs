@@ -81,8 +81,8 @@ impl StanceProjection {
         // triangle only (all the factorization reads).
         self.blocks.clear();
         let mut trace = 0.0;
-        for a in 0..ns {
-            let (own, rows_a) = (problem.factor_support(stance[a]), &self.scaled[a * nv..(a + 1) * nv]);
+        for (a, &i) in stance.iter().enumerate() {
+            let (own, rows_a) = (problem.factor_support(i), &self.scaled[a * nv..(a + 1) * nv]);
             for b in 0..=a {
                 let mut block = [Vec3::zeros(); 3];
                 let rows_b = &self.scaled[b * nv..(b + 1) * nv];
