@@ -357,7 +357,16 @@ impl CollisionWorld {
         for &i in &self.robot_objects {
             let o = &mut self.objects[i];
             if let Owner::Robot { joint } = o.owner {
-                o.pose = if joint > 0 { data.o_m_i[joint].compose(&o.placement) } else { o.placement };
+                o.pose = if joint == 0 {
+                    o.placement
+                } else if o.placement.rotation == Mat3::identity() {
+                    // Most collision origins only translate (URDF rpy 0): the product without
+                    // its rotation part (the same numbers).
+                    let joint = &data.o_m_i[joint];
+                    SE3::new(joint.rotation, joint.act_point(&o.placement.translation))
+                } else {
+                    data.o_m_i[joint].compose(&o.placement)
+                };
             }
         }
     }

@@ -311,15 +311,7 @@ impl Assembly {
             self.support.sort_unstable_by(|a, b| b.cmp(a));
             self.support.dedup();
         }
-        let mut runs = self.support.iter().rev().peekable();
-        problem.push_support(std::iter::from_fn(|| {
-            let lo = *runs.next()?;
-            let mut hi = lo + 1;
-            while runs.next_if(|&&d| d == hi).is_some() {
-                hi += 1;
-            }
-            Some((lo, hi))
-        }));
+        problem.push_support_descending(&self.support);
     }
 
     /// Rows 3k..3k+3 of W (`w`, 3 rows of nv) from those of J: D^{-1/2}·U⁻¹·J_rᵀ on the
@@ -391,23 +383,28 @@ impl Assembly {
                 if joint == 0 {
                     return velocity; // fixed to the world
                 }
-                // Row a at dof k: C_a·(v_k + ω_k × p) = C_a·v_k + ω_k·(p × C_a), from the
-                // joint Jacobians' columns; only the dofs supporting the joint (the chain
-                // walked here, deepest first) are non-zero.
-                let axes = [frame.column(0).into_owned(), frame.column(1).into_owned(), frame.column(2).into_owned()];
-                let moments = axes.map(|c| p.cross(&c));
+                // Row a at dof k: C_a·(v_k + ω_k × p), the velocity of the point along the
+                // frame's axes (Cᵀ times it, the three rows at once), from the joint
+                // Jacobians' columns; only the dofs supporting the joint (the chain walked
+                // here, deepest first) are non-zero.
+                let signed = frame * sign;
+                let columns = data.j.as_slice();
+                let rows = &mut self.jacobian[3 * k * nv..3 * (k + 1) * nv];
+                let (row0, rest) = rows.split_at_mut(nv);
+                let (row1, row2) = rest.split_at_mut(nv);
                 let mut col = model.idx_v[joint] + model.joint_types[joint].nv() - 1;
                 while col != crate::model::NO_PARENT {
-                    let j = data.j.fixed_view::<6, 1>(0, col);
-                    let (lin, ang) = (Vec3::new(j[0], j[1], j[2]), Vec3::new(j[3], j[4], j[5]));
-                    for a in 0..3 {
-                        let x = sign * (axes[a].dot(&lin) + moments[a].dot(&ang));
-                        self.jacobian[(3 * k + a) * nv + col] += x;
-                        velocity[a] += x * v_free[col];
-                        if a == 2 {
-                            velocity[3] += x * v[col];
-                        }
-                    }
+                    let j = &columns[6 * col..6 * col + 6];
+                    let point = Vec3::new(j[0], j[1], j[2]) + Vec3::new(j[3], j[4], j[5]).cross(p);
+                    let x = signed.tr_mul(&point);
+                    row0[col] += x.x;
+                    row1[col] += x.y;
+                    row2[col] += x.z;
+                    let (vf, v0) = (v_free[col], v[col]);
+                    velocity[0] += x.x * vf;
+                    velocity[1] += x.y * vf;
+                    velocity[2] += x.z * vf;
+                    velocity[3] += x.z * v0;
                     self.support.push(col);
                     col = model.dof_parent[col];
                 }

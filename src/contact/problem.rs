@@ -316,6 +316,26 @@ impl ContactProblem {
         self.run_start.push(self.runs.len());
     }
 
+    /// Closes the next contact's support from its dofs, strictly descending, as runs of
+    /// consecutive dofs (plain index loops: this runs for every contact of every step).
+    pub(crate) fn push_support_descending(&mut self, dofs: &[usize]) {
+        if self.run_start.is_empty() {
+            self.run_start.push(0);
+        }
+        let mut end = dofs.len();
+        while end > 0 {
+            let lo = dofs[end - 1];
+            let mut hi = lo + 1;
+            end -= 1;
+            while end > 0 && dofs[end - 1] == hi {
+                hi += 1;
+                end -= 1;
+            }
+            self.runs.push((lo, hi));
+        }
+        self.run_start.push(self.runs.len());
+    }
+
     /// Persistent id of each contact.
     pub fn ids(&self) -> &[ContactId] {
         &self.ids

@@ -151,9 +151,10 @@ impl FloatingBase {
             // WᵀW, and ε relative to the mean diagonal of G = W Wᵀ (its trace over m).
             let mut h = Matrix6::<f64>::zeros();
             for w in &self.rows {
-                for a in 0..6 {
-                    for b in 0..=a {
-                        h[(a, b)] += w[a] * w[b];
+                // Column b of the lower triangle, rows b..6: plain arrays, no index checks.
+                for (b, &wb) in w.iter().enumerate() {
+                    for (hab, &wa) in h.column_mut(b).as_mut_slice()[b..].iter_mut().zip(&w[b..]) {
+                        *hab += wa * wb;
                     }
                 }
             }
@@ -240,8 +241,7 @@ impl FloatingBase {
         for a in 0..6 {
             h[(a, a)] += eps;
         }
-        h.fill_upper_triangle_with_lower_triangle();
-        let Some(chol) = h.cholesky() else { return false };
+        let Some(inv_diag) = cholesky6(&mut h) else { return false };
         let force = &mut self.result.lambda;
         force.clone_from(&self.prior);
         for _ in 0..PASSES {
@@ -251,14 +251,14 @@ impl FloatingBase {
                     *ea -= wa * f;
                 }
             }
-            let y = chol.solve(&e);
+            let y = solve6(&h, &inv_diag, e);
             for (w, f) in rows.iter().zip(force.iter_mut()) {
                 *f += w.iter().zip(y.iter()).map(|(wa, ya)| wa * ya).sum::<f64>();
             }
         }
         let inside = sticking.iter().enumerate().all(|(k, &i)| {
             let f = cone::block(force, k);
-            matches!(contacts.sets()[i], BlockSet::Cone(mu) if f[2] > 0.0 && f[0].hypot(f[1]) < mu * f[2])
+            matches!(contacts.sets()[i], BlockSet::Cone(mu) if f[2] > 0.0 && cone::tangent_norm(&f) < mu * f[2])
         });
         if !inside {
             return false;
@@ -304,9 +304,72 @@ impl FloatingBase {
     }
 }
 
+/// The Cholesky factor L of the symmetric positive definite `h` (its lower triangle is
+/// read) into `h`'s lower triangle, and 1/L_kk: the solves then multiply where they would
+/// divide (a chain of divisions is what a 6 × 6 solve waits on). None if a pivot is not
+/// positive (or NaN).
+fn cholesky6(h: &mut Matrix6<f64>) -> Option<[f64; 6]> {
+    let mut inv_diag = [0.0; 6];
+    for k in 0..6 {
+        let mut pivot = h[(k, k)];
+        for j in 0..k {
+            pivot -= h[(k, j)] * h[(k, j)];
+        }
+        if pivot.is_nan() || pivot <= 0.0 {
+            return None;
+        }
+        let l = pivot.sqrt();
+        h[(k, k)] = l;
+        inv_diag[k] = 1.0 / l;
+        for i in k + 1..6 {
+            let mut x = h[(i, k)];
+            for j in 0..k {
+                x -= h[(i, j)] * h[(k, j)];
+            }
+            h[(i, k)] = x * inv_diag[k];
+        }
+    }
+    Some(inv_diag)
+}
+
+/// Solves L Lᵀ y = e with L and 1/L_kk from [`cholesky6`].
+fn solve6(l: &Matrix6<f64>, inv_diag: &[f64; 6], mut e: Vector6<f64>) -> Vector6<f64> {
+    for k in 0..6 {
+        let mut x = e[k];
+        for j in 0..k {
+            x -= l[(k, j)] * e[j];
+        }
+        e[k] = x * inv_diag[k];
+    }
+    for k in (0..6).rev() {
+        let mut x = e[k];
+        for j in k + 1..6 {
+            x -= l[(j, k)] * e[j];
+        }
+        e[k] = x * inv_diag[k];
+    }
+    e
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_6x6_factor_solves_and_refuses_a_singular_matrix() {
+        let b = Matrix6::<f64>::from_fn(|i, j| ((i * 7 + j * 3 + 1) % 11) as f64 / 11.0 - 0.4);
+        let a = b * b.transpose() + Matrix6::identity();
+        let mut l = a;
+        let inv_diag = cholesky6(&mut l).unwrap();
+        let lower = l.lower_triangle();
+        assert!((lower * lower.transpose() - a).norm() < 1e-13);
+        let want = Vector6::new(1.0, -2.0, 0.5, 3.0, 0.0, -1.0);
+        assert!((solve6(&l, &inv_diag, a * want) - want).norm() < 1e-12);
+        let mut singular = Matrix6::<f64>::identity();
+        singular[(3, 3)] = -1.0;
+        assert!(cholesky6(&mut singular).is_none());
+        assert!(cholesky6(&mut (Matrix6::<f64>::identity() * f64::NAN)).is_none());
+    }
 
     /// One rigid sticking contact under the base origin (J_b = [I | 0], frame = world):
     /// an upward 10 N base wrench is produced exactly; a downward one would need the foot

@@ -64,31 +64,39 @@ impl StanceProjection {
         v_ref: &mut [f64],
     ) -> bool {
         let ns = stance.len();
-        // J_S W^{-1/2} on each contact's support.
+        // J_S W^{-1/2}: zero off each contact's support, so that a block is a sum over one
+        // contact's support runs without intersecting them with the other's.
+        self.scaled[..ns * nv].fill(Vec3::zeros());
         for (k, &i) in stance.iter().enumerate() {
-            let rows = [&j[3 * i * nv..], &j[(3 * i + 1) * nv..], &j[(3 * i + 2) * nv..]];
             for &(lo, hi) in problem.factor_support(i) {
-                for c in lo..hi {
-                    let w = w_inv_sqrt[c];
-                    self.scaled[k * nv + c] = Vec3::new(rows[0][c] * w, rows[1][c] * w, rows[2][c] * w);
+                let row = |r: usize| &j[(3 * i + r) * nv + lo..(3 * i + r) * nv + hi];
+                let (j0, j1, j2) = (row(0), row(1), row(2));
+                let out = &mut self.scaled[k * nv + lo..k * nv + hi];
+                for (c, (s, &w)) in out.iter_mut().zip(&w_inv_sqrt[lo..hi]).enumerate() {
+                    *s = Vec3::new(j0[c] * w, j1[c] * w, j2[c] * w);
                 }
             }
         }
-        // A's blocks over the dofs both contacts of a block are supported by.
+        // A's blocks over the support of the block's first contact; a diagonal block's lower
+        // triangle only (all the factorization reads).
         self.blocks.clear();
         let mut trace = 0.0;
-        for a in 0..ns {
+        for (a, &i) in stance.iter().enumerate() {
+            let (own, rows_a) = (problem.factor_support(i), &self.scaled[a * nv..(a + 1) * nv]);
             for b in 0..=a {
-                let mut block = Mat3::zeros();
-                overlaps(problem.factor_support(stance[a]), problem.factor_support(stance[b]), |lo, hi| {
-                    for c in lo..hi {
-                        block += self.scaled[a * nv + c] * self.scaled[b * nv + c].transpose();
+                let mut block = [Vec3::zeros(); 3];
+                let rows_b = &self.scaled[b * nv..(b + 1) * nv];
+                for &(lo, hi) in own {
+                    if a == b {
+                        add_lower_products(&mut block, &rows_a[lo..hi]);
+                    } else {
+                        add_products(&mut block, &rows_a[lo..hi], &rows_b[lo..hi]);
                     }
-                });
-                if a == b {
-                    trace += block.trace();
                 }
-                self.blocks.push(block);
+                if a == b {
+                    trace += block[0].x + block[1].y + block[2].z;
+                }
+                self.blocks.push(Mat3::from_rows(&[block[0].transpose(), block[1].transpose(), block[2].transpose()]));
             }
         }
         let eps = REGULARIZATION * trace / (3 * ns).max(1) as f64;
@@ -130,9 +138,11 @@ impl StanceProjection {
         }
         // v_ref += W^{-1/2} (J_S W^{-1/2})ᵀ μ.
         for (k, &i) in stance.iter().enumerate() {
+            let mu = self.mu[k];
             for &(lo, hi) in problem.factor_support(i) {
-                for c in lo..hi {
-                    v_ref[c] += w_inv_sqrt[c] * self.scaled[k * nv + c].dot(&self.mu[k]);
+                let scaled = &self.scaled[k * nv + lo..k * nv + hi];
+                for ((v, &w), s) in v_ref[lo..hi].iter_mut().zip(&w_inv_sqrt[lo..hi]).zip(scaled) {
+                    *v += w * (s.x * mu.x + s.y * mu.y + s.z * mu.z);
                 }
             }
         }
@@ -146,20 +156,27 @@ fn block_index(i: usize, j: usize) -> usize {
     i * (i + 1) / 2 + j
 }
 
-/// Calls `f(lo, hi)` for every non-empty intersection of a run of `a` with one of `b`
-/// (both ascending and disjoint).
-fn overlaps(a: &[(usize, usize)], b: &[(usize, usize)], mut f: impl FnMut(usize, usize)) {
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() && j < b.len() {
-        let (lo, hi) = (a[i].0.max(b[j].0), a[i].1.min(b[j].1));
-        if lo < hi {
-            f(lo, hi);
-        }
-        if a[i].1 <= b[j].1 {
-            i += 1;
-        } else {
-            j += 1;
-        }
+/// Adds Σ_c a_c b_cᵀ over the paired entries of `a` and `b` to `block` (its rows): nine
+/// independent sums, written out (no index checks, no inner loops).
+#[inline]
+fn add_products(block: &mut [Vec3; 3], a: &[Vec3], b: &[Vec3]) {
+    for (x, y) in a.iter().zip(b) {
+        block[0] += y * x.x;
+        block[1] += y * x.y;
+        block[2] += y * x.z;
+    }
+}
+
+/// The lower triangle of Σ_c a_c a_cᵀ added to `block` (a Gram block is symmetric).
+#[inline]
+fn add_lower_products(block: &mut [Vec3; 3], a: &[Vec3]) {
+    for x in a {
+        block[0].x += x.x * x.x;
+        block[1].x += x.y * x.x;
+        block[1].y += x.y * x.y;
+        block[2].x += x.z * x.x;
+        block[2].y += x.z * x.y;
+        block[2].z += x.z * x.z;
     }
 }
 

@@ -35,6 +35,12 @@ impl Axis {
         Self::new(v)
     }
 
+    /// `Some((k, ±1))` when the axis is ±e_k.
+    #[inline]
+    pub(crate) fn aligned(&self) -> Option<(usize, f64)> {
+        self.aligned
+    }
+
     /// `rotation · axis`.
     #[inline]
     pub fn rotated(&self, rotation: &Mat3) -> Vec3 {
@@ -50,18 +56,29 @@ impl Axis {
         match self.aligned {
             Some((k, sign)) => {
                 let s = sin * sign;
-                let r = &placement.rotation;
-                let (i, j) = ((k + 1) % 3, (k + 2) % 3);
-                // Columns i and j turn in their plane; column k stays.
-                let (ci, cj) = (r.column(i).into_owned(), r.column(j).into_owned());
-                let mut rotation = *r;
-                rotation.set_column(i, &(ci * cos + cj * s));
-                rotation.set_column(j, &(cj * cos - ci * s));
+                // Columns i = k + 1 and j = k + 2 (mod 3) turn in their plane; column k stays.
+                // The column numbers as constants: fixed-index code, no index arithmetic.
+                let rotation = match k {
+                    0 => turn_columns::<1, 2>(&placement.rotation, cos, s),
+                    1 => turn_columns::<2, 0>(&placement.rotation, cos, s),
+                    _ => turn_columns::<0, 1>(&placement.rotation, cos, s),
+                };
                 SE3::new(rotation, placement.translation)
             }
             None => SE3::new(placement.rotation * rotation_about_axis(&self.vector, cos, sin), placement.translation),
         }
     }
+}
+
+/// `r` with columns I and J turned by the angle of (cos, sin) in their plane: column I
+/// becomes c_I cos + c_J sin, column J becomes c_J cos − c_I sin.
+#[inline]
+fn turn_columns<const I: usize, const J: usize>(r: &Mat3, cos: f64, sin: f64) -> Mat3 {
+    let (ci, cj) = (r.column(I).into_owned(), r.column(J).into_owned());
+    let mut rotation = *r;
+    rotation.set_column(I, &(ci * cos + cj * sin));
+    rotation.set_column(J, &(cj * cos - ci * sin));
+    rotation
 }
 
 /// The kind of a joint and its constant parameters.
