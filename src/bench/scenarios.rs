@@ -7,7 +7,7 @@
 //! | `slide` | a 1 kg cube of side 0.2 m sliding at 1 m/s, 30° off the frame's axes (μ 0.5) | heading error (0), largest gap while sliding (0: the CCP glides at Δt·μ‖v‖), stop time (u/(μg), AT-04) |
 //! | `incline-stick` | the cube at rest on a 20° incline, μ 0.5 > tan 20° | creep down the slope (0) |
 //! | `incline-slide` | the cube on a 35° incline, μ 0.5 < tan 35° | distance against a·Δt²N(N+1)/2 with a = g(sin θ − μ cos θ) (AT-07), steps without contact (0) |
-//! | `dragged-cube` | the cube pulled by F = 20 t N through its centre, μ 0.4 (AT-06) | slip time (μmg/20), distance slid by 1 s ((10/3)(1 − t_s)³), internal forces while sticking (0) |
+//! | `dragged-cube` | the cube pulled by F = 20 t N through its centre, μ 0.4 (AT-06) | time it slides at 1 mm/s (t_s + 10 ms, t_s = μmg/20), distance slid from then to 1 s, internal forces before (0) |
 //! | `stack-1`, `stack-1e3`, `stack-1e6` | a cube of 1, 10³ or 10⁶ kg on a 1 kg cube (AT-09's ratios) | the top cube's sink (0) |
 //! | `cube-wall` | seed 000's wall: 15 cubes of 1 to 10⁴ kg, a 10³ kg ball landing at 1 m/s (AT-10) | the top cube's sink (0) |
 //! | `quadruped-standing`, `quadruped-pushed` | the bundled quadruped under its joint PD for 2 s; pushed sideways by 20 N from 1 s | contact force / weight − 1 over the last 0.1 s (0, standing) |
@@ -343,12 +343,16 @@ fn incline(degrees: f64) -> Result<Scene, BenchError> {
 }
 
 /// AT-06: a cube pulled by F = 20·t N along x through its centre, μ 0.4: sticks until
-/// t_s = μmg/20, then x − x(t_s) = (10/3)(t − t_s)³; no internal forces.
+/// t_s = μmg/20, then slides with v = 10(t − t_s)² (a = 20(t − t_s)/m); no internal forces.
+/// Sliding is told from creep (a solver at a loose tolerance lets a sticking contact move
+/// by about its tolerance) at 1 mm/s, which the exact motion reaches at
+/// t_s + √(2m·10⁻³/20) = t_s + 10 ms; the distance slid is measured from then.
 fn dragged_cube(_: &Sources) -> Result<Scene, BenchError> {
-    let (mu, mass, rate) = (0.4, 1.0, 20.0);
+    let (mu, mass, rate, sliding) = (0.4, 1.0, 20.0, 1e-3);
     let mut world = ground("dragged-cube", Vec3::z(), mu)?;
     let b = cube(&mut world, "cube", mass, 0.1, SE3::from_translation(Vec3::new(0.0, 0.0, 0.1)), Vec3::zeros())?;
     let slip_time = mu * mass * g0() / rate;
+    let sliding_time = slip_time + (2.0 * mass * sliding / rate).sqrt();
     struct State {
         slip: f64,
         x_slip: f64,
@@ -361,7 +365,7 @@ fn dragged_cube(_: &Sources) -> Result<Scene, BenchError> {
             move |_, w, _| w.wrenches[b] = Force { linear: Vec3::new(rate * w.time, 0.0, 0.0), angular: Vec3::zeros() },
             move |s, w, stepper| {
                 if s.slip.is_nan() {
-                    if velocity(w, b).x > 1e-6 {
+                    if velocity(w, b).x > sliding {
                         s.slip = w.time;
                         s.x_slip = w.states[b].pose.translation.x;
                     } else {
@@ -377,15 +381,12 @@ fn dragged_cube(_: &Sources) -> Result<Scene, BenchError> {
             },
             move |s, w| {
                 let slid = w.states[b].pose.translation.x - s.x_slip;
-                let exact = rate / (6.0 * mass) * (w.time - slip_time).powi(3);
+                let travel = |t: f64| rate / (6.0 * mass) * (t - slip_time).powi(3);
+                let exact = travel(w.time) - travel(sliding_time);
                 vec![
-                    Outcome { name: "slip time (s)", value: s.slip, reference: Some(slip_time) },
-                    Outcome { name: "distance slid (m)", value: slid, reference: Some(exact) },
-                    Outcome {
-                        name: "internal forces while sticking, Σ|f_y| (N)",
-                        value: s.internal,
-                        reference: Some(0.0),
-                    },
+                    Outcome { name: "sliding at 1 mm/s from (s)", value: s.slip, reference: Some(sliding_time) },
+                    Outcome { name: "distance slid since (m)", value: slid, reference: Some(exact) },
+                    Outcome { name: "internal forces before, Σ|f_y| (N)", value: s.internal, reference: Some(0.0) },
                 ]
             },
         ),
