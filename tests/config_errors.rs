@@ -37,6 +37,10 @@ fn wrong_types_and_values_name_key_expected_and_found() {
             "robot.yaml: key `topics.clock`: invalid value: string \"my clock\", expected a ROS topic name such as /joint_states",
         ),
         (
+            "robot: {urdf: r.urdf}\ntopics: {tf: \"t f\"}\n",
+            "robot.yaml: key `topics.tf`: invalid value: string \"t f\", expected a ROS topic name such as /tf, or \"\" for none",
+        ),
+        (
             "robot: {urdf: r.urdf}\nqos: {commands: {depth: 0}}\n",
             "robot.yaml: key `qos.commands.depth`: invalid value: integer `0`, expected a nonzero usize",
         ),
@@ -106,11 +110,15 @@ fn defaults_fill_what_is_not_given() {
     assert_eq!(c.rate_hz.get(), 1000.0);
     assert_eq!(c.commands_topic().as_str(), "/effort_controller/commands");
     assert_eq!(c.topics.joint_states.as_str(), "/joint_states");
+    assert_eq!(c.topics.tf.as_ref().map(|t| t.as_str()), Some("/tf"));
     assert_eq!(c.diagnostics.rate_hz.get(), 1.0);
     assert_eq!(c.watchdog.stale_after_periods.get(), 100.0);
     assert_eq!(c.realtime.priority.fifo(), Some(50));
     let c = Config::from_yaml("robot: {urdf: r.urdf}\nrealtime: {priority: 0}\n", "x.yaml").unwrap();
     assert_eq!(c.realtime.priority.fifo(), None);
+    // An empty topic turns /tf off.
+    let c = Config::from_yaml("robot: {urdf: r.urdf}\ntopics: {tf: \"\"}\n", "x.yaml").unwrap();
+    assert_eq!(c.topics.tf, None);
     let c = Config::from_yaml("robot: {urdf: r.urdf}\ncontroller: legs\nrate_hz: 4000\n", "x.yaml").unwrap();
     assert_eq!(c.commands_topic().as_str(), "/legs/commands");
     assert_eq!(c.period(), std::time::Duration::from_micros(250));

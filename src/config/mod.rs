@@ -178,6 +178,34 @@ pub struct Topics {
     pub external_wrench: TopicName,
     /// Contact arrows, visualization_msgs/MarkerArray (`~/contact_markers`).
     pub contact_markers: TopicName,
+    /// The simulated floating base's and free bodies' transforms, tf2_msgs/TFMessage
+    /// (`/tf`); an empty string publishes none.
+    #[serde(with = "optional_topic")]
+    pub tf: Option<TopicName>,
+}
+
+/// A topic that an empty string turns off (`""` ↔ `None`).
+mod optional_topic {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    use super::TopicName;
+
+    pub fn serialize<S: Serializer>(topic: &Option<TopicName>, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(topic.as_ref().map_or("", |t| t.as_str()))
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<TopicName>, D::Error> {
+        let s = String::deserialize(d)?;
+        match s.is_empty() {
+            true => Ok(None),
+            false => TopicName::new(&s).map(Some).ok_or_else(|| {
+                serde::de::Error::invalid_value(
+                    serde::de::Unexpected::Str(&s),
+                    &"a ROS topic name such as /tf, or \"\" for none",
+                )
+            }),
+        }
+    }
 }
 
 /// Reliability QoS policy.
@@ -296,6 +324,7 @@ impl Default for Topics {
             base_reference: topic("~/base_reference"),
             external_wrench: topic("~/external_wrench"),
             contact_markers: topic("~/contact_markers"),
+            tf: Some(topic("/tf")),
         }
     }
 }

@@ -292,9 +292,11 @@ impl SimSide {
                 Ok((publisher, name.clone()))
             })
             .collect::<Result<Vec<_>, NodeError>>()?;
+        let has_poses = odometry.is_some() || !bodies.is_empty();
         let publisher = StatePublisher::new(clock_pub, joint_state_pub, setup.joint_names.clone(), odometry, wrenches)
             .with_bodies(bodies)
             .with_markers(markers);
+        let publisher = with_tf(node, publisher, topics.tf.as_ref().filter(|_| has_poses))?;
         let (shutdown, counters) = (io.shutdown.clone(), io.counters.clone());
         let publisher = spawn_publisher(move || publisher.run(sample_consumer, shutdown, counters))?;
         let job = SimJob::new(
@@ -336,6 +338,43 @@ impl SimSide {
             topics.diagnostics,
         )
     }
+}
+
+/// /tf (`topic`, tf2_msgs/TFMessage) for the poses `publisher` publishes as odometry;
+/// reliable, volatile, keep last 100, as tf2_ros's broadcaster.
+#[cfg(signorini_tf2_msgs)]
+fn with_tf(
+    node: &mut r2r::Node,
+    publisher: StatePublisher,
+    topic: Option<&crate::config::TopicName>,
+) -> Result<StatePublisher, NodeError> {
+    let Some(topic) = topic else { return Ok(publisher) };
+    let qos = Qos {
+        reliability: crate::config::Reliability::Reliable,
+        durability: crate::config::Durability::Volatile,
+        depth: 100,
+    };
+    let tf = node
+        .create_publisher::<r2r::tf2_msgs::msg::TFMessage>(topic, profile(qos))
+        .map_err(ros(format!("creating the publisher on {topic}")))?;
+    Ok(publisher.with_tf(tf))
+}
+
+/// Built without tf2_msgs (none was installed, as with the ROS 2 wheels alone): says once
+/// that /tf is off.
+#[cfg(not(signorini_tf2_msgs))]
+fn with_tf(
+    _node: &mut r2r::Node,
+    publisher: StatePublisher,
+    topic: Option<&crate::config::TopicName>,
+) -> Result<StatePublisher, NodeError> {
+    if let Some(topic) = topic {
+        r2r::log_warn!(
+            NODE_NAME,
+            "{topic} is off: signorini was built without tf2_msgs (not installed then, or not in IDL_PACKAGE_FILTER)"
+        );
+    }
+    Ok(publisher)
 }
 
 /// What the controller adds to a node: its job, its publishing thread (predicted wrenches,

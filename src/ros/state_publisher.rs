@@ -1,6 +1,6 @@
 //! The publishing thread: drains the loop's sample ring into /clock, /joint_states, the
-//! floating base's and the free bodies' odometry, the per-link contact wrenches and the
-//! contact arrows.
+//! floating base's and the free bodies' odometry (and the same poses on /tf, when built
+//! with tf2_msgs), the per-link contact wrenches and the contact arrows.
 //!
 //! Runs on its own OS thread, woken by the loop after each sample (`Thread::unpark`: an
 //! atomic and at most one futex wake on the loop side). Messages are native (C) messages
@@ -19,6 +19,8 @@ use r2r::nav_msgs::msg::Odometry;
 use r2r::rosgraph_msgs::msg::Clock;
 use r2r::sensor_msgs::msg::JointState;
 use r2r::std_msgs::msg::{ColorRGBA, Float64MultiArray, Header};
+#[cfg(signorini_tf2_msgs)]
+use r2r::tf2_msgs::msg::TFMessage;
 use r2r::visualization_msgs::msg::{Marker, MarkerArray};
 
 use crate::runtime::{Counters, SampleConsumer};
@@ -42,6 +44,9 @@ pub struct StatePublisher {
     wrenches: Vec<r2r::Publisher<WrenchStamped>>,
     /// Contact arrows, and the simulated time (ns) from which the next may be published.
     markers: Option<(r2r::Publisher<MarkerArray>, std::cell::Cell<u64>)>,
+    /// /tf: the floating base's and the free bodies' poses, as their odometry.
+    #[cfg(signorini_tf2_msgs)]
+    tf: Option<r2r::Publisher<TFMessage>>,
 }
 
 /// Contact arrows are published at most this often (simulated time, ns): 30 Hz, what a
@@ -81,6 +86,9 @@ struct NativeMessages {
     odometry: Option<NativeMsg<Odometry>>,
     bodies: Vec<NativeMsg<Odometry>>,
     wrench: NativeMsg<WrenchStamped>,
+    /// One transform per odometry: the floating base's first (if any), then the bodies'.
+    #[cfg(signorini_tf2_msgs)]
+    tf: Option<NativeMsg<TFMessage>>,
     n: usize,
 }
 
@@ -105,7 +113,26 @@ impl StatePublisher {
         odometry: Option<(r2r::Publisher<Odometry>, String)>,
         wrenches: Vec<r2r::Publisher<WrenchStamped>>,
     ) -> Self {
-        Self { clock, joint_states, joint_names, odometry, bodies: Vec::new(), wrenches, markers: None }
+        Self {
+            clock,
+            joint_states,
+            joint_names,
+            odometry,
+            bodies: Vec::new(),
+            wrenches,
+            markers: None,
+            #[cfg(signorini_tf2_msgs)]
+            tf: None,
+        }
+    }
+
+    /// Also publishes the floating base's and the bodies' poses on `tf` (tf2_msgs/TFMessage,
+    /// one message per sample with a transform per odometry: `world` → base link or body,
+    /// stamped and valued as the odometry).
+    #[cfg(signorini_tf2_msgs)]
+    pub fn with_tf(mut self, tf: r2r::Publisher<TFMessage>) -> Self {
+        self.tf = Some(tf);
+        self
     }
 
     /// Also publishes each free body's odometry (`bodies`: publisher and body name, in
@@ -139,7 +166,22 @@ impl StatePublisher {
                 ..Default::default()
             })
         };
+        #[cfg(signorini_tf2_msgs)]
+        let tf = self.tf.as_ref().map(|_| {
+            use r2r::geometry_msgs::msg::TransformStamped;
+            let children = self.odometry.iter().map(|(_, link)| link).chain(self.bodies.iter().map(|(_, name)| name));
+            let transforms = children
+                .map(|child| TransformStamped {
+                    header: world.clone(),
+                    child_frame_id: child.clone(),
+                    ..Default::default()
+                })
+                .collect();
+            NativeMsg::<TFMessage>::from(&TFMessage { transforms })
+        });
         NativeMessages {
+            #[cfg(signorini_tf2_msgs)]
+            tf,
             clock: NativeMsg::<Clock>::new(),
             joint_states: NativeMsg::<JointState>::from(&template),
             odometry: self.odometry.as_ref().map(|(_, link)| odometry_of(link)),
@@ -177,6 +219,14 @@ impl StatePublisher {
         for (((publisher, _), msg), body) in self.bodies.iter().zip(&mut native.bodies).zip(&s.bodies) {
             publish_odometry(publisher, msg, &t, body)?;
         }
+        #[cfg(signorini_tf2_msgs)]
+        if let (Some(publisher), Some(msg)) = (&self.tf, native.tf.as_mut()) {
+            // A floating base without a pose in this sample: no /tf either (as no odometry).
+            let base = self.odometry.as_ref().and(s.base.as_ref());
+            if base.is_some() == self.odometry.is_some() {
+                publish_tf(publisher, msg, &t, base.into_iter().chain(&s.bodies))?;
+            }
+        }
         publish_wrenches(&self.wrenches, &mut native.wrench, &t, &s.wrenches)?;
         if let Some((publisher, next)) = &self.markers
             && s.time_ns >= next.get()
@@ -205,6 +255,33 @@ fn publish_odometry(
     let (l, a) = (&mut o.twist.twist.linear, &mut o.twist.twist.angular);
     (l.x, l.y, l.z) = (odometry.linear[0], odometry.linear[1], odometry.linear[2]);
     (a.x, a.y, a.z) = (odometry.angular[0], odometry.angular[1], odometry.angular[2]);
+    publisher.publish_native(msg)
+}
+
+/// One tf2_msgs/TFMessage, stamped `t`, through the reusable native message `msg` whose
+/// transforms (frame ids set at start-up) take the poses of `poses` in order.
+#[cfg(signorini_tf2_msgs)]
+fn publish_tf<'a>(
+    publisher: &r2r::Publisher<TFMessage>,
+    msg: &mut NativeMsg<TFMessage>,
+    t: &Time,
+    poses: impl Iterator<Item = &'a crate::sim::Odometry>,
+) -> r2r::Result<()> {
+    let sequence = &mut msg.transforms;
+    if sequence.size == 0 {
+        return Ok(());
+    }
+    // SAFETY: the sequence was allocated with `size` transforms when the native message was
+    // created from a Rust message with one transform per odometry, and only this thread
+    // uses it.
+    let transforms = unsafe { std::slice::from_raw_parts_mut(sequence.data, sequence.size) };
+    for (tf, pose) in transforms.iter_mut().zip(poses) {
+        tf.header.stamp.sec = t.sec;
+        tf.header.stamp.nanosec = t.nanosec;
+        let (p, q) = (&mut tf.transform.translation, &mut tf.transform.rotation);
+        (p.x, p.y, p.z) = (pose.position[0], pose.position[1], pose.position[2]);
+        (q.x, q.y, q.z, q.w) = (pose.orientation[0], pose.orientation[1], pose.orientation[2], pose.orientation[3]);
+    }
     publisher.publish_native(msg)
 }
 
