@@ -6,13 +6,15 @@ standing on rigid feet with the controller and times, at that state, the whole t
 (kinematics, contact detection, stance projection, inverse dynamics with the floating
 base's least squares, torque limits) and inverse dynamics alone; it writes the state and
 the loaded contact points. scripts/bench/pinocchio_contact_id.cpp (Pinocchio header-only,
-`g++ -O3 -march=native`; signorini is built for the baseline x86-64) times, at the same state
+`g++ -O3 -march=native`) times, at the same state
 and with point contacts at the same points (friction μ, compliance 0, ProximalSettings
 1e-8 / 1e-8, ρ 1e-8, at most 100 iterations, started from signorini's impulses),
 `computeJointJacobians` + the contacts' `calc` + `contactInverseDynamics` with the same
 reference acceleration a = (v_ref − v)/Δt: what the issue compares against. Pinocchio has
 no contact detection, takes only the loaded contacts, and leaves the floating base's rows
-to the caller. ROUNDS alternated rounds, medians of batches; ratio = median of the
+to the caller. signorini is timed built for the same CPU (`-C target-cpu=native`, in
+target/bench-native) and, in the last column, as `cargo build --release` builds it (the
+baseline x86-64). ROUNDS alternated rounds, medians of batches; ratio = median of the
 per-round ratios.
 
   scripts/with_ros.sh python scripts/bench_control.py [--rounds 5] [--write]
@@ -21,6 +23,7 @@ per-round ratios.
 import argparse
 import datetime
 import json
+import os
 import pathlib
 import statistics
 import subprocess
@@ -74,14 +77,21 @@ def main():
     args = parser.parse_args()
     harness = build_harness(ROOT / "scripts" / "bench" / "pinocchio_contact_id.cpp")
     subprocess.run(["cargo", "build", "--release", "--example", "control_timing"], cwd=ROOT, check=True)
+    # The same program for this CPU, as the Pinocchio harness is (no ROS needed).
+    native_dir = ROOT / "target" / "bench-native"
+    env = {**os.environ, "CARGO_TARGET_DIR": str(native_dir), "RUSTFLAGS": "-C target-cpu=native"}
+    subprocess.run(["cargo", "build", "--release", "--no-default-features", "--example", "control_timing"], cwd=ROOT,
+                   check=True, env=env)
+    programs = {"native": native_dir / "release/examples/control_timing",
+                "baseline": ROOT / "target/release/examples/control_timing"}
     work = pathlib.Path(tempfile.mkdtemp(prefix="signorini-control-"))
-    ours, theirs, scenes, iterations = [], [], None, {}
+    ours, baseline, theirs, scenes, iterations = [], [], [], None, {}
     for r in range(args.rounds):
-        out = work / f"ours-{r}.json"
-        subprocess.run([str(ROOT / "target/release/examples/control_timing"), "--rounds", "7", "--json", str(out)],
-                       cwd=ROOT, check=True, capture_output=True)
-        doc = json.loads(out.read_text())
-        ours.append(doc)
+        for build, program in programs.items():
+            out = work / f"ours-{build}-{r}.json"
+            subprocess.run([str(program), "--rounds", "7", "--json", str(out)], cwd=ROOT, check=True, capture_output=True)
+            (ours if build == "native" else baseline).append(json.loads(out.read_text()))
+        doc = ours[-1]
         scenes = scenes or {key: write_scene(key, figures, work) for key, figures in doc.items()}
         round_ = {}
         for key, (model_file, scene) in scenes.items():
@@ -91,8 +101,9 @@ def main():
             iterations[key] = int(line[2])
         theirs.append(round_)
     rows = ["| robot | contacts detected (solved, loaded) | Pinocchio computeJointJacobians + calc + contactInverseDynamics µs (iterations) "
-            "| signorini inverse dynamics µs | ratio | signorini whole tick µs (of which contact detection) | ratio |",
-            "|---|---:|---:|---:|---:|---:|---:|"]
+            "| signorini inverse dynamics µs | ratio | signorini whole tick µs (of which contact detection) | ratio "
+            "| whole tick, baseline x86-64 build µs | ratio |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     names = {"solo12_standing": "solo12 standing", "quadruped_standing": "bundled quadruped standing"}
     for key in ours[0]:
         pin_us = statistics.median(t[key] for t in theirs)
@@ -101,10 +112,12 @@ def main():
         detection_us = statistics.median(o[key]["detection_us"] for o in ours)
         ratio_id = statistics.median(o[key]["inverse_dynamics_us"] / t[key] for o, t in zip(ours, theirs))
         ratio_tick = statistics.median(o[key]["tick_us"] / t[key] for o, t in zip(ours, theirs))
+        base_us = statistics.median(o[key]["tick_us"] for o in baseline)
+        ratio_base = statistics.median(o[key]["tick_us"] / t[key] for o, t in zip(baseline, theirs))
         o = ours[-1][key]
         rows.append(f"| {names.get(key, key)} | {o['detected']} ({o['contacts']}, {len(o['loaded'])}) | {pin_us:.2f} ({iterations[key]}) | {id_us:.2f} "
-                    f"| **{ratio_id:.2f}** | {tick_us:.2f} ({detection_us:.2f}) | **{ratio_tick:.2f}** |")
-    text = (f"Measured {datetime.date.today()}, Pinocchio {pin.__version__} (`pin` wheel), signorini `--release`. "
+                    f"| **{ratio_id:.2f}** | {tick_us:.2f} ({detection_us:.2f}) | **{ratio_tick:.2f}** | {base_us:.2f} | {ratio_base:.2f} |")
+    text = (f"Measured {datetime.date.today()}, Pinocchio {pin.__version__} (`pin` wheel), signorini `cargo build --release`. "
             + __doc__.split("\n\n")[1].replace("\n", " ").replace("ROUNDS", str(args.rounds)) + "\n\n"
             + "\n".join(rows) + "\n\n"
             f"Command: `scripts/with_ros.sh python scripts/bench_control.py --rounds {args.rounds} --write` "
