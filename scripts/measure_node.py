@@ -61,6 +61,7 @@ def main():
     parser.add_argument("--binary", default=str(ROOT / "target" / "release" / "signorini"))
     parser.add_argument("--rate", type=float, help="override the configuration's rate_hz")
     parser.add_argument("--with-sim", help="also run a simulator node on this configuration (to feed a controller)")
+    parser.add_argument("--verbose", action="store_true", help="also print the node's status line of every second")
     args = parser.parse_args()
 
     sim = launch_node(args.binary, args.with_sim) if args.with_sim else None
@@ -82,7 +83,8 @@ def main():
     peer.create_subscription(Float64MultiArray, "/effort_controller/commands", bump("commands"), qos)
     executor = SingleThreadedExecutor()
     executor.add_node(peer)
-    threading.Thread(target=executor.spin, daemon=True).start()
+    spinner = threading.Thread(target=executor.spin, daemon=True)
+    spinner.start()
 
     deadline = time.monotonic() + 30
     while counts["joint_states"] == 0:
@@ -101,12 +103,15 @@ def main():
         sim[0].wait(10)
     time.sleep(0.2)
     executor.shutdown()
+    spinner.join(5)
     rclpy.try_shutdown()
 
     summary = [l for l in lines if l.startswith("signorini: stopped")]
     rate = f" at {args.rate:.0f} Hz" if args.rate else ""
     beside = f", next to a simulator on {args.with_sim}" if args.with_sim else ""
     print(f"config {args.config}{rate}{beside}, {args.duration:.0f} s, {os.cpu_count()} CPUs")
+    if args.verbose:
+        print("\n".join(l for l in lines if l.startswith("rate ")))
     print(summary[0] if summary else "\n".join(lines[-5:]))
     print(f"rclpy received /joint_states at {received['joint_states'] / elapsed:.1f} Hz, "
           f"/clock at {received['clock'] / elapsed:.1f} Hz, commands at {received['commands'] / elapsed:.1f} Hz")
