@@ -34,3 +34,5 @@ pub mod runtime;
 pub mod setup;
 pub mod sim;
 pub mod spatial;
+#[cfg(test)]
+mod test_support;

@@ -7,6 +7,8 @@
 
 #[path = "../benches/scenes/contact.rs"]
 mod scenes;
+#[path = "../src/test_support.rs"]
+mod test_support;
 
 use signorini::contact::{
     AdmmSettings, AdmmSolver, ContactModel, ContactProblem, Metrics, PgsSettings, PgsSolver, SolveResult, Solver,
@@ -50,22 +52,11 @@ fn sigma(p: &ContactProblem, lambda: &[f64]) -> Vec<f64> {
     s
 }
 
-/// Deterministic pseudo-random numbers in [−1, 1).
-fn rng(seed: u64) -> impl FnMut() -> f64 {
-    let mut x = seed.max(1);
-    move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        (x >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-    }
-}
-
 #[test]
 fn at02_admm_iterates_stay_in_the_cones_and_orthogonal_after_every_iteration() {
     for (case, rank) in [(0u64, 12usize), (1, 12), (2, 6), (3, 3), (4, 9)] {
         // G = B·Bᵀ with B 12 × rank: SPD at full rank, singular below; R = 0.
-        let mut next = rng(case * 7 + 1);
+        let mut next = test_support::uniform(case * 7 + 1);
         let n = 4;
         let m = 3 * n;
         let b: Vec<f64> = (0..m * rank).map(|_| next()).collect();

@@ -9,6 +9,8 @@
 
 #[path = "../benches/scenes/sim.rs"]
 mod sim_scenes;
+#[path = "../src/test_support.rs"]
+mod test_support;
 
 use sim_scenes::contact_scenes as scenes;
 
@@ -146,17 +148,6 @@ fn chrono_admm_penetration_is_linear_in_the_compliance() {
     }
 }
 
-/// Deterministic pseudo-random numbers in [−1, 1).
-fn rng(seed: u64) -> impl FnMut() -> f64 {
-    let mut x = seed.max(1);
-    move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        (x >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-    }
-}
-
 /// A10: the CCP is a strictly convex QP once R ≻ 0: Chrono's ADMM, its accelerated
 /// variant, SAP (Newton on velocities, here W = G^{1/2}), V-FPI's proximal mode and seed
 /// 000's ADMM in CCP mode find the same λ on random problems (5 contacts, random SPD G of rank 9 plus an
@@ -165,7 +156,7 @@ fn rng(seed: u64) -> impl FnMut() -> f64 {
 #[test]
 fn chrono_admm_and_the_seed_000_admm_agree_on_random_strictly_convex_ccps() {
     for seed in 1..=20u64 {
-        let mut next = rng(seed);
+        let mut next = test_support::uniform(seed);
         let (n, rank) = (5, 9);
         let m = 3 * n;
         let b: Vec<Vec<f64>> = (0..m).map(|_| (0..rank).map(|_| next()).collect()).collect();

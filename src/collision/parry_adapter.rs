@@ -508,13 +508,7 @@ mod tests {
     /// Points on a lumpy ellipsoid (a hull with hundreds of vertices and faces of many
     /// sizes), deterministic.
     fn lumpy(n: usize) -> Vec<Vector> {
-        let mut x = 0x2545_f491_4f6c_dd1du64;
-        let mut next = || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-        };
+        let mut next = crate::test_support::uniform(0x2545_f491_4f6c_dd1d);
         (0..n)
             .map(|_| {
                 let v = Vector::new(next(), next(), next()).normalize();

@@ -269,13 +269,8 @@ mod tests {
     use super::*;
 
     fn samples() -> Vec<(f64, Vec3c)> {
-        let mut x = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 11) as f64 / (1u64 << 53) as f64 * 4.0 - 2.0
-        };
+        let mut uniform = crate::test_support::uniform(0x9e37_79b9_7f4a_7c15);
+        let mut next = move || 2.0 * uniform(); // [−2, 2)
         let mut out = Vec::new();
         for _ in 0..2000 {
             let mu = (next() + 2.0) * 0.5; // [0, 2)

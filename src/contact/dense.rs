@@ -290,13 +290,8 @@ mod tests {
 
     /// A random SPD matrix B·Bᵀ + n·I/10 (deterministic).
     fn spd(n: usize, seed: u64) -> Vec<f64> {
-        let mut x = seed.max(1);
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x >> 11) as f64 / (1u64 << 53) as f64 - 0.5
-        };
+        let mut uniform = crate::test_support::uniform(seed);
+        let mut next = move || 0.5 * uniform(); // [−0.5, 0.5)
         let b: Vec<f64> = (0..n * n).map(|_| next()).collect();
         let mut a = vec![0.0; n * n];
         for i in 0..n {

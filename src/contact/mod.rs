@@ -47,16 +47,3 @@ pub use sap::{SapSettings, SapSolver};
 pub use solver::{ContactModel, Residuals, SolveResult, Solver, StoppingRule, WarmStart};
 pub use vfpi::{VfpiSettings, VfpiSolver};
 pub use warm_start::WarmStartCache;
-
-/// Deterministic pseudo-random numbers in [−1, 1) for the solvers' property tests
-/// (xorshift64 from `seed`).
-#[cfg(test)]
-pub(crate) fn uniform(seed: u64) -> impl FnMut() -> f64 {
-    let mut x = seed.max(1);
-    move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        (x >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-    }
-}
