@@ -83,7 +83,9 @@ pub enum Fallback {
     None,
     /// The better of the last iterate and the previous step's impulses.
     WarmStart,
-    /// The best of those and the convex relaxation's solution.
+    /// The best of those and the convex relaxation's solution (seed 000's ADMM, at least
+    /// 1000 iterations; not solved again when the solver that missed is that ADMM on the
+    /// CCP with that many).
     #[default]
     Ccp,
 }

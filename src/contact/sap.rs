@@ -298,8 +298,8 @@ impl Solver for SapSolver {
         // Warm start: w⁰ = Wᵀλ (known, projected blocks).
         if let Some(warm) = warm {
             for i in 0..n {
-                if warm.known.get(i).copied().unwrap_or(false) && warm.lambda.len() >= 3 * i + 3 {
-                    cone::set_block(&mut ws.gamma, i, &sets[i].project(&cone::block(&warm.lambda, i)));
+                if let Some(start) = warm.projected(i, &sets[i]) {
+                    cone::set_block(&mut ws.gamma, i, &start);
                 }
             }
             wt_times(factor, cols, &ws.gamma, &mut ws.w);

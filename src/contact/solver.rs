@@ -88,6 +88,13 @@ impl WarmStart {
         }
     }
 
+    /// Contact `i`'s previous impulse projected onto `set` (its feasible set now), if it
+    /// has one: the feasible start a solver takes from a warm start.
+    pub fn projected(&self, i: usize, set: &super::cone::BlockSet) -> Option<[f64; 3]> {
+        let known = self.known.get(i).copied().unwrap_or(false) && self.lambda.len() >= 3 * i + 3;
+        known.then(|| set.project(&super::cone::block(&self.lambda, i)))
+    }
+
     /// Every contact of `result`'s problem as known: re-solving the same contact set (for
     /// a moving contact set, [`super::WarmStartCache`] matches contacts by id).
     pub fn from_result(result: &SolveResult) -> Self {

@@ -303,8 +303,8 @@ impl Solver for VfpiSolver {
         // fixed point's relations).
         if let Some(warm) = warm {
             for i in 0..n {
-                if warm.known.get(i).copied().unwrap_or(false) && warm.lambda.len() >= 3 * i + 3 {
-                    cone::set_block(&mut ws.lambda, i, &sets[i].project(&cone::block(&warm.lambda, i)));
+                if let Some(start) = warm.projected(i, &sets[i]) {
+                    cone::set_block(&mut ws.lambda, i, &start);
                 }
             }
         }

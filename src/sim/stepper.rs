@@ -14,11 +14,11 @@
 //! counted by the collision world.
 
 use crate::collision::ContactBuffer;
-use crate::config::{ContactConfig, Fallback};
+use crate::config::{ContactConfig, Fallback, SolverKind};
 use crate::contact::polish::Polish;
 use crate::contact::{
-    AdmmSettings, AdmmSolver, Assembly, Bodies, Build, ContactModel, ContactProblem, JointBlock, Metrics,
-    ProblemSettings, SolveResult, Solver, WarmStart, WarmStartCache, cone, joint_blocks, prepare_robot,
+    Assembly, Bodies, Build, ContactModel, ContactProblem, JointBlock, Metrics, ProblemSettings, SolveResult, Solver,
+    WarmStart, WarmStartCache, joint_blocks, prepare_robot,
 };
 use crate::dynamics;
 use crate::spatial::{Force, Motion};
@@ -70,7 +70,7 @@ pub struct Stepper {
     /// What a solve that misses its tolerance falls back to, the convex relaxation's
     /// solver and its result, and the previous impulses as a candidate.
     fallback: Fallback,
-    ccp: Option<(AdmmSolver, SolveResult)>,
+    ccp: Option<(Box<dyn Solver + Send>, SolveResult)>,
     candidate: Vec<f64>,
     tolerance: f64,
     contacts: ContactBuffer,
@@ -103,14 +103,21 @@ impl Stepper {
             solver: contact.solver(blocks),
             polish: contact.polish.then(|| Polish::with_capacity(nv)),
             fallback: contact.fallback,
-            ccp: (contact.fallback == Fallback::Ccp).then(|| {
+            ccp: {
                 // Its own cap: the solver's may be tight (PGS's sweeps are cheap), the
                 // relaxation's ADMM converges in tens of iterations where it converges.
                 let mut stop = contact.stopping_rule();
                 stop.max_iterations = stop.max_iterations.max(FALLBACK_ITERATIONS);
-                let settings = AdmmSettings { model: ContactModel::Ccp, stop, ..Default::default() };
-                (AdmmSolver::with_capacity(blocks, settings), SolveResult::with_capacity(blocks, 0))
-            }),
+                // Seed 000's ADMM on the CCP with as many iterations already is the
+                // solver that missed: solving again would repeat it.
+                let same = contact.solver == SolverKind::Admm
+                    && contact.model == ContactModel::Ccp
+                    && contact.max_iterations.get() == stop.max_iterations;
+                (contact.fallback == Fallback::Ccp && !same).then(|| {
+                    let solver = SolverKind::Admm.build(ContactModel::Ccp, stop, blocks, false);
+                    (solver, SolveResult::with_capacity(blocks, 0))
+                })
+            },
             candidate: Vec::with_capacity(3 * blocks),
             tolerance: contact.tolerance.get(),
             contacts: ContactBuffer::with_capacity(capacity),
@@ -191,9 +198,7 @@ impl Stepper {
         let mut used = Fallback::None;
         self.candidate.clear();
         for (i, set) in self.problem.sets().iter().enumerate() {
-            let known = self.warm.known.get(i).copied().unwrap_or(false) && self.warm.lambda.len() >= 3 * i + 3;
-            let block = if known { set.project(&cone::block(&self.warm.lambda, i)) } else { [0.0; 3] };
-            self.candidate.extend_from_slice(&block);
+            self.candidate.extend_from_slice(&self.warm.projected(i, set).unwrap_or([0.0; 3]));
         }
         let warm = criterion(&self.problem, &self.candidate);
         if warm < best {
