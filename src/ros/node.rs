@@ -697,12 +697,12 @@ async fn consume_states(
             },
         };
         let problem = match t {
-            Some(_) => select_joints(&names, &msg.name, &msg.position, &msg.velocity, &mut index),
+            Some(t) => select_joints(&names, &msg.name, &msg.position, &msg.velocity, &mut index).map(|()| t),
             None => Err(StateRejection::Stamp { sec: msg.header.stamp.sec, nanosec: msg.header.stamp.nanosec }),
         };
         match problem {
-            Ok(()) => writer.write_with(|s| {
-                s.time_ns = t.unwrap_or(0);
+            Ok(t) => writer.write_with(|s| {
+                s.time_ns = t;
                 for (k, &i) in index.iter().enumerate() {
                     s.position[k] = msg.position[i];
                     s.velocity[k] = msg.velocity[i];
