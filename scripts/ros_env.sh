@@ -44,6 +44,11 @@ _signorini_pip() {
   touch "$stamp"
 }
 
+# Why tf2_msgs was not generated ($1); a warning, not a failure.
+_signorini_tf2_skipped() {
+  echo "[ros-env] tf2_msgs not generated: $1; the node builds without /tf (retried on the next run)" >&2
+}
+
 # tf2_msgs has no wheel: generate it (scripts/tf2_msgs: TFMessage only) into the venv with the
 # rosidl generators' wheels and cmake, once; a stamp of its sources' and the requirements'
 # hash skips it afterwards. Needs the exported environment (AMENT_PREFIX_PATH, LD_LIBRARY_PATH).
@@ -56,17 +61,18 @@ _signorini_tf2_msgs() {
   stamp="$_signorini_venv/.installed-tf2_msgs-$sum"
   [ -f "$stamp" ] && [ -e "$_signorini_venv/share/ament_index/resource_index/rosidl_interfaces/tf2_msgs" ] && return 0
   start=$SECONDS
-  _signorini_apt cmake || return 1
-  _signorini_pip "$_signorini_root/scripts/requirements-tf2.txt" || return 1
+  _signorini_apt cmake || { _signorini_tf2_skipped "cmake could not be installed"; return 0; }
+  _signorini_pip "$_signorini_root/scripts/requirements-tf2.txt" || { _signorini_tf2_skipped "its generators' wheels could not be installed"; return 0; }
   _signorini_log "generating tf2_msgs into .ros/ (no wheel exists)"
   # The wheels' exported CMake targets name the include directories of the machine that
   # built them (/opt/python/cpXY-cpXY/...): point them at this venv's Python and numpy.
-  pyinc=$("$_signorini_venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["include"])') || return 1
-  npinc=$("$_signorini_venv/bin/python" -c 'import numpy; print(numpy.get_include())') || return 1
+  pyinc=$("$_signorini_venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["include"])') \
+    && npinc=$("$_signorini_venv/bin/python" -c 'import numpy; print(numpy.get_include())') \
+    || { _signorini_tf2_skipped "the venv's Python or numpy include directory is unknown"; return 0; }
   grep -rlE '/opt/python/' "$_signorini_venv"/share/*/cmake 2>/dev/null | while read -r f; do
     sed -i -E "s#/opt/python/[^;\"]*/site-packages/numpy/_core/include#$npinc#g; s#/opt/python/[^;\"]*/include/python3\.[0-9]+#$pyinc#g" "$f"
   done || true
-  build=$(mktemp -d "${TMPDIR:-/tmp}/signorini-tf2_msgs.XXXXXX") || return 1
+  build=$(mktemp -d "${TMPDIR:-/tmp}/signorini-tf2_msgs.XXXXXX") || { _signorini_tf2_skipped "no temporary directory"; return 0; }
   if ! {
     cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF \
       -DCMAKE_INSTALL_PREFIX="$_signorini_venv" -DCMAKE_PREFIX_PATH="$_signorini_venv" \
@@ -74,7 +80,7 @@ _signorini_tf2_msgs() {
       && cmake --build "$build" -j 2 && cmake --install "$build"
   } >"$build/log.txt" 2>&1; then
     tail -n 30 "$build/log.txt" >&2
-    echo "[ros-env] generating tf2_msgs failed (whole log: $build/log.txt); the node builds without /tf" >&2
+    _signorini_tf2_skipped "its build failed (whole log: $build/log.txt)"
     return 0
   fi
   rm -rf "$build" "$_signorini_venv/.installed-tf2_msgs-"*
@@ -127,7 +133,7 @@ _signorini_setup() {
     export _ROS_WHEELS_BOOTSTRAP_COMPLETE=1
     export PATH="$_signorini_venv/bin:$PATH"
     export SIGNORINI_ROS_FROM_VENV=1
-    _signorini_tf2_msgs || return 1
+    _signorini_tf2_msgs
     _signorini_log "using ROS 2 wheels in .ros/ (python $pyver)"
   fi
   # Keep DDS traffic on the loopback interface unless the user chose otherwise.
@@ -135,4 +141,4 @@ _signorini_setup() {
 }
 
 _signorini_setup || { echo "[ros-env] setting up the ROS 2 environment failed" >&2; return 1 2>/dev/null || exit 1; }
-unset -f _signorini_setup _signorini_pip _signorini_apt _signorini_log _signorini_tf2_msgs
+unset -f _signorini_setup _signorini_pip _signorini_apt _signorini_log _signorini_tf2_msgs _signorini_tf2_skipped
