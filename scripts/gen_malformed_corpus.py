@@ -128,6 +128,11 @@ MESHES = {
     "nan.stl": (binary_stl([((float("nan"), 0, 0), (1, 0, 0), (0, 1, 0))] + CUBE_TRIANGLES), "non-finite"),
     "garbage.obj": (b"v 1 2\nf 1 2 3\nthis is not an obj\n", "cannot load the mesh"),
     "broken.dae": (dae()[:400].encode(), "cannot load the mesh"),
+    # An accessor whose source names no array: mesh-loader panics on it (found by tests/fuzz.rs).
+    "dangling_source.dae": (
+        dae().replace('id="cube-positions-array"', 'id="cube/positions-array"').encode(),
+        "the mesh loader failed on it",
+    ),
 }
 
 

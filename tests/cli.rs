@@ -26,6 +26,21 @@ fn bad_input_exits_with_code_2_and_one_line() {
     assert!(err.contains("--duration: expected a positive number of seconds, got -1"), "{err}");
     let (code, _, _) = signorini(&["frobnicate"]);
     assert_eq!(code, 2, "clap's usage errors are bad input too");
+
+    // A mesh the loader panics on: one line naming it, and no panic report besides.
+    let mesh = repo("tests/fixtures/malformed/dangling_source.dae");
+    let urdf = temp_file(
+        "dangling.urdf",
+        &format!(
+            r#"<robot name="r"><link name="a"><inertial><mass value="1"/><inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial><collision><geometry><mesh filename="{}"/></geometry></collision></link></robot>"#,
+            mesh.display()
+        ),
+    );
+    let config = temp_file("dangling.yaml", &format!("robot:\n  urdf: {}\n", urdf.display()));
+    let (code, _, err) = signorini(&["check", "--config", config.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("dangling_source.dae: cannot load the mesh: the mesh loader failed on it"), "{err}");
 }
 
 #[test]

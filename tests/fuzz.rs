@@ -171,6 +171,26 @@ fn mutate_bytes(seed: &[u8], rng: &mut Rng) -> Vec<u8> {
     b
 }
 
+thread_local! {
+    /// Set on the threads that run fuzz cases: their panics are collected, not reported.
+    static FUZZING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Installs, once for the test binary, a panic hook that is silent on fuzzing threads and
+/// reports every other thread's panic as before (the other tests run in parallel with the
+/// fuzzers, and a failing one must still say why).
+fn quiet_panics_on_fuzzing_threads() {
+    static INSTALL: std::sync::Once = std::sync::Once::new();
+    INSTALL.call_once(|| {
+        let report = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !FUZZING.get() {
+                report(info);
+            }
+        }));
+    });
+}
+
 /// Runs `cases` cases of `target` on every core; `case(rng, k)` returns its input and
 /// Ok(accepted) or Err(message) for an invariant broken without a panic. Panics, slow
 /// cases, huge allocations and broken invariants are collected with the input that caused
@@ -182,11 +202,12 @@ fn fuzz(name: &str, cases: usize, case: impl Fn(&mut Rng, usize) -> (String, Res
     let slowest = Mutex::new(Duration::ZERO);
     let accepted = std::sync::atomic::AtomicUsize::new(0);
     let started = Instant::now();
-    std::panic::set_hook(Box::new(|_| {}));
+    quiet_panics_on_fuzzing_threads();
     std::thread::scope(|s| {
         for t in 0..threads {
             let (failures, slowest, case, accepted) = (&failures, &slowest, &case, &accepted);
             s.spawn(move || {
+                FUZZING.set(true);
                 let mut rng =
                     Rng(0x9E37_79B9_7F4A_7C15 ^ (t as u64 + 1).wrapping_mul(0xD1B5_4A32_D192_ED03) ^ name.len() as u64);
                 for k in (t..cases).step_by(threads) {
@@ -228,7 +249,6 @@ fn fuzz(name: &str, cases: usize, case: impl Fn(&mut Rng, usize) -> (String, Res
             });
         }
     });
-    let _ = std::panic::take_hook();
     let failures = failures.into_inner().unwrap();
     let accepted = accepted.into_inner();
     println!(

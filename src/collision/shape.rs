@@ -370,7 +370,7 @@ pub fn load_mesh(path: &Path, scale: &Vec3) -> Result<(Vec<Vec3>, Vec<[u32; 3]>)
     } else {
         // mesh-loader panics on some malformed OBJ and COLLADA files (found by tests/fuzz.rs):
         // a bad mesh file must be an error naming it, never a crash.
-        let loaded = std::panic::catch_unwind(|| mesh_loader::Loader::default().load(path));
+        let loaded = catch_quietly(|| mesh_loader::Loader::default().load(path));
         let scene = match loaded {
             Ok(result) => result.map_err(|e| fail(e.to_string()))?,
             Err(panic) => {
@@ -395,6 +395,31 @@ pub fn load_mesh(path: &Path, scale: &Vec3) -> Result<(Vec<Vec3>, Vec<[u32; 3]>)
         return Err(MeshError::Load { file, reason: "no vertices".into() });
     }
     Ok((vertices, triangles))
+}
+
+thread_local! {
+    /// Set while this thread runs [`catch_quietly`]'s closure.
+    static CATCHING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// `catch_unwind(f)` without the panic hook's report of a panic caught here: the caller
+/// turns it into an error naming the file, and a "thread panicked at" line on stderr
+/// would only confuse. The hook, installed once, defers to the one it replaced for every
+/// other panic (other threads, or this one outside `f`).
+fn catch_quietly<R>(f: impl FnOnce() -> R + std::panic::UnwindSafe) -> std::thread::Result<R> {
+    static INSTALL: std::sync::Once = std::sync::Once::new();
+    INSTALL.call_once(|| {
+        let report = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !CATCHING.get() {
+                report(info);
+            }
+        }));
+    });
+    let outer = CATCHING.replace(true);
+    let result = std::panic::catch_unwind(f);
+    CATCHING.set(outer);
+    result
 }
 
 /// True if the points are not all on one plane (relative to their size).
