@@ -109,8 +109,7 @@ pub fn solo12_standing(share: &Path) -> (World, Vec<f64>) {
 /// The bundled quadruped as config/quadruped.yaml simulates it (its URDF, initial posture
 /// and environment; without the crate), its feet `lift` metres above the ground. Returns
 /// the world, the configuration with the feet exactly on the ground (the contact fixture
-/// quadruped_standing's: `World::place_robot_on` places by bounding boxes, which leaves
-/// the round feet about 1 cm above it) and the gains (kp, kd) of the configured posture
+/// quadruped_standing's, which the Pinocchio cross-checks share) and the gains (kp, kd) of the configured posture
 /// hold `sim.hold_kp`, `sim.hold_kd`.
 pub fn quadruped(lift: f64) -> (World, Vec<f64>, (f64, f64)) {
     let setup = Setup::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("config/quadruped.yaml"), None).unwrap();

@@ -479,27 +479,6 @@ fn standing(world: World, reference: Vec<f64>, gains: (f64, f64), push: f64) -> 
     })
 }
 
-/// Lowers a floating-base robot whose bounding boxes [`World::place_robot_on`] put on the
-/// ground until its lowest contact touches it (a round foot's box is lower than the foot):
-/// in steps of a few millimetres until a contact is within the detection margin, then by
-/// its distance.
-fn touch_down(world: &mut World) {
-    let mut contacts = crate::collision::ContactBuffer::with_capacity(512);
-    for _ in 0..100 {
-        let Some(r) = world.robot.as_mut() else { return };
-        crate::dynamics::forward_kinematics(&r.model, &mut r.data, &r.q);
-        world.collision.update_robot(&r.data);
-        world.collision.detect(&mut contacts);
-        let lowest = contacts.contacts().iter().map(|c| c.distance).fold(f64::INFINITY, f64::min);
-        r.q[2] -= if lowest.is_finite() { lowest } else { 0.004 };
-        if lowest.is_finite() {
-            crate::dynamics::forward_kinematics(&r.model, &mut r.data, &r.q);
-            world.collision.update_robot(&r.data);
-            return;
-        }
-    }
-}
-
 fn load(scenario: &str, urdf: &Path, options: &ModelOptions) -> Result<Model, BenchError> {
     Model::from_urdf_file(urdf, options).map_err(|e| scene_error(scenario, format!("{}: {e}", urdf.display())))
 }
@@ -552,7 +531,6 @@ fn solo12(sources: &Sources, push: f64) -> Result<Scene, BenchError> {
     )
     .map_err(|e| scene_error("solo12", e))?;
     world.place_robot_on(0.0);
-    touch_down(&mut world);
     let reference = world.robot.as_ref().map(|r| r.q.clone()).unwrap_or_default();
     standing(world, reference, (5.0, 0.1), push)
 }
@@ -572,7 +550,6 @@ fn talos_falling(sources: &Sources) -> Result<Scene, BenchError> {
     let mut world = World::new(Some(Robot::new(model, q)), &EnvironmentConfig::default(), &CollisionConfig::default())
         .map_err(|e| scene_error("talos-falling", e))?;
     world.place_robot_on(0.0);
-    touch_down(&mut world);
     Ok(Scene { world, script: script((), |_, w, t| idle(w, t), |_, _, _| {}, |_, _| Vec::new()) })
 }
 

@@ -371,14 +371,17 @@ impl CollisionWorld {
         }
     }
 
-    /// The lowest z of the robot's shapes at their current poses (their world AABBs; exact
-    /// for spheres and flat-bottomed shapes, conservative otherwise), None without shapes.
+    /// The lowest z of the robot's shapes at their current poses: a convex shape's support
+    /// point along −z (exact: a round foot's lowest point, not its box's), a shape without
+    /// one (a triangle mesh) by its world box; None without shapes.
     pub fn robot_lowest_point(&self) -> Option<f64> {
+        let down = -Vec3::z();
         self.robot_objects
             .iter()
             .map(|&i| {
                 let o = &self.objects[i];
-                o.shape.world_aabb(&o.pose, 0.0).0.z
+                let support = o.shape.parry.as_ref().and_then(|p| p.support_point(&o.pose, &down));
+                support.map_or_else(|| o.shape.world_aabb(&o.pose, 0.0).0.z, |p| p.z)
             })
             .reduce(f64::min)
     }
