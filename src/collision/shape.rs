@@ -354,7 +354,7 @@ fn parse_stl(bytes: &[u8]) -> Result<Vec<[[f32; 3]; 3]>, String> {
 pub fn load_mesh(path: &Path, scale: &Vec3) -> Result<(Vec<Vec3>, Vec<[u32; 3]>), MeshError> {
     let file = path.display().to_string();
     // One line: the loaders quote the offending character, a line break included.
-    let fail = |reason: String| MeshError::Load { file: file.clone(), reason: reason.escape_debug().to_string() };
+    let fail = |reason: String| MeshError::Load { file: file.clone(), reason: crate::model::urdf::one_line(&reason) };
     let scaled =
         |v: &[f32; 3]| Vec3::new(f64::from(v[0]) * scale.x, f64::from(v[1]) * scale.y, f64::from(v[2]) * scale.z);
     let mut vertices = Vec::new();

@@ -14,7 +14,7 @@ use super::frame::{Frame, FrameKind};
 use super::geometry::{CollisionGeometry, PackageDirs, Shape};
 use super::joint::{Axis, JointType};
 use super::multibody::{Model, NO_PARENT};
-use super::urdf::{JointKind, MimicPolicy, RobotDescription, UrdfError};
+use super::urdf::{JointKind, MimicPolicy, RobotDescription, UrdfError, one_line};
 use crate::spatial::{Inertia, SE3};
 
 /// How to build a model from a URDF.
@@ -40,7 +40,7 @@ pub enum ModelError {
     #[error(transparent)]
     Urdf(#[from] UrdfError),
     /// A collision mesh that cannot be found.
-    #[error("{origin}: link `{link}`: collision mesh `{}` not found (looked at {})", uri.escape_debug(), tried.iter().map(|p| p.display().to_string().escape_debug().to_string()).collect::<Vec<_>>().join(", "))]
+    #[error("{origin}: link `{link}`: collision mesh `{}` not found (looked at {})", one_line(uri), tried.iter().map(|p| one_line(&p.display().to_string())).collect::<Vec<_>>().join(", "))]
     MeshNotFound {
         /// The URDF.
         origin: String,

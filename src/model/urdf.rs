@@ -145,8 +145,9 @@ pub struct UrdfError {
     pub kind: UrdfErrorKind,
 }
 
-/// `text` with its control characters (line breaks, NUL, …) escaped.
-fn one_line(text: &str) -> String {
+/// `text` with its control characters (line breaks, NUL, …) escaped: an error message on
+/// one line whatever the file or the parser put in it (quotes and backslashes kept).
+pub(crate) fn one_line(text: &str) -> String {
     text.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
 }
 
