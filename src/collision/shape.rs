@@ -540,6 +540,24 @@ impl CollisionShape {
         !matches!(self.kind, ShapeKind::TriMesh { .. } | ShapeKind::HalfSpace)
     }
 
+    /// A sphere holding the shape, in its frame: (centre, radius), the centre its box's,
+    /// the radius the farthest point from it (a mesh's farthest vertex, a box's or a
+    /// cylinder's corner); infinite for a half-space.
+    pub fn bounding_sphere(&self) -> (Vec3, f64) {
+        let (lo, hi) = self.local_aabb;
+        let centre = (lo + hi) * 0.5;
+        let radius = match &self.kind {
+            ShapeKind::HalfSpace => return (Vec3::zeros(), f64::INFINITY),
+            ShapeKind::Sphere { radius } => *radius,
+            ShapeKind::Capsule { radius, half_length } => radius + half_length,
+            ShapeKind::Box { .. } | ShapeKind::Cylinder { .. } => (hi - lo).norm() * 0.5,
+            ShapeKind::ConvexHull { vertices, .. } | ShapeKind::TriMesh { vertices, .. } => {
+                vertices.iter().map(|v| (v - centre).norm()).fold(0.0, f64::max)
+            }
+        };
+        (centre, radius)
+    }
+
     /// Number of candidate points this shape proposes against a plane, at most (sizes the
     /// scratch buffers).
     pub fn vertex_count(&self) -> usize {

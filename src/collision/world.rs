@@ -41,9 +41,57 @@ pub struct CollisionObject {
     pub friction: f64,
     /// Restitution coefficient.
     pub restitution: f64,
-    /// Current world pose.
+    /// World pose at the last update (a robot shape's only while it is not
+    /// [`CollisionObject::far`]).
     pub pose: SE3,
     aabb: (Vec3, Vec3),
+    /// A sphere holding the shape, in its owner's frame: (centre, radius).
+    bound: (Vec3, f64),
+    /// Left out of the last update: a robot shape that can touch nothing (see
+    /// [`CollisionWorld::update_robot`]).
+    far: bool,
+}
+
+impl CollisionObject {
+    fn new(name: &str, link: &str, owner: Owner, placement: SE3, shape: Arc<CollisionShape>) -> Self {
+        let (centre, radius) = shape.bounding_sphere();
+        Self {
+            name: name.to_owned(),
+            link: link.to_owned(),
+            owner,
+            placement,
+            shape,
+            friction: f64::INFINITY,
+            restitution: 0.0,
+            pose: placement,
+            aabb: (Vec3::zeros(), Vec3::zeros()),
+            bound: (placement.act_point(&centre), radius),
+            far: false,
+        }
+    }
+
+    /// Whether the last [`CollisionWorld::update_robot`] left this robot shape out (and its
+    /// pose as it was): it is farther than the margin from everything it can touch.
+    pub fn far(&self) -> bool {
+        self.far
+    }
+
+    /// The pose of a robot shape at the joint placements of `data`.
+    fn robot_pose(&self, data: &Data) -> SE3 {
+        match self.owner {
+            Owner::Robot { joint } if joint > 0 => {
+                let joint = &data.o_m_i[joint];
+                if self.placement.rotation == Mat3::identity() {
+                    // Most collision origins only translate (URDF rpy 0): the product
+                    // without its rotation part (the same numbers).
+                    SE3::new(joint.rotation, joint.act_point(&self.placement.translation))
+                } else {
+                    joint.compose(&self.placement)
+                }
+            }
+            _ => self.placement,
+        }
+    }
 }
 
 /// Why a collision world cannot be built.
@@ -160,29 +208,18 @@ impl CollisionWorld {
         let robot_friction = collision.robot_friction.map_or(f64::INFINITY, |f| f.get());
         let mut objects = Vec::new();
         for g in &model.collision_geometries {
+            let shape = robot_shape(&g.shape, &g.link, &mut cache)?;
+            let owner = Owner::Robot { joint: g.parent_joint };
             objects.push(CollisionObject {
-                name: g.name.clone(),
-                link: g.link.clone(),
-                owner: Owner::Robot { joint: g.parent_joint },
-                placement: g.placement,
-                shape: robot_shape(&g.shape, &g.link, &mut cache)?,
                 friction: robot_friction,
-                restitution: 0.0,
-                pose: g.placement,
-                aabb: (Vec3::zeros(), Vec3::zeros()),
+                ..CollisionObject::new(&g.name, &g.link, owner, g.placement, shape)
             });
         }
         let mut add_static = |name: &str, shape: CollisionShape, pose: SE3, friction: f64, restitution: f64| {
             objects.push(CollisionObject {
-                name: name.to_owned(),
-                link: name.to_owned(),
-                owner: Owner::Static,
-                placement: pose,
-                shape: Arc::new(shape),
                 friction,
                 restitution,
-                pose,
-                aabb: (Vec3::zeros(), Vec3::zeros()),
+                ..CollisionObject::new(name, name, Owner::Static, pose, Arc::new(shape))
             });
         };
         if let Some(g) = &environment.ground {
@@ -331,15 +368,9 @@ impl CollisionWorld {
         for s in shapes {
             self.moving.push(self.objects.len());
             self.objects.push(CollisionObject {
-                name: s.name.clone(),
-                link: s.name.clone(),
-                owner: Owner::Free { body },
-                placement: s.placement,
-                shape: s.shape.clone(),
                 friction: s.friction,
                 restitution: s.restitution,
-                pose: s.placement,
-                aabb: (Vec3::zeros(), Vec3::zeros()),
+                ..CollisionObject::new(&s.name, &s.name, Owner::Free { body }, s.placement, s.shape.clone())
             });
         }
         self.size_scratch();
@@ -353,35 +384,45 @@ impl CollisionWorld {
 
     /// Moves the robot's shapes to the joint placements of `data` (after forward
     /// kinematics).
+    ///
+    /// Where the robot can only meet half-spaces (no other static shape, no free body, no
+    /// self-collision), a shape whose bounding sphere is farther than the margin from every
+    /// half-space can touch nothing: it is marked [`CollisionObject::far`], not placed, and
+    /// [`CollisionWorld::detect`] skips it (a standing robot's body and upper legs).
     pub fn update_robot(&mut self, data: &Data) {
+        let cull = self.statics.is_empty() && !self.sweeps();
         for &i in &self.robot_objects {
             let o = &mut self.objects[i];
-            if let Owner::Robot { joint } = o.owner {
-                o.pose = if joint == 0 {
-                    o.placement
-                } else if o.placement.rotation == Mat3::identity() {
-                    // Most collision origins only translate (URDF rpy 0): the product without
-                    // its rotation part (the same numbers).
-                    let joint = &data.o_m_i[joint];
-                    SE3::new(joint.rotation, joint.act_point(&o.placement.translation))
-                } else {
-                    data.o_m_i[joint].compose(&o.placement)
-                };
+            let Owner::Robot { joint } = o.owner else { continue };
+            o.far = cull && {
+                let (centre, radius) = o.bound;
+                let centre = data.o_m_i[joint].act_point(&centre);
+                self.planes.iter().all(|(_, n, h, _)| n.dot(&centre) - h - radius >= self.margin)
+            };
+            if !o.far {
+                o.pose = o.robot_pose(data);
             }
         }
     }
 
-    /// The lowest z of the robot's shapes at their current poses: a convex shape's support
-    /// point along −z (exact: a round foot's lowest point, not its box's), a shape without
-    /// one (a triangle mesh) by its world box; None without shapes.
-    pub fn robot_lowest_point(&self) -> Option<f64> {
+    /// Whether detection sweeps the moving shapes against each other: there are free
+    /// bodies, or self-collision is on.
+    fn sweeps(&self) -> bool {
+        self.self_collision || self.moving.len() != self.robot_objects.len()
+    }
+
+    /// The lowest z of the robot's shapes at the joint placements of `data`: a convex
+    /// shape's support point along −z (exact: a round foot's lowest point, not its box's),
+    /// a shape without one (a triangle mesh) by its world box; None without shapes.
+    pub fn robot_lowest_point(&self, data: &Data) -> Option<f64> {
         let down = -Vec3::z();
         self.robot_objects
             .iter()
             .map(|&i| {
                 let o = &self.objects[i];
-                let support = o.shape.parry.as_ref().and_then(|p| p.support_point(&o.pose, &down));
-                support.map_or_else(|| o.shape.world_aabb(&o.pose, 0.0).0.z, |p| p.z)
+                let pose = o.robot_pose(data);
+                let support = o.shape.parry.as_ref().and_then(|p| p.support_point(&pose, &down));
+                support.map_or_else(|| o.shape.world_aabb(&pose, 0.0).0.z, |p| p.z)
             })
             .reduce(f64::min)
     }
@@ -407,14 +448,14 @@ impl CollisionWorld {
             for p in 0..self.planes.len() {
                 let (_, n, h, _) = self.planes[p];
                 let o = &self.objects[i];
-                if o.shape.lowest_along(&o.pose, &n) - h < margin {
+                if !o.far && o.shape.lowest_along(&o.pose, &n) - h < margin {
                     self.plane_pair(i, p, out);
                 }
             }
         }
         // The world boxes, for the static tree and among moving shapes (a lone robot on
         // the ground needs none).
-        let sweep = self.self_collision || self.moving.len() != self.robot_objects.len();
+        let sweep = self.sweeps();
         if self.statics.is_empty() && !sweep {
             return;
         }

@@ -116,8 +116,7 @@ impl World {
             return;
         }
         dynamics::forward_kinematics(&r.model, &mut r.data, &r.q);
-        self.collision.update_robot(&r.data);
-        if let Some(lowest) = self.collision.robot_lowest_point() {
+        if let Some(lowest) = self.collision.robot_lowest_point(&r.data) {
             r.q[2] += ground - lowest;
             dynamics::forward_kinematics(&r.model, &mut r.data, &r.q);
             self.collision.update_robot(&r.data);
