@@ -433,7 +433,8 @@ impl ContactProblem {
 
 /// Calls `f(lo, hi)` for every non-empty intersection of a run of `a` with a run of `b`
 /// (both ascending and disjoint).
-fn for_overlaps(a: &[(usize, usize)], b: &[(usize, usize)], mut f: impl FnMut(usize, usize)) {
+#[inline]
+pub(crate) fn for_overlaps(a: &[(usize, usize)], b: &[(usize, usize)], mut f: impl FnMut(usize, usize)) {
     let (mut i, mut j) = (0, 0);
     while i < a.len() && j < b.len() {
         let (lo, hi) = (a[i].0.max(b[j].0), a[i].1.min(b[j].1));

@@ -84,8 +84,9 @@ impl Default for ControllerSettings {
 
 /// The controller's workspace for one robot.
 pub struct Controller {
-    /// Gains and stance settings.
-    pub settings: ControllerSettings,
+    /// Gains and stance settings (fixed at construction: the gains and W are laid out per
+    /// dof there).
+    settings: ControllerSettings,
     id: InverseDynamics,
     data: Data,
     collision: CollisionWorld,
@@ -107,13 +108,18 @@ pub struct Controller {
     /// The stance contacts (indices into the tick's contacts).
     stance: Vec<usize>,
     projection: StanceProjection,
-    /// W^{-1/2}'s diagonal.
-    w_inv_sqrt: Vec<f64>,
+    /// W⁻¹'s diagonal.
+    w_inv: Vec<f64>,
     error: Vec<f64>,
     /// The PD's reference velocity before the stance projection.
     v0: Vec<f64>,
     v_ref: Vec<f64>,
     tau: Vec<f64>,
+    /// |τ_k| ≤ this: the joints' effort limits (∞ for the base and unlimited joints).
+    effort_limit: Vec<f64>,
+    /// The PD's gains per dof (the base's, then the joints').
+    kp: Vec<f64>,
+    kd: Vec<f64>,
     dt: f64,
 }
 
@@ -144,12 +150,19 @@ impl Controller {
             twists: vec![Motion::default(); model.njoints()],
             twists_measured: vec![Motion::default(); model.njoints()],
             stance: Vec::with_capacity(capacity),
-            projection: StanceProjection::with_capacity(capacity, nv),
-            w_inv_sqrt: (0..nv).map(|k| if k < base { 1.0 } else { settings.joint_weight.sqrt().recip() }).collect(),
+            projection: StanceProjection::with_capacity(capacity),
+            w_inv: (0..nv).map(|k| if k < base { 1.0 } else { settings.joint_weight.recip() }).collect(),
             error: vec![0.0; nv],
             v0: vec![0.0; nv],
             v_ref: vec![0.0; nv],
             tau: vec![0.0; nv],
+            effort_limit: (0..nv)
+                .map(|k| model.effort_limit[k])
+                .enumerate()
+                .map(|(k, l)| if k >= base && l > 0.0 && l.is_finite() { l } else { f64::INFINITY })
+                .collect(),
+            kp: (0..nv).map(|k| if k < base { settings.base_kp } else { settings.kp }).collect(),
+            kd: (0..nv).map(|k| if k < base { settings.base_kd } else { settings.kd }).collect(),
             dt: 0.0,
         }
     }
@@ -181,9 +194,8 @@ impl Controller {
 
         // v₀ = v + Δt (a_des + kp (q_des ⊖ q) + kd (v_des − v)).
         dynamics::difference(model, q, q_des, &mut self.error);
-        let s = &self.settings;
         for k in 0..nv {
-            let (kp, kd) = if model.has_free_flyer() && k < 6 { (s.base_kp, s.base_kd) } else { (s.kp, s.kd) };
+            let (kp, kd) = (self.kp[k], self.kd[k]);
             self.v_ref[k] = v[k] + dt * (a_des[k] + kp * self.error[k] + kd * (v_des[k] - v[k]));
         }
         self.v0.copy_from_slice(&self.v_ref);
@@ -211,13 +223,14 @@ impl Controller {
 
         // Inputs checked and kinematics done above; v_ref is finite from them.
         self.id.solve_placed(model, &mut self.data, q, v, &self.v_ref, dt);
-        self.tau.copy_from_slice(self.id.torques());
-        let base = if model.has_free_flyer() { 6 } else { 0 };
-        for k in base..nv {
-            let limit = model.effort_limit[k];
-            if limit > 0.0 && limit.is_finite() {
-                self.tau[k] = self.tau[k].clamp(-limit, limit);
-            }
+        for ((t, &x), &limit) in self.tau.iter_mut().zip(self.id.torques()).zip(&self.effort_limit) {
+            *t = if x > limit {
+                limit
+            } else if x < -limit {
+                -limit
+            } else {
+                x
+            };
         }
         Ok(&self.tau)
     }
@@ -261,7 +274,7 @@ impl Controller {
             return;
         }
         let (j, problem) = self.id.rows();
-        self.projection.project(problem, j, nv, &self.stance, &self.w_inv_sqrt, &mut self.v_ref);
+        self.projection.project(problem, j, nv, &self.stance, &self.w_inv, &mut self.v_ref);
     }
 
     /// Promotes to the stance every detected contact outside it that v_ref closes within
@@ -279,6 +292,11 @@ impl Controller {
             }
         }
         any
+    }
+
+    /// The gains and stance settings it was built with.
+    pub fn settings(&self) -> &ControllerSettings {
+        &self.settings
     }
 
     /// The torques of the last tick (nv).

@@ -20,14 +20,12 @@
 //! after construction.
 
 use crate::contact::ContactProblem;
+use crate::contact::problem::for_overlaps;
 use crate::spatial::{Mat3, Vec3};
 
 /// The stance projection's workspace, sized once.
 #[derive(Debug)]
 pub(crate) struct StanceProjection {
-    /// Per stance contact, its three rows of J·W^{-1/2} by dof: entry k·nv + c holds the
-    /// three rows at dof c (only the contact's support is written and read).
-    scaled: Vec<Vec3>,
     /// The lower block triangle of A (block (i, j), j ≤ i, at i(i+1)/2 + j), then of L.
     blocks: Vec<Mat3>,
     /// L_ii⁻¹ per stance contact.
@@ -40,10 +38,9 @@ pub(crate) struct StanceProjection {
 const REGULARIZATION: f64 = 1e-10;
 
 impl StanceProjection {
-    /// Room for `capacity` stance contacts of a robot with `nv` dofs.
-    pub(crate) fn with_capacity(capacity: usize, nv: usize) -> Self {
+    /// Room for `capacity` stance contacts.
+    pub(crate) fn with_capacity(capacity: usize) -> Self {
         Self {
-            scaled: vec![Vec3::zeros(); capacity * nv],
             blocks: Vec::with_capacity(capacity * (capacity + 1) / 2),
             inv_diag: Vec::with_capacity(capacity),
             mu: Vec::with_capacity(capacity),
@@ -51,53 +48,45 @@ impl StanceProjection {
     }
 
     /// Moves `v_ref` (holding v₀) onto the stance: `stance` are contacts of `problem`
-    /// (rows J of `nv` columns, its g = J v₀ + γ), `w_inv_sqrt` W^{-1/2}'s diagonal.
-    /// Returns false (and leaves `v_ref`) when the system is singular beyond the
-    /// regularization.
+    /// (rows J of `nv` columns, its g = J v₀ + γ), `w_inv` W⁻¹'s diagonal. Returns false
+    /// (and leaves `v_ref`) when the system is singular beyond the regularization.
     pub(crate) fn project(
         &mut self,
         problem: &ContactProblem,
         j: &[f64],
         nv: usize,
         stance: &[usize],
-        w_inv_sqrt: &[f64],
+        w_inv: &[f64],
         v_ref: &mut [f64],
     ) -> bool {
         let ns = stance.len();
-        // J_S W^{-1/2}: zero off each contact's support, so that a block is a sum over one
-        // contact's support runs without intersecting them with the other's.
-        self.scaled[..ns * nv].fill(Vec3::zeros());
-        for (k, &i) in stance.iter().enumerate() {
-            for &(lo, hi) in problem.factor_support(i) {
-                let row = |r: usize| &j[(3 * i + r) * nv + lo..(3 * i + r) * nv + hi];
-                let (j0, j1, j2) = (row(0), row(1), row(2));
-                let out = &mut self.scaled[k * nv + lo..k * nv + hi];
-                for (c, (s, &w)) in out.iter_mut().zip(&w_inv_sqrt[lo..hi]).enumerate() {
-                    *s = Vec3::new(j0[c] * w, j1[c] * w, j2[c] * w);
-                }
-            }
-        }
-        // A's blocks over the support of the block's first contact; a diagonal block's lower
-        // triangle only (all the factorization reads).
+        // Contact i's three rows of J, one after the other.
+        let rows = |i: usize| &j[3 * i * nv..3 * (i + 1) * nv];
+        // A's blocks over the dofs both contacts are supported by (the rows of J are zero
+        // elsewhere); a diagonal block's lower triangle only (all the factorization reads).
         self.blocks.clear();
         let mut trace = 0.0;
         for (a, &i) in stance.iter().enumerate() {
-            let (own, rows_a) = (problem.factor_support(i), &self.scaled[a * nv..(a + 1) * nv]);
-            for b in 0..=a {
-                let mut block = [Vec3::zeros(); 3];
-                let rows_b = &self.scaled[b * nv..(b + 1) * nv];
-                for &(lo, hi) in own {
-                    if a == b {
-                        add_lower_products(&mut block, &rows_a[lo..hi]);
-                    } else {
-                        add_products(&mut block, &rows_a[lo..hi], &rows_b[lo..hi]);
-                    }
-                }
-                if a == b {
-                    trace += block[0].x + block[1].y + block[2].z;
-                }
-                self.blocks.push(Mat3::from_rows(&[block[0].transpose(), block[1].transpose(), block[2].transpose()]));
+            let (own, rows_a) = (problem.factor_support(i), rows(i));
+            for &k in &stance[..a] {
+                let mut block = [[0.0; 3]; 3];
+                let rows_b = rows(k);
+                for_overlaps(own, problem.factor_support(k), |lo, hi| {
+                    add_weighted_products(
+                        &mut block,
+                        columns(rows_a, nv, lo, hi),
+                        columns(rows_b, nv, lo, hi),
+                        &w_inv[lo..hi],
+                    )
+                });
+                self.blocks.push(Mat3::from_fn(|r, c| block[r][c]));
             }
+            let mut block = [[0.0; 3]; 3];
+            for &(lo, hi) in own {
+                add_weighted_lower_products(&mut block, columns(rows_a, nv, lo, hi), &w_inv[lo..hi]);
+            }
+            trace += block[0][0] + block[1][1] + block[2][2];
+            self.blocks.push(Mat3::from_fn(|r, c| block[r][c]));
         }
         let eps = REGULARIZATION * trace / (3 * ns).max(1) as f64;
         // Block Cholesky.
@@ -136,13 +125,12 @@ impl StanceProjection {
             }
             self.mu[i] = self.inv_diag[i].transpose() * x;
         }
-        // v_ref += W^{-1/2} (J_S W^{-1/2})ᵀ μ.
-        for (k, &i) in stance.iter().enumerate() {
-            let mu = self.mu[k];
+        // v_ref += W⁻¹ J_Sᵀ μ.
+        for (&i, mu) in stance.iter().zip(&self.mu) {
             for &(lo, hi) in problem.factor_support(i) {
-                let scaled = &self.scaled[k * nv + lo..k * nv + hi];
-                for ((v, &w), s) in v_ref[lo..hi].iter_mut().zip(&w_inv_sqrt[lo..hi]).zip(scaled) {
-                    *v += w * (s.x * mu.x + s.y * mu.y + s.z * mu.z);
+                let ([j0, j1, j2], w) = (columns(rows(i), nv, lo, hi), &w_inv[lo..hi]);
+                for (c, v) in v_ref[lo..hi].iter_mut().enumerate() {
+                    *v += w[c] * (j0[c] * mu.x + j1[c] * mu.y + j2[c] * mu.z);
                 }
             }
         }
@@ -156,27 +144,47 @@ fn block_index(i: usize, j: usize) -> usize {
     i * (i + 1) / 2 + j
 }
 
-/// Adds Σ_c a_c b_cᵀ over the paired entries of `a` and `b` to `block` (its rows): nine
-/// independent sums, written out (no index checks, no inner loops).
+/// Columns [lo, hi) of three consecutive rows of `nv` entries.
 #[inline]
-fn add_products(block: &mut [Vec3; 3], a: &[Vec3], b: &[Vec3]) {
-    for (x, y) in a.iter().zip(b) {
-        block[0] += y * x.x;
-        block[1] += y * x.y;
-        block[2] += y * x.z;
+fn columns(rows: &[f64], nv: usize, lo: usize, hi: usize) -> [&[f64]; 3] {
+    let (r0, rest) = rows.split_at(nv);
+    let (r1, r2) = rest.split_at(nv);
+    [&r0[lo..hi], &r1[lo..hi], &r2[lo..hi]]
+}
+
+/// Adds Σ_c w_c a_c b_cᵀ over the columns of the three rows `a` and `b` (all as long as
+/// `w`) to `block`: nine independent sums, written out.
+#[inline]
+fn add_weighted_products(block: &mut [[f64; 3]; 3], a: [&[f64]; 3], b: [&[f64]; 3], w: &[f64]) {
+    let n = w.len();
+    let (a0, a1, a2) = (&a[0][..n], &a[1][..n], &a[2][..n]);
+    let (b0, b1, b2) = (&b[0][..n], &b[1][..n], &b[2][..n]);
+    for c in 0..n {
+        let x = [a0[c] * w[c], a1[c] * w[c], a2[c] * w[c]];
+        let y = [b0[c], b1[c], b2[c]];
+        for (row, xr) in block.iter_mut().zip(x) {
+            for (s, yt) in row.iter_mut().zip(y) {
+                *s += xr * yt;
+            }
+        }
     }
 }
 
-/// The lower triangle of Σ_c a_c a_cᵀ added to `block` (a Gram block is symmetric).
+/// The lower triangle of Σ_c w_c a_c a_cᵀ over the columns of the three rows `a` (as long
+/// as `w`), added to `block` (a Gram block is symmetric).
 #[inline]
-fn add_lower_products(block: &mut [Vec3; 3], a: &[Vec3]) {
-    for x in a {
-        block[0].x += x.x * x.x;
-        block[1].x += x.y * x.x;
-        block[1].y += x.y * x.y;
-        block[2].x += x.z * x.x;
-        block[2].y += x.z * x.y;
-        block[2].z += x.z * x.z;
+fn add_weighted_lower_products(block: &mut [[f64; 3]; 3], a: [&[f64]; 3], w: &[f64]) {
+    let n = w.len();
+    let (a0, a1, a2) = (&a[0][..n], &a[1][..n], &a[2][..n]);
+    for c in 0..n {
+        let (x0, x1, x2) = (a0[c], a1[c], a2[c]);
+        let (y0, y1, y2) = (x0 * w[c], x1 * w[c], x2 * w[c]);
+        block[0][0] += y0 * x0;
+        block[1][0] += y1 * x0;
+        block[1][1] += y1 * x1;
+        block[2][0] += y2 * x0;
+        block[2][1] += y2 * x1;
+        block[2][2] += y2 * x2;
     }
 }
 
