@@ -257,6 +257,27 @@ fn the_quadruped_standing_touches_with_its_four_feet() {
     }
 }
 
+/// Shapes whose bounding sphere is farther than the margin from the ground are left out
+/// (the body, the thighs); lowered until every shape is within the margin, the same world
+/// places and tests them all and finds the same feet, now deeper.
+#[test]
+fn shapes_far_from_every_half_space_are_left_out() {
+    let (model, mut data, mut world) = standing_quadruped();
+    let far: Vec<&str> = world.objects().iter().filter(|o| o.far()).map(|o| o.link.as_str()).collect();
+    assert!(far.contains(&"base"), "{far:?}");
+    assert!(far.iter().all(|l| !l.ends_with("_shank") && !l.ends_with("_foot")), "{far:?}");
+    let mut q = model.neutral_configuration();
+    q[2] = -10.0; // the whole robot below the ground
+    dynamics::forward_kinematics(&model, &mut data, q.as_slice());
+    world.update_robot(&data);
+    assert!(world.objects().iter().all(|o| !o.far()));
+    let mut out = ContactBuffer::with_capacity(64);
+    world.detect(&mut out);
+    let robot_shapes = world.objects().iter().filter(|o| matches!(o.owner, Owner::Robot { .. })).count();
+    let touching: std::collections::HashSet<usize> = out.contacts().iter().map(|k| k.object1).collect();
+    assert_eq!(touching.len(), robot_shapes, "every shape meets the ground");
+}
+
 #[test]
 fn missing_and_corrupt_meshes_name_the_file() {
     let garbage = temp_file("corrupt.stl", "solid nothing here\nthis is not an stl\n");
