@@ -181,30 +181,14 @@ pub(crate) fn check_inputs(dt: f64, fields: &[(&'static str, &[f64], usize)]) ->
         if x.len() != expected {
             return Err(ProblemError::Size { key, expected, found: x.len() });
         }
-        if !all_finite(x)
+        // All finite by a branch-free pass (vectorized; the usual case), then where not.
+        if !x.iter().fold(true, |finite, y| finite & y.is_finite())
             && let Some(index) = x.iter().position(|y| !y.is_finite())
         {
             return Err(ProblemError::Value { key, index, reason: "not a finite number" });
         }
     }
     Ok(())
-}
-
-/// Whether every entry is finite, by a branch-free pass (the usual case): 0·x is ±0 for a
-/// finite x and NaN otherwise, summed in four independent lanes (vectorized).
-fn all_finite(x: &[f64]) -> bool {
-    let mut lanes = [0.0; 4];
-    let chunks = x.chunks_exact(4);
-    let rest = chunks.remainder();
-    for c in chunks {
-        for (s, y) in lanes.iter_mut().zip(c) {
-            *s += 0.0 * y;
-        }
-    }
-    for (s, y) in lanes.iter_mut().zip(rest) {
-        *s += 0.0 * y;
-    }
-    lanes.iter().sum::<f64>() == 0.0
 }
 
 /// A base wrench below this (N, N·m) is rounding: the base acceleration is not corrected.
