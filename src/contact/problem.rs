@@ -248,11 +248,8 @@ impl ContactProblem {
         }
         for_overlaps(self.factor_support(a), self.factor_support(b), |lo, hi| {
             let row = |r: usize| &self.factor[r * nw + lo..r * nw + hi];
-            let part =
-                dot3x3([row(3 * a), row(3 * a + 1), row(3 * a + 2)], [row(3 * b), row(3 * b + 1), row(3 * b + 2)]);
-            for (x, p) in block.iter_mut().flatten().zip(part.iter().flatten()) {
-                *x += p;
-            }
+            let (ra, rb) = ([row(3 * a), row(3 * a + 1), row(3 * a + 2)], [row(3 * b), row(3 * b + 1), row(3 * b + 2)]);
+            add_dot3x3(&mut block, ra, rb, |_| 1.0);
         });
         block
     }
@@ -449,23 +446,23 @@ pub(crate) fn for_overlaps(a: &[(usize, usize)], b: &[(usize, usize)], mut f: im
     }
 }
 
-/// The nine dot products a_i·b_j of three rows by three (all of one length), sharing their
-/// loads.
+/// Adds to `s` the nine dot products a_i·b_j of three rows by three (all of one length),
+/// sharing their loads, with `weight(k)` on column k (Σ_k w_k a_i[k] b_j[k]; `|_| 1.0` for
+/// plain dot products).
 #[inline]
-fn dot3x3(a: [&[f64]; 3], b: [&[f64]; 3]) -> [[f64; 3]; 3] {
+pub(crate) fn add_dot3x3(s: &mut [[f64; 3]; 3], a: [&[f64]; 3], b: [&[f64]; 3], weight: impl Fn(usize) -> f64) {
     let n = a[0].len();
     let (a0, a1, a2) = (&a[0][..n], &a[1][..n], &a[2][..n]);
     let (b0, b1, b2) = (&b[0][..n], &b[1][..n], &b[2][..n]);
-    let mut s = [[0.0; 3]; 3];
     for k in 0..n {
-        let (x, y) = ([a0[k], a1[k], a2[k]], [b0[k], b1[k], b2[k]]);
+        let w = weight(k);
+        let (x, y) = ([a0[k] * w, a1[k] * w, a2[k] * w], [b0[k], b1[k], b2[k]]);
         for i in 0..3 {
             for j in 0..3 {
                 s[i][j] += x[i] * y[j];
             }
         }
     }
-    s
 }
 
 #[cfg(test)]

@@ -20,7 +20,7 @@
 //! after construction.
 
 use crate::contact::ContactProblem;
-use crate::contact::problem::for_overlaps;
+use crate::contact::problem::{add_dot3x3, for_overlaps};
 use crate::spatial::{Mat3, Vec3};
 
 /// The stance projection's workspace, sized once.
@@ -72,12 +72,8 @@ impl StanceProjection {
                 let mut block = [[0.0; 3]; 3];
                 let rows_b = rows(k);
                 for_overlaps(own, problem.factor_support(k), |lo, hi| {
-                    add_weighted_products(
-                        &mut block,
-                        columns(rows_a, nv, lo, hi),
-                        columns(rows_b, nv, lo, hi),
-                        &w_inv[lo..hi],
-                    )
+                    let w = &w_inv[lo..hi];
+                    add_dot3x3(&mut block, columns(rows_a, nv, lo, hi), columns(rows_b, nv, lo, hi), |c| w[c]);
                 });
                 self.blocks.push(Mat3::from_fn(|r, c| block[r][c]));
             }
@@ -150,24 +146,6 @@ fn columns(rows: &[f64], nv: usize, lo: usize, hi: usize) -> [&[f64]; 3] {
     let (r0, rest) = rows.split_at(nv);
     let (r1, r2) = rest.split_at(nv);
     [&r0[lo..hi], &r1[lo..hi], &r2[lo..hi]]
-}
-
-/// Adds Σ_c w_c a_c b_cᵀ over the columns of the three rows `a` and `b` (all as long as
-/// `w`) to `block`: nine independent sums, written out.
-#[inline]
-fn add_weighted_products(block: &mut [[f64; 3]; 3], a: [&[f64]; 3], b: [&[f64]; 3], w: &[f64]) {
-    let n = w.len();
-    let (a0, a1, a2) = (&a[0][..n], &a[1][..n], &a[2][..n]);
-    let (b0, b1, b2) = (&b[0][..n], &b[1][..n], &b[2][..n]);
-    for c in 0..n {
-        let x = [a0[c] * w[c], a1[c] * w[c], a2[c] * w[c]];
-        let y = [b0[c], b1[c], b2[c]];
-        for (row, xr) in block.iter_mut().zip(x) {
-            for (s, yt) in row.iter_mut().zip(y) {
-                *s += xr * yt;
-            }
-        }
-    }
 }
 
 /// The lower triangle of Σ_c w_c a_c a_cᵀ over the columns of the three rows `a` (as long
