@@ -258,8 +258,8 @@ fn the_quadruped_standing_touches_with_its_four_feet() {
 }
 
 /// Shapes whose bounding sphere is farther than the margin from the ground are left out
-/// (the body, the thighs); lowered until every shape is within the margin, the same world
-/// places and tests them all and finds the same feet, now deeper.
+/// (the body, the thighs); sunk below the ground, the same world places and tests them
+/// all, and every one meets it.
 #[test]
 fn shapes_far_from_every_half_space_are_left_out() {
     let (model, mut data, mut world) = standing_quadruped();

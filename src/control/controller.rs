@@ -137,6 +137,9 @@ impl Controller {
     ) -> Self {
         let nv = model.nv;
         let base = if model.has_free_flyer() { 6 } else { 0 };
+        // A value per dof: the floating base's, then the joints'.
+        let per_dof =
+            |on_base: f64, on_joints: f64| (0..nv).map(|k| if k < base { on_base } else { on_joints }).collect();
         Self {
             settings,
             id: InverseDynamics::new(model, capacity, problem_settings, id_settings),
@@ -151,18 +154,16 @@ impl Controller {
             twists_measured: vec![Motion::default(); model.njoints()],
             stance: Vec::with_capacity(capacity),
             projection: StanceProjection::with_capacity(capacity),
-            w_inv: (0..nv).map(|k| if k < base { 1.0 } else { settings.joint_weight.recip() }).collect(),
+            w_inv: per_dof(1.0, settings.joint_weight.recip()),
             error: vec![0.0; nv],
             v0: vec![0.0; nv],
             v_ref: vec![0.0; nv],
             tau: vec![0.0; nv],
-            effort_limit: (0..nv)
-                .map(|k| model.effort_limit[k])
-                .enumerate()
-                .map(|(k, l)| if k >= base && l > 0.0 && l.is_finite() { l } else { f64::INFINITY })
+            effort_limit: (model.effort_limit.iter().enumerate())
+                .map(|(k, &l)| if k >= base && l > 0.0 && l.is_finite() { l } else { f64::INFINITY })
                 .collect(),
-            kp: (0..nv).map(|k| if k < base { settings.base_kp } else { settings.kp }).collect(),
-            kd: (0..nv).map(|k| if k < base { settings.base_kd } else { settings.kd }).collect(),
+            kp: per_dof(settings.base_kp, settings.kp),
+            kd: per_dof(settings.base_kd, settings.kd),
             dt: 0.0,
         }
     }
@@ -224,13 +225,7 @@ impl Controller {
         // Inputs checked and kinematics done above; v_ref is finite from them.
         self.id.solve_placed(model, &mut self.data, q, v, &self.v_ref, dt);
         for ((t, &x), &limit) in self.tau.iter_mut().zip(self.id.torques()).zip(&self.effort_limit) {
-            *t = if x > limit {
-                limit
-            } else if x < -limit {
-                -limit
-            } else {
-                x
-            };
+            *t = x.clamp(-limit, limit);
         }
         Ok(&self.tau)
     }
