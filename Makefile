@@ -49,7 +49,7 @@ bench: build
 	$(WITH_ROS) $(CARGO) run --release --example collision_timing -- --write
 	$(WITH_ROS) python scripts/bench_contact.py --rounds 5 --write
 	$(WITH_ROS) python scripts/bench_sim.py --rounds 5 --write
-	$(WITH_ROS) python scripts/bench_control.py --rounds 5 --write
+	$(WITH_ROS) python scripts/bench_control.py --rounds 5 --count --write
 	$(WITH_ROS) target/release/signorini bench --out docs/bench --doc docs/BENCHMARKS.md
 
 SOAK_SECONDS ?= 3600

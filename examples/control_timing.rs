@@ -5,9 +5,11 @@
 //! alone (with the tick's contacts and reference), µs per call, median of `--rounds`
 //! batches of 1000 calls at the held state. `--json OUT` also writes the state and the
 //! loaded contact points, for scripts/bench_control.py to time Pinocchio on the same.
+//! `--ticks N` runs N ticks at the held state and nothing else (no timing, no output):
+//! for counting instructions per tick (the difference of two N).
 //!
 //!   cargo run --release --example control_timing -- [--rounds 15] [--json OUT.json]
-//!       [--scene solo12_standing|quadruped_standing]   (default: both)
+//!       [--scene solo12_standing|quadruped_standing] [--ticks N]   (default: both)
 
 use std::path::Path;
 use std::time::Instant;
@@ -39,6 +41,7 @@ fn time(
     gains: (f64, f64),
     collision: &dyn Fn() -> CollisionWorld,
     rounds: usize,
+    ticks: Option<usize>,
 ) -> serde_json::Value {
     let model = world.robot.as_ref().unwrap().model.clone();
     let contact = ContactConfig::default();
@@ -61,6 +64,12 @@ fn time(
     }
     let r = world.robot.as_ref().unwrap();
     let (q, v) = (r.q.clone(), r.v.clone());
+    if let Some(n) = ticks {
+        for _ in 0..n {
+            controller.tick(&model, &q, &v, &reference, &zero, &zero, DT).unwrap();
+        }
+        return serde_json::Value::Null;
+    }
     let mut tick = Vec::new();
     for _ in 0..rounds {
         let t0 = Instant::now();
@@ -124,15 +133,18 @@ fn time(
 fn main() {
     let mut args = std::env::args().skip(1);
     let usage = || -> ! {
-        eprintln!("usage: control_timing [--rounds N] [--json OUT] [--scene solo12_standing|quadruped_standing]");
+        eprintln!(
+            "usage: control_timing [--rounds N] [--json OUT] [--scene solo12_standing|quadruped_standing] [--ticks N]"
+        );
         std::process::exit(2);
     };
-    let (mut rounds, mut json, mut scene) = (15usize, None::<String>, None::<String>);
+    let (mut rounds, mut json, mut scene, mut ticks) = (15usize, None::<String>, None::<String>, None::<usize>);
     while let Some(a) = args.next() {
         match (a.as_str(), args.next()) {
             ("--rounds", Some(v)) => rounds = v.parse().unwrap_or_else(|_| usage()),
             ("--json", Some(v)) => json = Some(v),
             ("--scene", Some(v)) => scene = Some(v),
+            ("--ticks", Some(v)) => ticks = Some(v.parse().unwrap_or_else(|_| usage())),
             _ => usage(),
         }
     }
@@ -140,14 +152,14 @@ fn main() {
         let (solo, posture) = sim_scenes::solo12_standing(&collision_scenes::erd_share());
         let model = solo.robot.as_ref().unwrap().model.clone();
         let collision = || CollisionWorld::new(&model, &Default::default(), &Default::default()).unwrap();
-        time(solo, &posture, (5.0, 0.1), &collision, rounds)
+        time(solo, &posture, (5.0, 0.1), &collision, rounds, ticks)
     };
     let quadruped = || {
         let setup = Setup::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("config/quadruped.yaml"), None).unwrap();
         let (world, posture, gains) = sim_scenes::quadruped(0.0);
         let collision =
             || CollisionWorld::new(&setup.model, &setup.config.environment, &setup.config.collision).unwrap();
-        time(world, &posture, gains, &collision, rounds)
+        time(world, &posture, gains, &collision, rounds, ticks)
     };
     let scenes: [(&str, &str, &dyn Fn() -> serde_json::Value); 2] =
         [("solo12_standing", "solo12 standing", &solo12), ("quadruped_standing", "quadruped standing", &quadruped)];
@@ -157,6 +169,9 @@ fn main() {
             continue;
         }
         let figures = run();
+        if ticks.is_some() {
+            continue;
+        }
         println!(
             "{name}: tick {:.2} µs, inverse dynamics {:.2} µs, kinematics {:.2} µs, detection {:.2} µs \
              ({} contacts detected, {} solved, {} loaded)",

@@ -12,12 +12,15 @@ and with point contacts at the same points (friction μ, compliance 0, ProximalS
 `computeJointJacobians` + the contacts' `calc` + `contactInverseDynamics` with the same
 reference acceleration a = (v_ref − v)/Δt: what the issue compares against. Pinocchio has
 no contact detection, takes only the loaded contacts, and leaves the floating base's rows
-to the caller. signorini is timed built for the same CPU (`-C target-cpu=native`, in
-target/bench-native) and, in the last column, as `cargo build --release` builds it (the
-baseline x86-64). ROUNDS alternated rounds, medians of batches; ratio = median of the
-per-round ratios.
+to the caller. signorini is timed built as the harness is: for the same CPU and with
+a·b + c contracted to fused multiply-adds, which g++ does by default and rustc does not
+(`-C target-cpu=native -C llvm-args=-fp-contract=fast`, in target/bench-native), and, in
+the last column, as `cargo build --release` builds it (the baseline x86-64, no FMA).
+ROUNDS alternated rounds, medians of batches; ratio = median of the per-round ratios.
+`--count` adds the instructions per call of both (callgrind, the difference of 2000 and
+1000 calls; the same builds): exact where the times are noisy, though not time.
 
-  scripts/with_ros.sh python scripts/bench_control.py [--rounds 5] [--write]
+  scripts/with_ros.sh python scripts/bench_control.py [--rounds 5] [--count] [--write]
 """
 
 import argparse
@@ -36,6 +39,7 @@ import pinocchio as pin
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 from bench_dynamics import build_harness, write_section  # noqa: E402
+from count_instructions import instructions  # noqa: E402
 from gen_dynamics_fixtures import erd_share  # noqa: E402
 
 DT = 1e-3
@@ -73,13 +77,15 @@ def write_scene(key, figures, work):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--count", action="store_true", help="also count instructions per call (valgrind)")
     parser.add_argument("--write", action="store_true", help="update docs/BENCHMARKS.md")
     args = parser.parse_args()
     harness = build_harness(ROOT / "scripts" / "bench" / "pinocchio_contact_id.cpp")
     subprocess.run(["cargo", "build", "--release", "--example", "control_timing"], cwd=ROOT, check=True)
     # The same program for this CPU, as the Pinocchio harness is (no ROS needed).
     native_dir = ROOT / "target" / "bench-native"
-    env = {**os.environ, "CARGO_TARGET_DIR": str(native_dir), "RUSTFLAGS": "-C target-cpu=native"}
+    env = {**os.environ, "CARGO_TARGET_DIR": str(native_dir),
+           "RUSTFLAGS": "-C target-cpu=native -C llvm-args=-fp-contract=fast"}
     subprocess.run(["cargo", "build", "--release", "--no-default-features", "--example", "control_timing"], cwd=ROOT,
                    check=True, env=env)
     programs = {"native": native_dir / "release/examples/control_timing",
@@ -117,10 +123,20 @@ def main():
         o = ours[-1][key]
         rows.append(f"| {names.get(key, key)} | {o['detected']} ({o['contacts']}, {len(o['loaded'])}) | {pin_us:.2f} ({iterations[key]}) | {id_us:.2f} "
                     f"| **{ratio_id:.2f}** | {tick_us:.2f} ({detection_us:.2f}) | **{ratio_tick:.2f}** | {base_us:.2f} | {ratio_base:.2f} |")
+    if args.count:
+        rows += ["", "| robot | Pinocchio instructions per call | signorini instructions per tick | ratio |",
+                 "|---|---:|---:|---:|"]
+        for key, (model_file, scene) in scenes.items():
+            def per_call(command):
+                return (instructions(command(2000)) - instructions(command(1000))) / 1000
+            theirs_n = per_call(lambda n: [str(harness), str(model_file), str(scene), "1", str(n)])
+            ours_n = per_call(lambda n: [str(programs["native"]), "--scene", key, "--ticks", str(n)])
+            rows.append(f"| {names.get(key, key)} | {theirs_n / 1e3:.1f} k | {ours_n / 1e3:.1f} k | {ours_n / theirs_n:.2f} |")
     text = (f"Measured {datetime.date.today()}, Pinocchio {pin.__version__} (`pin` wheel), signorini `cargo build --release`. "
             + __doc__.split("\n\n")[1].replace("\n", " ").replace("ROUNDS", str(args.rounds)) + "\n\n"
             + "\n".join(rows) + "\n\n"
-            f"Command: `scripts/with_ros.sh python scripts/bench_control.py --rounds {args.rounds} --write` "
+            f"Command: `scripts/with_ros.sh python scripts/bench_control.py --rounds {args.rounds}"
+            f"{' --count' if args.count else ''} --write` "
             "(in `make bench`).")
     print(text)
     if args.write:
