@@ -17,7 +17,7 @@ a·b + c contracted to fused multiply-adds, which g++ does by default and rustc 
 (`-C target-cpu=native -C llvm-args=-fp-contract=fast`, in target/bench-native), and, in
 the last column, as `cargo build --release` builds it (the baseline x86-64, no FMA).
 ROUNDS alternated rounds, medians of batches; ratio = median of the per-round ratios.
-`--count` adds the instructions per call of both (callgrind, the difference of 2000 and
+`--count` adds the instructions per call of both (callgrind, the difference of 11000 and
 1000 calls; the same builds): exact where the times are noisy, though not time.
 
   scripts/with_ros.sh python scripts/bench_control.py [--rounds 5] [--count] [--write]
@@ -127,8 +127,10 @@ def main():
         rows += ["", "| robot | Pinocchio instructions per call | signorini instructions per tick | ratio |",
                  "|---|---:|---:|---:|"]
         for key, (model_file, scene) in scenes.items():
+            # Over 10000 calls: the set-up's count varies by some 10⁵ between runs (hash
+            # seeds), which the difference of two runs does not cancel.
             def per_call(command):
-                return (instructions(command(2000)) - instructions(command(1000))) / 1000
+                return (instructions(command(11000)) - instructions(command(1000))) / 10000
             theirs_n = per_call(lambda n: [str(harness), str(model_file), str(scene), "1", str(n)])
             ours_n = per_call(lambda n: [str(programs["native"]), "--scene", key, "--ticks", str(n)])
             rows.append(f"| {names.get(key, key)} | {theirs_n / 1e3:.1f} k | {ours_n / 1e3:.1f} k | {ours_n / theirs_n:.2f} |")
