@@ -442,18 +442,13 @@ impl CollisionWorld {
     pub fn detect(&mut self, out: &mut ContactBuffer) {
         out.clear();
         let margin = self.margin;
-        // Where update_robot culls by bounding spheres, a robot's hull left in has passed
-        // that test, and its walk finds its lowest vertex itself (from the last one): the
-        // box test would only repeat them.
-        let culled = self.statics.is_empty() && !self.sweeps();
         // Moving shapes against half-spaces, by their oriented boxes first.
         for k in 0..self.moving.len() {
             let i = self.moving[k];
             for p in 0..self.planes.len() {
                 let (_, n, h, _) = self.planes[p];
                 let o = &self.objects[i];
-                let walks = culled && matches!(o.shape.kind, ShapeKind::ConvexHull { .. });
-                if !o.far && (walks || o.shape.lowest_along(&o.pose, &n) - h < margin) {
+                if !o.far && o.shape.lowest_along(&o.pose, &n) - h < margin {
                     self.plane_pair(i, p, out);
                 }
             }
