@@ -2,8 +2,10 @@
 """Instructions per call of each dynamics algorithm, signorini vs Pinocchio, counted by
 valgrind's callgrind: deterministic, unaffected by the noise of a shared machine (timings
 on it vary by ±50 % between runs). Both sides are built for the same instruction set,
-x86-64-v3 (AVX2, FMA; valgrind cannot run AVX-512). Instructions are not time (IPC
-differs), but a change that removes instructions is measured exactly.
+x86-64-v3 (AVX2, FMA; valgrind cannot run AVX-512), and both contract a·b + c to fused
+multiply-adds (g++ does by default; rustc with `-C llvm-args=-fp-contract=fast`).
+Instructions are not time (IPC differs), but a change that removes instructions is
+measured exactly.
 
   scripts/with_ros.sh python scripts/count_instructions.py [--robots solo12 talos] [--calls 1000]
 """
@@ -30,7 +32,7 @@ OURS_V3 = ROOT / "target" / "v3" / "release" / "examples" / "dynamics_timing"
 def build():
     """The x86-64-v3 builds of the Pinocchio harness and of signorini's timing example."""
     harness = build_harness(march="x86-64-v3")
-    env = dict(os.environ, RUSTFLAGS="-C target-cpu=x86-64-v3", CARGO_TARGET_DIR=str(ROOT / "target" / "v3"))
+    env = dict(os.environ, RUSTFLAGS="-C target-cpu=x86-64-v3 -C llvm-args=-fp-contract=fast", CARGO_TARGET_DIR=str(ROOT / "target" / "v3"))
     subprocess.run(["cargo", "build", "--release", "--quiet", "--no-default-features", "--example", "dynamics_timing"],
                    cwd=ROOT, env=env, check=True)
     return harness
@@ -81,7 +83,7 @@ def main():
             print(rows[-1], flush=True)
     if args.write:
         import datetime
-        text = (f"Counted {datetime.date.today().isoformat()} by callgrind, both built for x86-64-v3, "
+        text = (f"Counted {datetime.date.today().isoformat()} by callgrind, both built for x86-64-v3 with a·b + c contracted to FMA, "
                 f"Pinocchio {pin.__version__}; {args.calls} calls on 8 random states.\n\n" + "\n".join(rows) +
                 "\n\nCommand: `scripts/with_ros.sh python scripts/count_instructions.py --write`")
         write_section("instructions", "Rigid-body dynamics: instructions per call (deterministic)", text)
