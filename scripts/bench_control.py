@@ -26,7 +26,6 @@ ROUNDS alternated rounds, medians of batches; ratio = median of the per-round ra
 import argparse
 import datetime
 import json
-import os
 import pathlib
 import statistics
 import subprocess
@@ -38,7 +37,7 @@ import pinocchio as pin
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
-from bench_dynamics import build_harness, write_section  # noqa: E402
+from bench_dynamics import build_harness, build_signorini_like_harness, write_section  # noqa: E402
 from count_instructions import instructions  # noqa: E402
 from gen_dynamics_fixtures import erd_share  # noqa: E402
 
@@ -82,13 +81,9 @@ def main():
     args = parser.parse_args()
     harness = build_harness(ROOT / "scripts" / "bench" / "pinocchio_contact_id.cpp")
     subprocess.run(["cargo", "build", "--release", "--example", "control_timing"], cwd=ROOT, check=True)
-    # The same program for this CPU, as the Pinocchio harness is (no ROS needed).
-    native_dir = ROOT / "target" / "bench-native"
-    env = {**os.environ, "CARGO_TARGET_DIR": str(native_dir),
-           "RUSTFLAGS": "-C target-cpu=native -C llvm-args=-fp-contract=fast"}
-    subprocess.run(["cargo", "build", "--release", "--no-default-features", "--example", "control_timing"], cwd=ROOT,
-                   check=True, env=env)
-    programs = {"native": native_dir / "release/examples/control_timing",
+    # The same program built as the Pinocchio harness is (no ROS needed), and as a user's
+    # `cargo build --release` is.
+    programs = {"native": build_signorini_like_harness("control_timing"),
                 "baseline": ROOT / "target/release/examples/control_timing"}
     work = pathlib.Path(tempfile.mkdtemp(prefix="signorini-control-"))
     ours, baseline, theirs, scenes, iterations = [], [], [], None, {}
@@ -126,11 +121,12 @@ def main():
     if args.count:
         rows += ["", "| robot | Pinocchio instructions per call | signorini instructions per tick | ratio |",
                  "|---|---:|---:|---:|"]
+        # Over 10000 calls: the set-up's count varies by some 10⁵ between runs (hash seeds),
+        # which the difference of two runs does not cancel.
+        def per_call(command):
+            return (instructions(command(11000)) - instructions(command(1000))) / 10000
+
         for key, (model_file, scene) in scenes.items():
-            # Over 10000 calls: the set-up's count varies by some 10⁵ between runs (hash
-            # seeds), which the difference of two runs does not cancel.
-            def per_call(command):
-                return (instructions(command(11000)) - instructions(command(1000))) / 10000
             theirs_n = per_call(lambda n: [str(harness), str(model_file), str(scene), "1", str(n)])
             ours_n = per_call(lambda n: [str(programs["native"]), "--scene", key, "--ticks", str(n)])
             rows.append(f"| {names.get(key, key)} | {theirs_n / 1e3:.1f} k | {ours_n / 1e3:.1f} k | {ours_n / theirs_n:.2f} |")

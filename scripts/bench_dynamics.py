@@ -80,6 +80,19 @@ def build_harness(source=HARNESS_SRC, march="native"):
     return exe
 
 
+def build_signorini_like_harness(example, march="native"):
+    """Builds signorini's example `example` as build_harness builds the reference: for
+    `march`, and with a·b + c contracted to fused multiply-adds, which g++ does by default
+    and rustc does not (`-C llvm-args=-fp-contract=fast`); without ROS. Returns the
+    executable's path, in target/bench-<march>."""
+    target = ROOT / "target" / f"bench-{march}"
+    env = {**os.environ, "CARGO_TARGET_DIR": str(target),
+           "RUSTFLAGS": f"-C target-cpu={march} -C llvm-args=-fp-contract=fast"}
+    subprocess.run(["cargo", "build", "--release", "--quiet", "--no-default-features", "--example", example], cwd=ROOT,
+                   env=env, check=True)
+    return target / "release" / "examples" / example
+
+
 def build_signorini():
     subprocess.run(["cargo", "build", "--release", "--quiet", "--example", "dynamics_timing"], cwd=ROOT, check=True)
     return ROOT / "target" / "release" / "examples" / "dynamics_timing"

@@ -11,7 +11,6 @@ measured exactly.
 """
 
 import argparse
-import os
 import pathlib
 import re
 import subprocess
@@ -23,19 +22,13 @@ import pinocchio as pin
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
-from bench_dynamics import ALGORITHMS, ROBOTS, build_harness, write_section  # noqa: E402
+from bench_dynamics import ALGORITHMS, ROBOTS, build_harness, build_signorini_like_harness, write_section  # noqa: E402
 from gen_dynamics_fixtures import erd_share, random_configuration  # noqa: E402
-
-OURS_V3 = ROOT / "target" / "v3" / "release" / "examples" / "dynamics_timing"
 
 
 def build():
     """The x86-64-v3 builds of the Pinocchio harness and of signorini's timing example."""
-    harness = build_harness(march="x86-64-v3")
-    env = dict(os.environ, RUSTFLAGS="-C target-cpu=x86-64-v3 -C llvm-args=-fp-contract=fast", CARGO_TARGET_DIR=str(ROOT / "target" / "v3"))
-    subprocess.run(["cargo", "build", "--release", "--quiet", "--no-default-features", "--example", "dynamics_timing"],
-                   cwd=ROOT, env=env, check=True)
-    return harness
+    return build_harness(march="x86-64-v3"), build_signorini_like_harness("dynamics_timing", "x86-64-v3")
 
 
 def instructions(cmd):
@@ -55,7 +48,7 @@ def main():
     parser.add_argument("--calls", type=int, default=1000)
     parser.add_argument("--write", action="store_true", help="update docs/BENCHMARKS.md")
     args = parser.parse_args()
-    harness = build()
+    harness, ours = build()
     share = erd_share()
     work = pathlib.Path(tempfile.mkdtemp(prefix="signorini-count-"))
     rng = np.random.default_rng(7)
@@ -75,7 +68,7 @@ def main():
                 f.write(" ".join(repr(float(x)) for x in np.concatenate([q, rng.normal(size=3 * model.nv)])) + "\n")
         for algo in args.algorithms:
             pin_cmd = lambda n: [str(harness), str(model_file), str(states), "0", algo, str(n)]  # noqa: E731
-            our_cmd = lambda n: [str(OURS_V3), str(urdf), "1" if floating else "0", str(states), "0", str(share),  # noqa: E731
+            our_cmd = lambda n: [str(ours), str(urdf), "1" if floating else "0", str(states), "0", str(share),  # noqa: E731
                                  algo, str(n)]
             p = (instructions(pin_cmd(args.calls)) - instructions(pin_cmd(0))) / args.calls
             s = (instructions(our_cmd(args.calls)) - instructions(our_cmd(0))) / args.calls
