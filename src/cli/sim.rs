@@ -6,7 +6,6 @@ use std::time::{Duration, Instant};
 use serde::Serialize;
 
 use crate::bag::{BagError, BagRecorder};
-use crate::contact::ProblemError;
 use crate::control::{Controller, InverseDynamicsSettings};
 use crate::setup::{Setup, SetupError};
 use crate::sim::{JointPd, Stepper};
@@ -72,13 +71,14 @@ pub enum SimError {
     /// The bag file.
     #[error(transparent)]
     Bag(#[from] BagError),
-    /// The controller refused its input (more contacts than `collision.max_contacts`).
+    /// The controller refused its tick (more contacts than `collision.max_contacts`, an
+    /// answer out of its bounds).
     #[error("the controller at t = {time:.6} s: {source}")]
     Control {
         /// Simulated time.
         time: f64,
         /// Why.
-        source: ProblemError,
+        source: crate::control::TickError,
     },
     /// The state stopped being finite (never published; the run stops).
     #[error("the simulation diverged at t = {time:.6} s (step {step}): non-finite robot or body state")]

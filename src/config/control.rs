@@ -26,6 +26,16 @@ pub struct ControlConfig {
     pub joint_weight: PositiveF64,
     /// Contacts closer than this (m) are stance contacts, kept still. 1e-6.
     pub stance_gap: NonNegativeF64,
+    /// The rate (1/s) at which the reference damps the measured velocity of a stance
+    /// contact (a real robot's soft, noisy feet: not stopped within one step). 40.
+    pub stance_damping: NonNegativeF64,
+    /// Contact points of one link closer than this (m) to a deeper one are one contact:
+    /// a round foot's hull facet. 0.005.
+    pub patch_radius: NonNegativeF64,
+    /// A tick predicting a contact force above this (N) is refused and the safe output
+    /// applies (a numerical blow-up, never a physical answer). Default: ten times the
+    /// robot's weight.
+    pub max_contact_force: Option<PositiveF64>,
     /// The posture reference: joint positions (rad or m) by joint name. Unlisted joints:
     /// `robot.initial_posture`, then 0.
     pub posture: BTreeMap<String, FiniteF64>,
@@ -71,6 +81,9 @@ impl Default for ControlConfig {
             base_kd: nn(d.base_kd),
             joint_weight: PositiveF64::new(d.joint_weight).expect("positive"),
             stance_gap: nn(d.stance_gap),
+            stance_damping: nn(d.stance_damping),
+            patch_radius: nn(d.patch_radius),
+            max_contact_force: None,
             posture: BTreeMap::new(),
             safe_output: SafeOutput::Zero,
             safe_damping: nn(1.0),
@@ -88,6 +101,9 @@ impl ControlConfig {
             base_kd: self.base_kd.get(),
             joint_weight: self.joint_weight.get(),
             stance_gap: self.stance_gap.get(),
+            stance_damping: self.stance_damping.get(),
+            patch_radius: self.patch_radius.get(),
+            max_contact_force: self.max_contact_force.map(|f| f.get()),
         }
     }
 }

@@ -10,28 +10,47 @@
 //! ```
 //!
 //! With feet on the ground v₀ generally moves them. The stance contacts (distance below
-//! `stance_gap`) must stay put — J_S v + γ_S = 0, with γ_S the contact problem's gap
-//! term (closing a µm gap, removing a penetration) — so the reference is the nearest such
-//! velocity in the metric W = diag(1 on the base, `joint_weight` on the joints):
+//! `stance_gap`) must not move other than as they measurably do, J_S v_ref = t_S, so the
+//! reference is the nearest such velocity in the metric W = diag(1 on the base,
+//! `joint_weight` on the joints):
 //!
 //! ```text
-//! v_ref = v₀ + W⁻¹ J_Sᵀ μ,     (J_S W⁻¹ J_Sᵀ + εI) μ = −(J_S v₀ + γ_S)
+//! v_ref = v₀ + W⁻¹ J_Sᵀ μ,     (J_S W⁻¹ J_Sᵀ + εI) μ = t_S − J_S v₀
 //! ```
 //!
 //! A small joint weight lets the joints absorb the constraint and the base follow its
 //! reference (the legs of a standing quadruped follow its body).
 //!
+//! The stance target t of a touching contact (φ ≤ 0) is its measured velocity J v damped
+//! at the rate `stance_damping` (t = (1 − α) J v, α = `stance_damping`·Δt), not the
+//! simulator's Signorini bias: a real robot's feet are soft (they sink millimetres under
+//! load) and its velocities noisy, and a reference that stopped every stance point within
+//! the step and pushed a measured penetration out (−φ/Δt) would ask for impulses that the
+//! soft ground answers by sinking further — a loop that diverges within milliseconds next
+//! to MuJoCo's robot (issue 22). Against a rigid simulator a resting contact has J v ≈ 0
+//! and φ ≈ 0, and the two agree. An open stance contact (φ > 0, within the gap or
+//! promoted) closes its gap within the step (t_N = −φ/Δt, as the simulator's bias allows)
+//! and keeps its measured tangential velocity damped. Inverse dynamics then sees the
+//! stance contacts sticking (c = J v_ref − t = 0). The targets of one rigid body are
+//! consistent (they come from one velocity v), so nearly redundant rows cannot blow the
+//! projection up; for the same reason points of one link closer than `patch_radius` to a
+//! deeper one are one contact (its deepest point): a round foot's convex hull touches the
+//! ground at a facet of three or four vertices a millimetre apart, and holding them all
+//! would pin the foot's orientation, which a point foot does not have.
+//!
 //! Only the contacts that can carry load enter the contact problem: the stance contacts
 //! and those the reference closes within the step (φ + Δt·c_N < 0, at v₀, at v when the
 //! contact has restitution, and at v_ref). The others separate (c_N > 0), where
-//! Algorithm 2's impulse is zero whatever the reference; solo12's convex-hull feet report
-//! three or four points each within the detection margin, of which one is loaded. A
-//! contact that the projected reference would close although v₀ did not joins the
-//! stance, and the projection is redone, so that no contact of the problem is asked to
-//! meet a penetrating reference (which a rigid contact could only meet with an unbounded
-//! impulse). Inverse dynamics
+//! Algorithm 2's impulse is zero whatever the reference. A contact that the projected
+//! reference would close although v₀ did not joins the stance, and the projection is
+//! redone, so that no contact of the problem is asked to meet a penetrating reference
+//! (which a rigid contact could only meet with an unbounded impulse). Inverse dynamics
 //! ([`super::inverse_dynamics`], with the floating base's least squares) then gives τ and
-//! the impulses; τ is clamped to the effort limits. Nothing allocates after construction.
+//! the impulses; τ is clamped to the effort limits. A tick whose predicted contact force
+//! exceeds `max_contact_force` (a numerical blow-up, never a physical answer) is refused
+//! ([`TickError::OutOfBounds`]). Nothing allocates after construction.
+
+use thiserror::Error;
 
 use crate::collision::{CollisionWorld, Contact, ContactBuffer, Owner};
 use crate::contact::{ProblemError, ProblemSettings};
@@ -57,6 +76,19 @@ fn closes(c: &Contact, twists: &[Motion], dt: f64) -> bool {
     c.distance + dt * c.normal().dot(&(body(c.body1) - body(c.body2))) < 0.0
 }
 
+/// Whether contact `i` of `contacts` lies within `radius` of a deeper contact between the
+/// same two objects (the deeper of two equally deep ones: the first), which stands for it.
+fn in_deeper_patch(contacts: &[Contact], i: usize, radius: f64) -> bool {
+    let c = &contacts[i];
+    contacts.iter().enumerate().any(|(k, d)| {
+        k != i
+            && d.object1 == c.object1
+            && d.object2 == c.object2
+            && (d.distance < c.distance || (d.distance == c.distance && k < i))
+            && (d.point - c.point).norm() < radius
+    })
+}
+
 /// Gains and the stance projection's settings.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct ControllerSettings {
@@ -74,13 +106,57 @@ pub struct ControllerSettings {
     /// simulator sits at 0 (penetration recovery), the other points of a foot's hull a few
     /// 10 µm above.
     pub stance_gap: f64,
+    /// The rate (1/s) at which the reference damps the measured velocity of a touching
+    /// stance contact (α = this·Δt of it per step, at most 1: stopped within the step).
+    pub stance_damping: f64,
+    /// A contact point closer than this (m) to a deeper one of the same pair of objects is
+    /// the same contact (a round foot's hull facet); only the deepest is solved.
+    pub patch_radius: f64,
+    /// A tick predicting a contact force larger than this (N) is refused; None: ten times
+    /// the robot's weight.
+    pub max_contact_force: Option<f64>,
 }
 
 impl Default for ControllerSettings {
     fn default() -> Self {
-        Self { kp: 400.0, kd: 40.0, base_kp: 400.0, base_kd: 40.0, joint_weight: 1e-3, stance_gap: 1e-6 }
+        Self {
+            kp: 400.0,
+            kd: 40.0,
+            base_kp: 400.0,
+            base_kd: 40.0,
+            joint_weight: 1e-3,
+            stance_gap: 1e-6,
+            stance_damping: 40.0,
+            patch_radius: 5e-3,
+            max_contact_force: None,
+        }
     }
 }
+
+/// Why a tick gives no torques.
+#[derive(Clone, Debug, PartialEq, Error)]
+pub enum TickError {
+    /// An input of the wrong size, not finite, or more contacts than the capacity.
+    #[error(transparent)]
+    Input(#[from] ProblemError),
+    /// The answer is out of its physical bounds: a numerical blow-up (the safe output
+    /// applies instead).
+    #[error("{what} {index} is {value:.3e}, beyond the bound {bound:.3e}")]
+    OutOfBounds {
+        /// What is out of bounds.
+        what: &'static str,
+        /// Which one (a contact's index among [`Controller::contacts`]).
+        index: usize,
+        /// Its size.
+        value: f64,
+        /// The bound.
+        bound: f64,
+    },
+}
+
+/// The bound of [`ControllerSettings::max_contact_force`] when none is set, in robot
+/// weights.
+const DEFAULT_FORCE_BOUND_WEIGHTS: f64 = 10.0;
 
 /// The controller's workspace for one robot.
 pub struct Controller {
@@ -121,6 +197,8 @@ pub struct Controller {
     kp: Vec<f64>,
     kd: Vec<f64>,
     dt: f64,
+    /// The bound on a predicted contact force (N).
+    force_bound: f64,
 }
 
 impl Controller {
@@ -165,12 +243,17 @@ impl Controller {
             kp: per_dof(settings.base_kp, settings.kp),
             kd: per_dof(settings.base_kd, settings.kd),
             dt: 0.0,
+            force_bound: settings
+                .max_contact_force
+                .unwrap_or_else(|| DEFAULT_FORCE_BOUND_WEIGHTS * model.total_mass() * model.gravity.linear.norm()),
         }
     }
 
     /// One tick at the measured (q, v) towards (q_des, v_des, a_des) (nq, nv, nv) over a
     /// step `dt`: τ (nv; a floating base's rows are the wrench it still lacks). Sizes, NaNs
-    /// and a bad step are refused by name (see [`InverseDynamics::compute`]).
+    /// and a bad step are refused by name (see [`InverseDynamics::compute`]), and so is an
+    /// answer out of its bounds (a predicted contact force beyond `max_contact_force`, a
+    /// torque that is not finite).
     #[allow(clippy::too_many_arguments)]
     pub fn tick(
         &mut self,
@@ -181,7 +264,7 @@ impl Controller {
         v_des: &[f64],
         a_des: &[f64],
         dt: f64,
-    ) -> Result<&[f64], ProblemError> {
+    ) -> Result<&[f64], TickError> {
         let nv = model.nv;
         check_inputs(
             dt,
@@ -214,7 +297,7 @@ impl Controller {
             // projected v_ref.
             self.id.assemble_placed(model, &self.data, v, &self.v0, self.contacts.contacts(), dt)?;
             self.v_ref.copy_from_slice(&self.v0);
-            self.project_on_stance(nv);
+            self.project_on_stance(nv, v);
             // The last round projects with every promotion made so far, and promotes no
             // more.
             if round == SELECTION_ROUNDS || !self.promote_closing(model) {
@@ -227,7 +310,32 @@ impl Controller {
         for ((t, &x), &limit) in self.tau.iter_mut().zip(self.id.torques()).zip(&self.effort_limit) {
             *t = x.clamp(-limit, limit);
         }
+        self.check_bounds()?;
         Ok(&self.tau)
+    }
+
+    /// Refuses an answer no physical contact gives: a predicted contact force beyond the
+    /// bound (or not finite), a torque that is not finite.
+    fn check_bounds(&self) -> Result<(), TickError> {
+        let lambda = self.id.impulses();
+        for i in 0..self.contacts.len() {
+            let l = &lambda[3 * i..3 * i + 3];
+            let force = (l[0] * l[0] + l[1] * l[1] + l[2] * l[2]).sqrt() / self.dt;
+            if !(force <= self.force_bound) {
+                return Err(TickError::OutOfBounds {
+                    what: "predicted force of contact",
+                    index: i,
+                    value: force,
+                    bound: self.force_bound,
+                });
+            }
+        }
+        match self.tau.iter().position(|t| !t.is_finite()) {
+            Some(index) => {
+                Err(TickError::OutOfBounds { what: "torque of dof", index, value: self.tau[index], bound: f64::MAX })
+            }
+            None => Ok(()),
+        }
     }
 
     /// Fills `contacts` with the detected contacts that can carry load: within the stance
@@ -237,7 +345,11 @@ impl Controller {
         self.contacts.clear();
         self.source.clear();
         dynamics::world_velocities(model, &self.data, &self.v0, &mut self.twists);
-        for (i, (c, &promoted)) in self.detected.contacts().iter().zip(&self.promoted).enumerate() {
+        let detected = self.detected.contacts();
+        for (i, (c, &promoted)) in detected.iter().zip(&self.promoted).enumerate() {
+            if in_deeper_patch(detected, i, self.settings.patch_radius) {
+                continue;
+            }
             if c.distance <= self.settings.stance_gap
                 || promoted
                 || closes(c, &self.twists, self.dt)
@@ -249,8 +361,8 @@ impl Controller {
         }
     }
 
-    /// The stance contacts, and v_ref = v₀ + W⁻¹ J_Sᵀ μ keeping them still.
-    fn project_on_stance(&mut self, nv: usize) {
+    /// The stance contacts, their targets, and v_ref = v₀ + W⁻¹ J_Sᵀ μ meeting them.
+    fn project_on_stance(&mut self, nv: usize, v: &[f64]) {
         // Those within the stance gap, promoted, and those v₀ would close within the step
         // (c_N < 0: a touch-down, which a rigid contact could only meet with an unbounded
         // impulse).
@@ -268,6 +380,9 @@ impl Controller {
         if self.stance.is_empty() {
             return;
         }
+        let damped = 1.0 - (self.settings.stance_damping * self.dt).min(1.0);
+        let contacts = self.contacts.contacts();
+        self.id.set_stance_targets(&self.stance, &self.v0, v, damped, |i| contacts[i].distance <= 0.0);
         let (j, problem) = self.id.rows();
         self.projection.project(problem, j, nv, &self.stance, &self.w_inv, &mut self.v_ref);
     }

@@ -315,6 +315,35 @@ impl InverseDynamics {
         assembled
     }
 
+    /// Replaces the bias of the assembled contacts `stance` by the stance targets t of the
+    /// controller ([`super::Controller`]): g_i = J_i v_assembled − t_i, so that the contact
+    /// velocity c_i = J_i v_ref − t_i vanishes where the projection meets t. A contact
+    /// `touching(i)` has t = `damped`·J_i v (its measured velocity, damped); another keeps
+    /// its assembled normal row (it closes its gap within the step) and t_T = `damped`·J_T v.
+    pub(crate) fn set_stance_targets(
+        &mut self,
+        stance: &[usize],
+        v_assembled: &[f64],
+        v: &[f64],
+        damped: f64,
+        touching: impl Fn(usize) -> bool,
+    ) {
+        let nv = v.len();
+        let j = self.assembly.jacobian();
+        for &i in stance {
+            let rows = if touching(i) { 0..3 } else { 0..2 };
+            for r in rows {
+                let row = &j[(3 * i + r) * nv..(3 * i + r + 1) * nv];
+                let (mut at_reference, mut measured) = (0.0, 0.0);
+                for &(lo, hi) in self.problem.factor_support(i) {
+                    at_reference += dynamics::dot(&row[lo..hi], &v_assembled[lo..hi]);
+                    measured += dynamics::dot(&row[lo..hi], &v[lo..hi]);
+                }
+                self.problem.g[3 * i + r] = at_reference - damped * measured;
+            }
+        }
+    }
+
     /// J (3 n_c rows of nv) and the problem of the last assembly.
     pub(crate) fn rows(&self) -> (&[f64], &ContactProblem) {
         (self.assembly.jacobian(), &self.problem)
@@ -391,6 +420,11 @@ impl InverseDynamics {
             ..Default::default()
         };
         self.cache.store(ids, &seeded);
+    }
+
+    /// The floating base's least squares of the last call (None: a fixed base).
+    pub fn floating_base_result(&self) -> Option<&SolveResult> {
+        self.base.as_ref().map(|b| b.result())
     }
 
     /// The last τ (nv); a floating base's six rows are zero.

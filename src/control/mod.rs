@@ -23,7 +23,7 @@ pub mod reference;
 mod stance;
 
 pub use closed_loop::SimAndControlJob;
-pub use controller::{Controller, ControllerSettings};
+pub use controller::{Controller, ControllerSettings, TickError};
 pub use floating_base::{FloatingBase, FloatingBaseSettings};
 pub use inverse_dynamics::{InverseDynamics, InverseDynamicsSettings, solve_impulses};
 pub use job::{ControlJob, MeasuredState, ReferenceCommand};
