@@ -16,12 +16,21 @@
 //! ones solve the cone-constrained least squares
 //!
 //! ```text
-//! min ½‖J_Sᵀ F_S − c'‖² + ½ε‖F_S − F₀‖²   s.t. F_S ∈ K_μ,     c' = c − Σ_{fixed} J_iᵀ F₀,i
+//! min ½‖J_Sᵀ F_S − c'‖² + ½ε‖F_S − F₀‖²   s.t. F_S ∈ K_μ,     c' = c − Σ_{fixed} J_iᵀ F_i
 //! ```
 //!
-//! with the proximal term towards Algorithm 2's answer (itself started from the previous
-//! tick's) making the answer unique where the feet are redundant. That is a CCP of the
-//! contact problem's form — G = W·Wᵀ with W = J_S's base columns (6 of them), R = ε,
+//! with F₀ = 0. Where the feet are redundant (four feet, six base equations) the proximal
+//! term alone decides how the load is shared: F₀ = 0 gives the least-norm answer, with no
+//! internal forces beyond what the cones need, the same for the same state. (A prior at the
+//! previous tick's answer would let the internal forces wander from tick to tick:
+//! harmless against a rigid simulator, but on a real robot they squeeze the feet against
+//! each other and make them creep.) Its metric weighs a contact's tangential force by
+//! (F̄ / μF̂_N)², F̂_N its normal force in the plain least-norm answer and F̄ their mean: a
+//! lateral load (a push) is then shared in proportion to μ·F_N, so that no foot reaches
+//! the edge of its cone before the others do (equal friction use, the usual criterion of
+//! legged force distribution), and the answer stays inside the cones — one 6 × 6 solve —
+//! unless the stance as a whole cannot hold the load. That is a CCP of the contact
+//! problem's form — G = W·Wᵀ with W = J_S's base columns (6 of them), R = ε,
 //! g = −(W c' + ε F₀) — solved by the same ADMM (Woodbury on 6 columns) and cones, after
 //! the polish of the last answer's modes ([`crate::contact::polish`]). What it
 //! cannot produce, the residual wrench J_bᵀF − c, is reported: zero for a feasible
@@ -37,6 +46,10 @@ use crate::contact::{WarmStart, WarmStartCache};
 
 /// Proximal point passes of the least squares.
 const PASSES: usize = 2;
+
+/// The smallest normal force, relative to the mean, a contact's tangential weight is set
+/// from.
+const LIGHTEST_SHARE: f64 = 0.01;
 
 /// Settings of the base solve.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -71,6 +84,8 @@ pub struct FloatingBase {
     rows: Vec<[f64; 6]>,
     /// F₀ of the proximal term (3 per sticking contact, N).
     prior: Vec<f64>,
+    /// D⁻¹ of the metric, per row of the sticking contacts.
+    inv_weight: Vec<f64>,
     polish: Polish,
     /// The sticking contacts' ids.
     ids: Vec<ContactId>,
@@ -95,6 +110,7 @@ impl FloatingBase {
             sticking: Vec::with_capacity(capacity),
             rows: Vec::with_capacity(3 * capacity),
             prior: Vec::with_capacity(3 * capacity),
+            inv_weight: Vec::with_capacity(3 * capacity),
             polish: Polish::with_capacity(6),
             ids: Vec::with_capacity(capacity),
             residual: [0.0; 6],
@@ -148,22 +164,13 @@ impl FloatingBase {
         let mut converged = true;
         if ns > 0 {
             let m = 3 * ns;
-            // WᵀW, and ε relative to the mean diagonal of G = W Wᵀ (its trace over m).
-            let mut h = Matrix6::<f64>::zeros();
-            for w in &self.rows {
-                // Column b of the lower triangle, rows b..6: plain arrays, no index checks.
-                for (b, &wb) in w.iter().enumerate() {
-                    for (hab, &wa) in h.column_mut(b).as_mut_slice()[b..].iter_mut().zip(&w[b..]) {
-                        *hab += wa * wb;
-                    }
-                }
-            }
-            let eps = self.settings.regularization * (h.trace() / m as f64).max(f64::MIN_POSITIVE);
+            // ε relative to the mean diagonal of G = W Wᵀ (its trace, Σ‖w‖², over m).
+            let trace: f64 = self.rows.iter().flatten().map(|w| w * w).sum();
+            let eps = self.settings.regularization * (trace / m as f64).max(f64::MIN_POSITIVE);
+            // F₀ = 0: the least-norm forces (see the module).
             self.prior.clear();
-            for &i in &self.sticking {
-                self.prior.extend(cone::block(&solution.lambda, i).iter().map(|l| l / dt));
-            }
-            if self.interior(contacts, h, &target, eps) {
+            self.prior.resize(m, 0.0);
+            if self.interior(contacts, &target, eps) {
                 for (k, &i) in self.sticking.iter().enumerate() {
                     for r in 0..3 {
                         solution.lambda[3 * i + r] = self.result.lambda[3 * k + r] * dt;
@@ -228,16 +235,71 @@ impl FloatingBase {
         converged
     }
 
-    /// The least squares without the cones, from its 6 × 6 normal equations: when every
-    /// sticking contact's answer lies strictly inside its cone it is also the constrained
-    /// minimizer (a convex problem whose unconstrained minimizer is feasible), and the
-    /// general path is not needed. Each proximal pass is F ← F + W (WᵀW + εI)⁻¹ (c' − WᵀF),
-    /// the push-through form of (W Wᵀ + εI)(F − F₀) = W (c' − Wᵀ F₀), with `h` = WᵀW (its
-    /// lower triangle). Leaves F (N) in `result` (with a zero dual, an interior point's)
-    /// and the warm-start cache; returns whether it is inside.
-    fn interior(&mut self, contacts: &ContactProblem, mut h: Matrix6<f64>, target: &[f64; 6], eps: f64) -> bool {
-        let (sticking, rows) = (&self.sticking, &self.rows);
-        let m = 3 * sticking.len();
+    /// The least squares without the cones, in the friction-sharing metric of the module,
+    /// from its 6 × 6 normal equations: when every sticking contact's answer lies strictly
+    /// inside its cone it is also the constrained minimizer (a convex problem whose
+    /// unconstrained minimizer is feasible), and the general path is not needed. First the
+    /// plain least-norm answer gives F̂_N (D = I), then D's tangential weights are set from
+    /// it and the passes are redone. Leaves F (N) in `result` (with a zero dual, an interior
+    /// point's) and the warm-start cache; returns whether it is inside.
+    fn interior(&mut self, contacts: &ContactProblem, target: &[f64; 6], eps: f64) -> bool {
+        let ns = self.sticking.len();
+        self.inv_weight.clear();
+        self.inv_weight.resize(3 * ns, 1.0);
+        if !self.least_squares(target, eps) {
+            return false;
+        }
+        // F̄ and each contact's tangential weight (F̄ / μF̂_N)², F̂_N at least a hundredth of
+        // F̄ (a contact the plain answer leaves unloaded takes hardly any tangential load).
+        let force = &self.result.lambda;
+        let mean = (0..ns).map(|k| force[3 * k + 2].max(0.0)).sum::<f64>() / ns as f64;
+        if !(mean > 0.0) {
+            return false;
+        }
+        for (k, &i) in self.sticking.iter().enumerate() {
+            let BlockSet::Cone(mu) = contacts.sets()[i] else { return false };
+            let share = mu * force[3 * k + 2].max(LIGHTEST_SHARE * mean) / mean;
+            self.inv_weight[3 * k] = share * share;
+            self.inv_weight[3 * k + 1] = share * share;
+        }
+        if !self.least_squares(target, eps) {
+            return false;
+        }
+        let (sticking, force) = (&self.sticking, &self.result.lambda);
+        let inside = sticking.iter().enumerate().all(|(k, &i)| {
+            let f = cone::block(force, k);
+            matches!(contacts.sets()[i], BlockSet::Cone(mu) if f[2] > 0.0 && cone::tangent_norm(&f) < mu * f[2])
+        });
+        if !inside {
+            return false;
+        }
+        let r = &mut self.result;
+        r.dual.clear();
+        r.dual.resize(3 * ns, 0.0);
+        r.converged = true;
+        r.iterations = 0;
+        r.residuals = Default::default();
+        self.ids.clear();
+        self.ids.extend(sticking.iter().map(|&i| contacts.ids()[i]));
+        self.cache.store(&self.ids, r);
+        true
+    }
+
+    /// F minimizing ½‖WᵀF − c'‖² + ½ε (F − F₀)ᵀ D (F − F₀) from F₀ = the prior (zero), by
+    /// proximal passes F ← F + D⁻¹W (WᵀD⁻¹W + εI)⁻¹ (c' − WᵀF) (the push-through form of
+    /// the normal equations), D⁻¹ = `inv_weight` per row; into `result.lambda`. False if
+    /// WᵀD⁻¹W + εI is not positive definite.
+    fn least_squares(&mut self, target: &[f64; 6], eps: f64) -> bool {
+        let (rows, inv_weight) = (&self.rows, &self.inv_weight);
+        let mut h = Matrix6::<f64>::zeros();
+        for (w, &d) in rows.iter().zip(inv_weight) {
+            // Column b of the lower triangle, rows b..6: plain arrays, no index checks.
+            for (b, &wb) in w.iter().enumerate() {
+                for (hab, &wa) in h.column_mut(b).as_mut_slice()[b..].iter_mut().zip(&w[b..]) {
+                    *hab += d * wa * wb;
+                }
+            }
+        }
         for a in 0..6 {
             h[(a, a)] += eps;
         }
@@ -252,26 +314,10 @@ impl FloatingBase {
                 }
             }
             let y = solve6(&h, &inv_diag, e);
-            for (w, f) in rows.iter().zip(force.iter_mut()) {
-                *f += w.iter().zip(y.iter()).map(|(wa, ya)| wa * ya).sum::<f64>();
+            for ((w, f), &d) in rows.iter().zip(force.iter_mut()).zip(inv_weight) {
+                *f += d * w.iter().zip(y.iter()).map(|(wa, ya)| wa * ya).sum::<f64>();
             }
         }
-        let inside = sticking.iter().enumerate().all(|(k, &i)| {
-            let f = cone::block(force, k);
-            matches!(contacts.sets()[i], BlockSet::Cone(mu) if f[2] > 0.0 && cone::tangent_norm(&f) < mu * f[2])
-        });
-        if !inside {
-            return false;
-        }
-        let r = &mut self.result;
-        r.dual.clear();
-        r.dual.resize(m, 0.0);
-        r.converged = true;
-        r.iterations = 0;
-        r.residuals = Default::default();
-        self.ids.clear();
-        self.ids.extend(sticking.iter().map(|&i| contacts.ids()[i]));
-        self.cache.store(&self.ids, r);
         true
     }
 
