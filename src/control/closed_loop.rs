@@ -51,4 +51,9 @@ impl Job for SimAndControlJob {
         });
         self.control.tick(tick);
     }
+
+    fn hand_off(&mut self) {
+        self.sim.hand_off();
+        self.control.hand_off();
+    }
 }

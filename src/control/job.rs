@@ -95,6 +95,8 @@ pub struct ControlJob {
     commands_out: Option<MailboxWriter<EffortCommand>>,
     dt: f64,
     publisher: Option<Thread>,
+    /// Whether the last tick pushed a sample (the publisher is woken for it).
+    pushed: bool,
 }
 
 impl ControlJob {
@@ -150,6 +152,7 @@ impl ControlJob {
             commands_out: None,
             dt: config.period().as_secs_f64(),
             publisher,
+            pushed: false,
             model,
         })
     }
@@ -361,7 +364,13 @@ impl Job for ControlJob {
         if !pushed {
             self.counters.samples_dropped.fetch_add(1, Ordering::Relaxed);
         }
-        if let Some(p) = &self.publisher {
+        self.pushed = true;
+    }
+
+    fn hand_off(&mut self) {
+        if std::mem::take(&mut self.pushed)
+            && let Some(p) = &self.publisher
+        {
             p.unpark();
         }
     }

@@ -22,6 +22,8 @@ pub struct LoopReport {
     pub wake_latency: Percentiles,
     /// Time spent in the job's tick.
     pub compute: Percentiles,
+    /// Time spent handing the tick's output off after it (waking the publisher thread).
+    pub hand_off: Percentiles,
     /// Ticks that ended after the next deadline, in this window.
     pub window_overruns: u64,
     /// Ticks since start.
@@ -46,9 +48,11 @@ pub struct LoopStatistics {
     period: DurationHistogram,
     wake_latency: DurationHistogram,
     compute: DurationHistogram,
+    hand_off: DurationHistogram,
     run_period: DurationHistogram,
     run_wake_latency: DurationHistogram,
     run_compute: DurationHistogram,
+    run_hand_off: DurationHistogram,
     run_first_wake_ns: Option<u64>,
     window_first_wake_ns: Option<u64>,
     window_last_wake_ns: u64,
@@ -69,9 +73,11 @@ impl LoopStatistics {
             period: DurationHistogram::new(),
             wake_latency: DurationHistogram::new(),
             compute: DurationHistogram::new(),
+            hand_off: DurationHistogram::new(),
             run_period: DurationHistogram::new(),
             run_wake_latency: DurationHistogram::new(),
             run_compute: DurationHistogram::new(),
+            run_hand_off: DurationHistogram::new(),
             run_first_wake_ns: None,
             window_first_wake_ns: None,
             window_last_wake_ns: 0,
@@ -101,6 +107,12 @@ impl LoopStatistics {
         self.total_ticks += 1;
     }
 
+    /// Records the hand-off after a tick ([`super::Job::hand_off`]).
+    pub fn record_hand_off(&mut self, ns: u64) {
+        self.hand_off.record_nanos(ns);
+        self.run_hand_off.record_nanos(ns);
+    }
+
     /// Records an overrun that skipped `missed_periods` deadlines, `long` if it left the
     /// loop more than two periods behind.
     pub fn record_overrun(&mut self, missed_periods: u64, long: bool) {
@@ -126,12 +138,13 @@ impl LoopStatistics {
         let report = self.summarize(
             self.window_index,
             self.window_first_wake_ns,
-            [&self.period, &self.wake_latency, &self.compute],
+            [&self.period, &self.wake_latency, &self.compute, &self.hand_off],
             self.window_overruns,
         );
         self.period.reset();
         self.wake_latency.reset();
         self.compute.reset();
+        self.hand_off.reset();
         // The next window's first period is measured from this window's last wake.
         self.window_first_wake_ns = (self.total_ticks > 0).then_some(self.window_last_wake_ns);
         self.window_overruns = 0;
@@ -143,7 +156,7 @@ impl LoopStatistics {
         self.summarize(
             0,
             self.run_first_wake_ns,
-            [&self.run_period, &self.run_wake_latency, &self.run_compute],
+            [&self.run_period, &self.run_wake_latency, &self.run_compute, &self.run_hand_off],
             self.total_overruns,
         )
     }
@@ -152,7 +165,7 @@ impl LoopStatistics {
         &self,
         window_index: u64,
         first_wake_ns: Option<u64>,
-        [period, wake_latency, compute]: [&DurationHistogram; 3],
+        [period, wake_latency, compute, hand_off]: [&DurationHistogram; 4],
         overruns: u64,
     ) -> LoopReport {
         let span_ns = first_wake_ns.map_or(0, |first| self.window_last_wake_ns.saturating_sub(first));
@@ -166,6 +179,7 @@ impl LoopStatistics {
             period: period.percentiles(),
             wake_latency: wake_latency.percentiles(),
             compute: compute.percentiles(),
+            hand_off: hand_off.percentiles(),
             window_overruns: overruns,
             total_ticks: self.total_ticks,
             total_overruns: self.total_overruns,
@@ -181,7 +195,7 @@ impl LoopReport {
     pub fn status_line(&self) -> String {
         let us = |ns: u64| ns as f64 * 1e-3;
         format!(
-            "rate {:.1} Hz | period p50 {:.1} p99 {:.1} max {:.1} us | jitter p50 {:.1} p99 {:.1} max {:.1} us | compute p99 {:.1} us | overruns {} (total {}, {} beyond 2 periods) | loop allocations {}",
+            "rate {:.1} Hz | period p50 {:.1} p99 {:.1} max {:.1} us | jitter p50 {:.1} p99 {:.1} max {:.1} us | compute p99 {:.1} us, hand-off p99 {:.1} us | overruns {} (total {}, {} beyond 2 periods) | loop allocations {}",
             self.rate_hz,
             us(self.period.p50),
             us(self.period.p99),
@@ -190,6 +204,7 @@ impl LoopReport {
             us(self.wake_latency.p99),
             us(self.wake_latency.max),
             us(self.compute.p99),
+            us(self.hand_off.p99),
             self.window_overruns,
             self.total_overruns,
             self.total_long_overruns,

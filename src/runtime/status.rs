@@ -132,6 +132,7 @@ pub fn status(
         ("compute_p50_us", us(report.compute.p50)),
         ("compute_p99_us", us(report.compute.p99)),
         ("compute_max_us", us(report.compute.max)),
+        ("hand_off_p99_us", us(report.hand_off.p99)),
         ("overruns_window", report.window_overruns.to_string()),
         ("overruns_total", report.total_overruns.to_string()),
         ("missed_periods_total", report.total_missed_periods.to_string()),

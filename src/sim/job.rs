@@ -86,6 +86,8 @@ pub struct SimJob {
     /// The initial robot state and free bodies, for a reset.
     initial: (Vec<f64>, Vec<f64>, Vec<FreeBodyState>),
     publisher: Option<Thread>,
+    /// Whether the last tick pushed a sample (the publisher is woken for it).
+    pushed: bool,
     requests: Arc<SimRequests>,
     /// Publish one step of this many (`sim.publish_every`), counting `steps`.
     publish_every: u64,
@@ -143,6 +145,7 @@ impl SimJob {
             counters,
             initial,
             publisher,
+            pushed: false,
             requests: Arc::default(),
             publish_every: setup.config.sim.publish_every.get() as u64,
             steps: 0,
@@ -287,7 +290,13 @@ impl Job for SimJob {
         if !self.samples.push_with(|s| layout.fill(world, stepper, s)) {
             self.counters.samples_dropped.fetch_add(1, Ordering::Relaxed);
         }
-        if let Some(p) = &self.publisher {
+        self.pushed = true;
+    }
+
+    fn hand_off(&mut self) {
+        if std::mem::take(&mut self.pushed)
+            && let Some(p) = &self.publisher
+        {
             p.unpark();
         }
     }
