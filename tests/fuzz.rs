@@ -22,11 +22,12 @@ use std::time::{Duration, Instant};
 
 use signorini::collision::{CollisionShape, CollisionWorld, load_mesh};
 use signorini::config::{CollisionConfig, Config, EnvironmentConfig};
-use signorini::control::{JointTrajectory, TrajectoryPoint};
+use signorini::control::{JointTrajectory, MeasuredState, TrajectoryPoint};
 use signorini::dynamics;
 use signorini::model::{Data, MimicPolicy, Model, ModelOptions, RobotDescription};
-use signorini::runtime::{select_joints, validate_efforts};
+use signorini::runtime::{StateAssembly, select_joints, validate_efforts};
 use signorini::setup::Setup;
+use signorini::sim::Odometry;
 use signorini::spatial::Vec3;
 
 use common::repo;
@@ -504,6 +505,82 @@ fn messages() {
                     if !q.iter().chain(&v).chain(&a).all(|x| x.is_finite()) {
                         return Err(format!("trajectory accepted, sample at {time}: {q:?} {v:?} {a:?}"));
                     }
+                }
+            }
+            Ok(any)
+        })();
+        (String::new(), result)
+    });
+}
+
+/// The state assembly of `mode: control` (/joint_states paired with /odom): any sequence
+/// of JointStates and odometry, with evil values, stamps and quaternions, never panics;
+/// every state it completes has the configured joints finite, a base whose quaternion is
+/// unit and whose values are finite, paired within the tolerance.
+#[test]
+fn state_assembly() {
+    let configured: Vec<String> = (0..12).map(|k| format!("joint{k}")).collect();
+    let tolerance = Duration::from_micros(500);
+    fuzz("state assembly", cases(), |rng, _| {
+        let result = (|| {
+            let mut assembly = StateAssembly::new(configured.clone(), true, tolerance);
+            let mut out = MeasuredState::of_joints(configured.len());
+            let mut odometry_stamps = Vec::new();
+            let mut any = false;
+            for _ in 0..rng.below(8) + 1 {
+                // Stamps near each other (pairable), or anywhere (negative, huge, bad ns).
+                let stamp = if rng.chance(4) {
+                    (rng.next() as i32, rng.next() as u32)
+                } else {
+                    (1, 1_000_000 * rng.below(4) as u32 + rng.below(1000) as u32 * 1000)
+                };
+                let assembled = if rng.chance(2) {
+                    let mut v = || if rng.chance(10) { evil_value(rng) } else { rng.next() as f64 / u64::MAX as f64 };
+                    let mut o = Odometry {
+                        position: [v(), v(), v()],
+                        orientation: [v(), v(), v(), v()],
+                        linear: [v(), v(), v()],
+                        angular: [v(), v(), v()],
+                    };
+                    // Mostly a rotation, its norm off 1 by up to 2 % (the limit is 1 %).
+                    if !rng.chance(4) {
+                        let norm = o.orientation.iter().map(|x| x * x).sum::<f64>().sqrt();
+                        let scale = 1.0 + 0.02 * (rng.next() as f64 / u64::MAX as f64 - 0.5);
+                        o.orientation.iter_mut().for_each(|x| *x *= scale / norm);
+                    }
+                    match assembly.odometry(stamp, o, &mut out) {
+                        Ok(a) => {
+                            odometry_stamps.push(stamp.0 as u64 * 1_000_000_000 + stamp.1 as u64);
+                            a
+                        }
+                        Err(_) => continue,
+                    }
+                } else {
+                    // Mostly the configured joints (in reverse order), else anything.
+                    let names = if rng.chance(4) {
+                        names_of(rng, &configured)
+                    } else {
+                        configured.iter().rev().cloned().collect()
+                    };
+                    let (position, velocity) = (values(rng, names.len()), values(rng, names.len()));
+                    match assembly.joint_state(stamp, &names, &position, &velocity, &mut out) {
+                        Ok(a) => a,
+                        Err(_) => continue,
+                    }
+                };
+                if !assembled.ready {
+                    continue;
+                }
+                any = true;
+                let Some(b) = out.base else { return Err("a floating base's state without its base".into()) };
+                let norm = b.orientation.iter().map(|x| x * x).sum::<f64>().sqrt();
+                let finite =
+                    out.position.iter().chain(&out.velocity).chain(&b.position).chain(&b.linear).all(|x| x.is_finite());
+                if !finite || (norm - 1.0).abs() > 1e-12 {
+                    return Err(format!("state {out:?}"));
+                }
+                if !odometry_stamps.iter().any(|&s| s.abs_diff(out.time_ns) <= tolerance.as_nanos() as u64) {
+                    return Err(format!("state at {} paired with no odometry within the tolerance", out.time_ns));
                 }
             }
             Ok(any)

@@ -36,6 +36,10 @@ pub struct ControlConfig {
     /// applies (a numerical blow-up, never a physical answer). Default: ten times the
     /// robot's weight.
     pub max_contact_force: Option<PositiveF64>,
+    /// A JointState and the floating base's odometry are one state when their stamps are
+    /// at most this far apart (s; a state estimator stamps on its own clock). Default:
+    /// half the loop period.
+    pub pairing_tolerance: Option<PositiveF64>,
     /// The posture reference: joint positions (rad or m) by joint name. Unlisted joints:
     /// `robot.initial_posture`, then 0.
     pub posture: BTreeMap<String, FiniteF64>,
@@ -84,6 +88,7 @@ impl Default for ControlConfig {
             stance_damping: nn(d.stance_damping),
             patch_radius: nn(d.patch_radius),
             max_contact_force: None,
+            pairing_tolerance: None,
             posture: BTreeMap::new(),
             safe_output: SafeOutput::Zero,
             safe_damping: nn(1.0),

@@ -461,6 +461,15 @@ impl Config {
         std::time::Duration::from_secs_f64(1.0 / self.rate_hz.get())
     }
 
+    /// How far apart a JointState's and an odometry's stamps may be to make one state:
+    /// `control.pairing_tolerance`, else half the period.
+    pub fn pairing_tolerance(&self) -> std::time::Duration {
+        match self.control.pairing_tolerance {
+            Some(t) => std::time::Duration::try_from_secs_f64(t.get()).unwrap_or(std::time::Duration::MAX),
+            None => self.period() / 2,
+        }
+    }
+
     /// The simulator's time step (s): `sim.dt`, else 1/`rate_hz`.
     pub fn sim_dt(&self) -> f64 {
         self.sim.dt.map_or_else(|| self.period().as_secs_f64(), |d| d.get())

@@ -321,7 +321,7 @@ impl Controller {
         for i in 0..self.contacts.len() {
             let l = &lambda[3 * i..3 * i + 3];
             let force = (l[0] * l[0] + l[1] * l[1] + l[2] * l[2]).sqrt() / self.dt;
-            if !(force <= self.force_bound) {
+            if force.is_nan() || force > self.force_bound {
                 return Err(TickError::OutOfBounds {
                     what: "predicted force of contact",
                     index: i,

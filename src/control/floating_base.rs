@@ -253,7 +253,7 @@ impl FloatingBase {
         // F̄ (a contact the plain answer leaves unloaded takes hardly any tangential load).
         let force = &self.result.lambda;
         let mean = (0..ns).map(|k| force[3 * k + 2].max(0.0)).sum::<f64>() / ns as f64;
-        if !(mean > 0.0) {
+        if mean.is_nan() || mean <= 0.0 {
             return false;
         }
         for (k, &i) in self.sticking.iter().enumerate() {

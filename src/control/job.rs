@@ -324,12 +324,12 @@ impl Job for ControlJob {
                 self.q_des[..7].copy_from_slice(&pose);
             }
             let (q, v, q_des, v_des, a_des) = (&self.q, &self.v, &self.q_des, &self.v_des, &self.a_des);
-            // A torque that is not finite (no input makes one: hardening) is refused too.
-            tau_ok = self
-                .controller
-                .tick(&self.model, q, v, q_des, v_des, a_des, self.dt)
-                .is_ok_and(|tau| tau.iter().all(|t| t.is_finite()));
-            if !tau_ok || !self.controller.inverse_dynamics().result().converged {
+            // A tick out of its bounds (a predicted force beyond `max_contact_force`, a
+            // torque that is not finite) is refused like bad input: the safe output.
+            tau_ok = self.controller.tick(&self.model, q, v, q_des, v_des, a_des, self.dt).is_ok();
+            if !tau_ok {
+                Counters::bump(&self.counters.ticks_refused);
+            } else if !self.controller.inverse_dynamics().result().converged {
                 Counters::bump(&self.counters.steps_not_converged);
             }
         }

@@ -32,7 +32,7 @@ use crate::model::FrameKind;
 use crate::runtime::status::{WatchedInput, status, status_line};
 use crate::runtime::{
     CommandRejection, CounterSnapshot, Counters, EffortCommand, Job, LoopReport, LoopSettings, LoopThread,
-    MailboxReader, MailboxWriter, StateRejection, mailbox, sample_ring, select_joints, stamp_ns, validate_efforts,
+    MailboxReader, MailboxWriter, StateAssembly, mailbox, sample_ring, stamp_ns, validate_efforts,
 };
 use crate::setup::{Setup, SetupError};
 use crate::sim::job::SimRequests;
@@ -194,12 +194,12 @@ fn run_control(mut node: r2r::Node, setup: &Setup) -> Result<NodeSummary, NodeEr
         commands_topic,
         topics.reference
     );
-    let names = setup.joint_names.clone();
-    let topic = topics.joint_states.to_string();
+    let assembly = StateAssembly::new(setup.joint_names.clone(), odometry.is_some(), config.pairing_tolerance());
+    let state_topics = (topics.joint_states.to_string(), topics.odometry.to_string());
     let counters = io.counters.clone();
     let ControlSide { job, publisher, tasks } = control;
     serve(node, setup, job, vec![publisher], io, banner, move || {
-        tokio::spawn(consume_states(joint_states, odometry, state_writer, names, counters, topic));
+        tokio::spawn(consume_states(joint_states, odometry, state_writer, assembly, counters, state_topics));
         tasks();
     })
 }
@@ -640,82 +640,59 @@ async fn serve_simulation(
 
 /// Turns /joint_states (by joint name: any order, extra joints ignored) and, for a
 /// floating base, its odometry into the measured state of the configured joints for the
-/// loop. With a floating base a JointState waits for the odometry of the same stamp (a
-/// state whose base and joints are from different instants puts the feet where they are
-/// not). A JointState missing a configured joint, without velocities, or with a NaN or an
-/// infinity is rejected, counted and logged at most once per second; the loop's watchdog
-/// then sees no fresh state.
+/// loop, as [`StateAssembly`] pairs them (stamps within `control.pairing_tolerance`). A
+/// JointState missing a configured joint, without velocities, or with a NaN or an
+/// infinity, odometry that is not finite or not a rotation, and a JointState no odometry
+/// pairs with are counted and logged at most once per second; the loop's watchdog then
+/// sees no fresh state.
 async fn consume_states(
     mut joint_states: impl futures::Stream<Item = JointState> + Unpin,
     mut odometry: Option<impl futures::Stream<Item = Odometry> + Unpin>,
     mut writer: MailboxWriter<MeasuredState>,
-    names: Vec<String>,
+    mut assembly: StateAssembly,
     counters: Arc<Counters>,
-    topic: String,
+    topics: (String, String),
 ) {
-    let floating = odometry.is_some();
-    // Recent base odometry by stamp, and a JointState waiting for its base.
-    let mut bases: std::collections::VecDeque<(u64, BaseOdometry)> = std::collections::VecDeque::with_capacity(64);
-    let mut pending: Option<JointState> = None;
-    let mut index = vec![0usize; names.len()];
+    let mut out = MeasuredState::of_joints(assembly.joints().len());
     let mut last_log: Option<Instant> = None;
-    let stamp = |h: &r2r::std_msgs::msg::Header| stamp_ns(h.stamp.sec, h.stamp.nanosec);
+    let mut log = |what: std::fmt::Arguments| {
+        if last_log.is_none_or(|t| t.elapsed() >= Duration::from_secs(1)) {
+            r2r::log_warn!(NODE_NAME, "{}", what);
+            last_log = Some(Instant::now());
+        }
+    };
     loop {
-        let msg = tokio::select! {
+        let assembled = tokio::select! {
             Some(o) = async { match odometry.as_mut() { Some(s) => s.next().await, None => None } } => {
                 let (p, t) = (&o.pose.pose, &o.twist.twist);
-                let b = BaseOdometry {
+                let base = BaseOdometry {
                     position: [p.position.x, p.position.y, p.position.z],
                     orientation: [p.orientation.x, p.orientation.y, p.orientation.z, p.orientation.w],
                     linear: [t.linear.x, t.linear.y, t.linear.z],
                     angular: [t.angular.x, t.angular.y, t.angular.z],
                 };
-                let finite = b.position.iter().chain(&b.orientation).chain(&b.linear).chain(&b.angular).all(|x| x.is_finite());
-                if let (true, Some(t)) = (finite, stamp(&o.header)) {
-                    if bases.len() == bases.capacity() {
-                        bases.pop_front();
-                    }
-                    bases.push_back((t, b));
-                }
-                match pending.take() {
-                    Some(m) => m,
-                    None => continue,
-                }
+                let stamp = (o.header.stamp.sec, o.header.stamp.nanosec);
+                assembly.odometry(stamp, base, &mut out).map_err(|why| {
+                    Counters::bump(&counters.odometry_rejected);
+                    log(format_args!("{}: odometry rejected: {why}", topics.1));
+                })
             }
-            Some(m) = joint_states.next() => m,
+            Some(m) = joint_states.next() => {
+                let stamp = (m.header.stamp.sec, m.header.stamp.nanosec);
+                assembly.joint_state(stamp, &m.name, &m.position, &m.velocity, &mut out).map_err(|why| {
+                    Counters::bump(&counters.states_rejected);
+                    log(format_args!("{}: state rejected: {}", topics.0, why.describe(assembly.joints(), &m.name)));
+                })
+            }
             else => return,
         };
-        let t = stamp(&msg.header);
-        let base = match (floating, t) {
-            (false, _) | (true, None) => None,
-            (true, Some(t)) => match bases.iter().rev().find(|(s, _)| *s == t) {
-                Some((_, b)) => Some(*b),
-                None => {
-                    pending = Some(msg); // its base has not come yet
-                    continue;
-                }
-            },
-        };
-        let problem = match t {
-            Some(t) => select_joints(&names, &msg.name, &msg.position, &msg.velocity, &mut index).map(|()| t),
-            None => Err(StateRejection::Stamp { sec: msg.header.stamp.sec, nanosec: msg.header.stamp.nanosec }),
-        };
-        match problem {
-            Ok(t) => writer.write_with(|s| {
-                s.time_ns = t;
-                for (k, &i) in index.iter().enumerate() {
-                    s.position[k] = msg.position[i];
-                    s.velocity[k] = msg.velocity[i];
-                }
-                s.base = base;
-            }),
-            Err(why) => {
-                Counters::bump(&counters.states_rejected);
-                if last_log.is_none_or(|t| t.elapsed() >= Duration::from_secs(1)) {
-                    r2r::log_warn!(NODE_NAME, "{}: state rejected: {}", topic, why.describe(&names, &msg.name));
-                    last_log = Some(Instant::now());
-                }
-            }
+        let Ok(assembled) = assembled else { continue };
+        if assembled.unpaired > 0 {
+            counters.states_unpaired.fetch_add(u64::from(assembled.unpaired), Ordering::Relaxed);
+            log(format_args!("{}: joint states without odometry within the pairing tolerance", topics.0));
+        }
+        if assembled.ready {
+            writer.write_with(|s| s.clone_from(&out));
         }
     }
 }

@@ -26,6 +26,14 @@ pub struct Counters {
     pub last_published_sim_time_ns: AtomicU64,
     /// Measured states refused (`mode: control`): a configured joint missing, NaN.
     pub states_rejected: AtomicU64,
+    /// JointStates given up for want of odometry within `control.pairing_tolerance`.
+    pub states_unpaired: AtomicU64,
+    /// Odometry refused: a NaN, a stamp that is not a time, a quaternion that is not a
+    /// rotation.
+    pub odometry_rejected: AtomicU64,
+    /// Controller ticks refused (more contacts than the capacity, an answer out of its
+    /// bounds): the safe output applied instead.
+    pub ticks_refused: AtomicU64,
     /// Controller references (joint trajectories) accepted.
     pub references_accepted: AtomicU64,
     /// Controller references refused: an unknown joint, wrong sizes, NaN, times.
@@ -72,6 +80,12 @@ pub struct CounterSnapshot {
     pub publish_errors: u64,
     /// See [`Counters::states_rejected`].
     pub states_rejected: u64,
+    /// See [`Counters::states_unpaired`].
+    pub states_unpaired: u64,
+    /// See [`Counters::odometry_rejected`].
+    pub odometry_rejected: u64,
+    /// See [`Counters::ticks_refused`].
+    pub ticks_refused: u64,
     /// See [`Counters::references_accepted`].
     pub references_accepted: u64,
     /// See [`Counters::references_rejected`].
@@ -135,6 +149,9 @@ impl Counters {
             samples_published: get(&self.samples_published),
             publish_errors: get(&self.publish_errors),
             states_rejected: get(&self.states_rejected),
+            states_unpaired: get(&self.states_unpaired),
+            odometry_rejected: get(&self.odometry_rejected),
+            ticks_refused: get(&self.ticks_refused),
             references_accepted: get(&self.references_accepted),
             references_rejected: get(&self.references_rejected),
             wrenches_rejected: get(&self.wrenches_rejected),

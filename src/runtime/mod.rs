@@ -13,6 +13,7 @@ pub mod mailbox;
 pub mod realtime;
 pub mod sample_ring;
 pub mod state;
+pub mod state_assembly;
 pub mod status;
 pub mod watchdog;
 
@@ -24,4 +25,5 @@ pub use loop_stats::LoopReport;
 pub use mailbox::{MailboxReader, MailboxWriter, Stamped, mailbox};
 pub use sample_ring::{SampleConsumer, SampleProducer, sample_ring};
 pub use state::{StateRejection, select_joints, stamp_ns};
+pub use state_assembly::{Assembled, OdometryRejection, StateAssembly};
 pub use watchdog::{Freshness, Watchdog};

@@ -74,6 +74,18 @@ pub fn status(
     if states > 0 {
         problems.push(format!("{states} measured states rejected"));
     }
+    let unpaired = now.states_unpaired - before.states_unpaired;
+    if unpaired > 0 {
+        problems.push(format!("{unpaired} joint states without odometry within the pairing tolerance"));
+    }
+    let odometry = now.odometry_rejected - before.odometry_rejected;
+    if odometry > 0 {
+        problems.push(format!("{odometry} odometry messages rejected"));
+    }
+    let refused = now.ticks_refused - before.ticks_refused;
+    if refused > 0 {
+        problems.push(format!("{refused} controller ticks refused (safe output applied)"));
+    }
     let references = now.references_rejected - before.references_rejected;
     if references > 0 {
         problems.push(format!("{references} reference trajectories rejected"));
@@ -158,6 +170,9 @@ pub fn status(
         ("loop_allocations_total", report.loop_allocations.map_or("not counted".to_owned(), |n| n.to_string())),
         ("long_overruns_total", report.total_long_overruns.to_string()),
         ("states_rejected_total", now.states_rejected.to_string()),
+        ("states_unpaired_total", now.states_unpaired.to_string()),
+        ("odometry_rejected_total", now.odometry_rejected.to_string()),
+        ("ticks_refused_total", now.ticks_refused.to_string()),
         ("references_accepted_total", now.references_accepted.to_string()),
         ("references_rejected_total", now.references_rejected.to_string()),
         ("external_wrenches_rejected_total", now.wrenches_rejected.to_string()),
