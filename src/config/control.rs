@@ -40,6 +40,10 @@ pub struct ControlConfig {
     /// at most this far apart (s; a state estimator stamps on its own clock). Default:
     /// half the loop period.
     pub pairing_tolerance: Option<PositiveF64>,
+    /// A stance contact the reference puts more than this (m) above where it is, in the
+    /// world and relative to the floating base, leaves the stance (a foot taking a step).
+    /// 0.02.
+    pub release_height: NonNegativeF64,
     /// The posture reference: joint positions (rad or m) by joint name. Unlisted joints:
     /// `robot.initial_posture`, then 0.
     pub posture: BTreeMap<String, FiniteF64>,
@@ -89,6 +93,7 @@ impl Default for ControlConfig {
             patch_radius: nn(d.patch_radius),
             max_contact_force: None,
             pairing_tolerance: None,
+            release_height: nn(d.release_height),
             posture: BTreeMap::new(),
             safe_output: SafeOutput::Zero,
             safe_damping: nn(1.0),
@@ -109,6 +114,7 @@ impl ControlConfig {
             stance_damping: self.stance_damping.get(),
             patch_radius: self.patch_radius.get(),
             max_contact_force: self.max_contact_force.map(|f| f.get()),
+            release_height: self.release_height.get(),
         }
     }
 }

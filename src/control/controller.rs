@@ -38,6 +38,13 @@
 //! ground at a facet of three or four vertices a millimetre apart, and holding them all
 //! would pin the foot's orientation, which a point foot does not have.
 //!
+//! A stance contact the reference lifts leaves the stance (a foot taking a step): when
+//! q_des puts its point more than `release_height` above where it is, both in the world
+//! and relative to the floating base (first order: n·J (q_des ⊖ q), with and without the
+//! base's part), it is left out of the problem and its leg follows the PD. Both, so that
+//! a base reference alone (raise or tilt the body, legs at their posture) or legs that
+//! follow the body (a crouch computed by inverse kinematics) keep the feet down.
+//!
 //! Only the contacts that can carry load enter the contact problem: the stance contacts
 //! and those the reference closes within the step (φ + Δt·c_N < 0, at v₀, at v when the
 //! contact has restitution, and at v_ref). The others separate (c_N > 0), where
@@ -115,6 +122,9 @@ pub struct ControllerSettings {
     /// A tick predicting a contact force larger than this (N) is refused; None: ten times
     /// the robot's weight.
     pub max_contact_force: Option<f64>,
+    /// A stance contact that q_des puts more than this (m) above where it is, in the world
+    /// and relative to the floating base, leaves the stance (∞: never).
+    pub release_height: f64,
 }
 
 impl Default for ControllerSettings {
@@ -129,6 +139,7 @@ impl Default for ControllerSettings {
             stance_damping: 40.0,
             patch_radius: 5e-3,
             max_contact_force: None,
+            release_height: 0.02,
         }
     }
 }
@@ -181,6 +192,8 @@ pub struct Controller {
     twists: Vec<Motion>,
     /// The same under the measured velocity.
     twists_measured: Vec<Motion>,
+    /// The same under q_des ⊖ q as a velocity: the reference's displacement (first order).
+    lift: Vec<Motion>,
     /// The stance contacts (indices into the tick's contacts).
     stance: Vec<usize>,
     projection: StanceProjection,
@@ -230,6 +243,7 @@ impl Controller {
             source: Vec::with_capacity(capacity),
             twists: vec![Motion::default(); model.njoints()],
             twists_measured: vec![Motion::default(); model.njoints()],
+            lift: vec![Motion::default(); model.njoints()],
             stance: Vec::with_capacity(capacity),
             projection: StanceProjection::with_capacity(capacity),
             w_inv: per_dof(1.0, settings.joint_weight.recip()),
@@ -283,6 +297,9 @@ impl Controller {
             self.v_ref[k] = v[k] + dt * (a_des[k] + kp * self.error[k] + kd * (v_des[k] - v[k]));
         }
         self.v0.copy_from_slice(&self.v_ref);
+        if self.settings.release_height.is_finite() {
+            dynamics::world_velocities(model, &self.data, &self.error, &mut self.lift);
+        }
 
         for flags in [&mut self.promoted, &mut self.in_stance] {
             flags.clear();
@@ -347,7 +364,7 @@ impl Controller {
         dynamics::world_velocities(model, &self.data, &self.v0, &mut self.twists);
         let detected = self.detected.contacts();
         for (i, (c, &promoted)) in detected.iter().zip(&self.promoted).enumerate() {
-            if in_deeper_patch(detected, i, self.settings.patch_radius) {
+            if in_deeper_patch(detected, i, self.settings.patch_radius) || self.lifted(model, c) {
                 continue;
             }
             if c.distance <= self.settings.stance_gap
@@ -359,6 +376,19 @@ impl Controller {
                 self.source.push(i);
             }
         }
+    }
+
+    /// Whether q_des lifts the robot's point of contact `c` beyond the release height, in
+    /// the world and relative to a floating base (see the module).
+    fn lifted(&self, model: &Model, c: &Contact) -> bool {
+        let (Owner::Robot { joint }, Owner::Static | Owner::Free { .. }) = (c.body1, c.body2) else { return false };
+        if !self.settings.release_height.is_finite() || joint == 0 {
+            return false;
+        }
+        let height = |twist: &Motion| c.normal().dot(&twist.velocity_at(&c.point));
+        let world = height(&self.lift[joint]);
+        let base = if model.has_free_flyer() { height(&self.lift[1]) } else { 0.0 };
+        world.min(world - base) > self.settings.release_height
     }
 
     /// The stance contacts, their targets, and v_ref = v₀ + W⁻¹ J_Sᵀ μ meeting them.
