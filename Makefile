@@ -8,13 +8,14 @@ WITH_ROS := scripts/with_ros.sh
 CONFIG ?= config/quadruped.yaml
 CARGO ?= cargo
 
-.PHONY: help run build test lint fmt unit interop bench soak env clean-env
+.PHONY: help run build test lint fmt unit interop bench soak mujoco env clean-env
 
 help:
 	@echo "make run     build (release) and start the node on $(CONFIG) (Ctrl-C stops it)"
 	@echo "make test    fmt check, clippy -D warnings (with and without ROS), cargo tests, rclpy interop tests"
 	@echo "make bench   criterion benches, signorini/Pinocchio/MuJoCo ratios and the solver suite (signorini bench) written to docs/BENCHMARKS.md"
 	@echo "make soak    the quadruped simulated and controlled for an hour at 1 kHz (SOAK_SECONDS=3600); make test runs 2 minutes of it"
+	@echo "make mujoco  the controller next to robots simulated by MuJoCo (quadruped, solo12, arm) beside a joint PD: the table of README (about 10 min)"
 	@echo "make env     only set up the ROS 2 environment (.ros/)"
 	@echo "Variables: CONFIG=path/to/config.yaml"
 
@@ -55,6 +56,9 @@ bench: build
 SOAK_SECONDS ?= 3600
 soak: build
 	SIGNORINI_SOAK_SECONDS=$(SOAK_SECONDS) $(WITH_ROS) python -m pytest tests/ros/test_soak.py -q -s -p no:cacheprovider
+
+mujoco: build
+	$(WITH_ROS) python scripts/mujoco_control.py --write
 
 clean-env:
 	rm -rf .ros

@@ -27,7 +27,6 @@ import datetime
 import json
 import math
 import pathlib
-import re
 import statistics
 import subprocess
 import sys
@@ -36,13 +35,12 @@ import time
 
 import mujoco
 import numpy as np
-import pinocchio as pin
 import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
+import mujoco_plant  # noqa: E402
 from bench_dynamics import write_section  # noqa: E402
-from gen_dynamics_fixtures import erd_share  # noqa: E402
 
 DT, G0 = 1e-3, 9.81
 SOLO_KP, SOLO_KD = 5.0, 0.1
@@ -126,35 +124,10 @@ def mujoco_accuracy():
 
 # --- speed ------------------------------------------------------------------------------
 
-def solo12_paths():
-    share = erd_share()
-    robots = share / "example-robot-data" / "robots" / "solo_description"
-    return share, robots / "robots" / "solo12.urdf", robots / "srdf" / "solo.srdf"
-
-
-def solo12_posture():
-    share, urdf, srdf = solo12_paths()
-    model = pin.buildModelFromUrdf(str(urdf), pin.JointModelFreeFlyer())
-    pin.loadReferenceConfigurations(model, str(srdf))
-    q = model.referenceConfigurations["standing"]
-    return {name: q[model.joints[j].idx_q] for j, name in enumerate(model.names) if j >= 2}
-
-
 def mujoco_robot(urdf, posture, kp, kd, share=None):
     """A floating-base URDF robot in MuJoCo at `posture` (joint name → position), held by
     position actuators (kp, kd) at it, its lowest shape on the plane z = 0."""
-    text = urdf.read_text()
-    assets = {}
-    for uri in set(re.findall(r'filename="([^"]+)"', text)):
-        path = share / uri.replace("package://", "")
-        assets[path.name] = path.read_bytes()
-        text = text.replace(uri, path.name)
-    root = re.search(r'<link\s+name="([^"]+)"', text).group(1)
-    text = text.replace(
-        "</robot>",
-        f'<link name="world"/><joint name="floating_base" type="floating"><parent link="world"/>'
-        f'<child link="{root}"/></joint></robot>')
-    spec = mujoco.MjSpec.from_string(text, assets=assets)
+    spec = mujoco_plant.urdf_spec(urdf, share, floating=True)
     spec.option.timestep = DT  # the URDF importer's default is 2 ms
     ground = spec.worldbody.add_geom(type=mujoco.mjtGeom.mjGEOM_PLANE, size=[5, 5, 0.1], contype=2, conaffinity=1)
     ground.name = "ground"
@@ -181,8 +154,8 @@ def mujoco_robot(urdf, posture, kp, kd, share=None):
 
 
 def mujoco_solo12():
-    share, urdf, _ = solo12_paths()
-    return mujoco_robot(urdf, solo12_posture(), SOLO_KP, SOLO_KD, share)
+    share, urdf, _ = mujoco_plant.solo12_paths()
+    return mujoco_robot(urdf, mujoco_plant.solo12_posture(), SOLO_KP, SOLO_KD, share)
 
 
 def quadruped_config():
