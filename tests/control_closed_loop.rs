@@ -14,7 +14,8 @@ use std::path::Path;
 use signorini::collision::{CollisionWorld, Owner};
 use signorini::config::{CollisionConfig, ContactConfig, EnvironmentConfig};
 use signorini::control::{
-    Controller, ControllerSettings, InverseDynamics, InverseDynamicsSettings, JointTrajectory, TrajectoryPoint,
+    Controller, ControllerSettings, InverseDynamics, InverseDynamicsSettings, JointTrajectory, TickError,
+    TrajectoryPoint,
 };
 use signorini::model::{Data, Model, ModelOptions};
 use signorini::setup::Setup;
@@ -635,4 +636,111 @@ fn a_contact_the_projected_reference_closes_joins_the_stance() {
     let v_ref = controller.reference_velocity();
     let roll = gap / (2.0 * a * DT);
     assert!((v_ref[4] - roll).abs() < 1e-6 * roll && v_ref[3].abs() < 1e-9 && v_ref[5].abs() < 1e-9, "{v_ref:?}");
+}
+
+/// The quadruped standing on rigid ground (its fixture's pose): the controller and the
+/// settings of its stance, at the measured state q with the reference `q_des`; returns the
+/// links of the contacts it solves and the tick's outcome.
+fn quadruped_tick(q_des: impl Fn(&Model, &[f64]) -> Vec<f64>, settings: ControllerSettings) -> (Vec<String>, bool) {
+    let (world, reference, _) = sim_scenes::quadruped(0.0);
+    let model = world.robot.as_ref().unwrap().model.clone();
+    let setup = Setup::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("config/quadruped.yaml"), None).unwrap();
+    let collision = CollisionWorld::new(&model, &setup.config.environment, &setup.config.collision).unwrap();
+    let links: Vec<String> = collision.objects().iter().map(|o| o.link.clone()).collect();
+    let contact = ContactConfig::default();
+    let mut controller = Controller::new(
+        &model,
+        collision,
+        64,
+        contact.problem_settings(),
+        settings,
+        InverseDynamicsSettings::default(),
+    );
+    let (q, zero) = (reference.clone(), vec![0.0; model.nv]);
+    let q_des = q_des(&model, &q);
+    let ok = controller.tick(&model, &q, &zero, &q_des, &zero, &zero, DT).is_ok();
+    let solved = controller.contacts().iter().map(|c| links[c.object1].clone()).collect();
+    (solved, ok)
+}
+
+/// A foot the reference lifts leaves the stance: with the left front leg's knee bent so
+/// that its foot rises 4 cm (beyond `release_height`, 2 cm) the other three feet are
+/// solved and the tick succeeds; the same body raised 4 cm by the base reference alone,
+/// the legs at their posture, keeps all four feet down (issue 22: a step needs the leg to
+/// lift the foot).
+#[test]
+fn a_foot_the_reference_lifts_leaves_the_stance_and_a_raised_body_keeps_its_feet() {
+    let settings = ControllerSettings::default();
+    assert_eq!(settings.release_height, 0.02);
+    let knee_lifts_foot = |model: &Model, q: &[f64]| {
+        // The knee angle that puts the foot 4 cm above where it stands, by bisection on the
+        // foot frame's height (forward kinematics).
+        let (knee, foot) = (model.joint_id("lf_kfe").unwrap(), model.frame_id("lf_foot", None).unwrap());
+        let mut data = Data::new(model);
+        let height = |angle: f64, data: &mut Data| {
+            let mut x = q.to_vec();
+            x[model.idx_q[knee]] = angle;
+            signorini::dynamics::forward_kinematics(model, data, &x);
+            signorini::dynamics::update_frame_placement(model, data, foot).translation.z
+        };
+        let (start, h0) = (q[model.idx_q[knee]], height(q[model.idx_q[knee]], &mut data));
+        let up = if height(start - 0.1, &mut data) > h0 { -1.0 } else { 1.0 };
+        let (mut lo, mut hi) = (0.0, 1.0);
+        for _ in 0..60 {
+            let mid = 0.5 * (lo + hi);
+            if height(start + up * mid, &mut data) - h0 < 0.04 { lo = mid } else { hi = mid }
+        }
+        let mut x = q.to_vec();
+        x[model.idx_q[knee]] = start + up * lo;
+        x
+    };
+    let (solved, ok) = quadruped_tick(knee_lifts_foot, settings);
+    assert!(ok);
+    assert!(!solved.iter().any(|l| l == "lf_foot"), "the lifted foot left the stance: {solved:?}");
+    for foot in ["lh_foot", "rf_foot", "rh_foot"] {
+        assert!(solved.iter().any(|l| l == foot), "{foot} stays: {solved:?}");
+    }
+    let body_up = |_: &Model, q: &[f64]| {
+        let mut x = q.to_vec();
+        x[2] += 0.04;
+        x
+    };
+    let (solved, ok) = quadruped_tick(body_up, settings);
+    assert!(ok);
+    for foot in ["lf_foot", "lh_foot", "rf_foot", "rh_foot"] {
+        assert!(solved.iter().any(|l| l == foot), "{foot} stays under a raised body: {solved:?}");
+    }
+}
+
+/// A tick whose predicted contact force exceeds `max_contact_force` is refused, naming the
+/// contact and the force (the job then applies the safe output): the standing quadruped's
+/// feet carry about 44 N each, beyond a 20 N bound and within the default (ten times its
+/// weight).
+#[test]
+fn a_tick_predicting_a_force_beyond_the_bound_is_refused() {
+    let posture = |_: &Model, q: &[f64]| q.to_vec();
+    let (solved, ok) = quadruped_tick(posture, ControllerSettings::default());
+    assert!(ok && solved.len() == 4, "{solved:?}");
+    let (_, ok) = quadruped_tick(posture, ControllerSettings { max_contact_force: Some(20.0), ..Default::default() });
+    assert!(!ok, "refused beyond 20 N");
+    let (world, reference, _) = sim_scenes::quadruped(0.0);
+    let model = world.robot.as_ref().unwrap().model.clone();
+    let collision = CollisionWorld::new(&model, &EnvironmentConfig::default(), &CollisionConfig::default()).unwrap();
+    let settings = ControllerSettings { max_contact_force: Some(20.0), ..Default::default() };
+    let mut controller = Controller::new(
+        &model,
+        collision,
+        64,
+        ContactConfig::default().problem_settings(),
+        settings,
+        Default::default(),
+    );
+    let zero = vec![0.0; model.nv];
+    match controller.tick(&model, &reference, &zero, &reference, &zero, &zero, DT) {
+        Err(TickError::OutOfBounds { what, value, bound, .. }) => {
+            assert_eq!(what, "predicted force of contact");
+            assert!(value > 40.0 && value < 50.0 && bound == 20.0, "{value} {bound}");
+        }
+        other => panic!("{other:?}"),
+    }
 }
