@@ -127,13 +127,7 @@ def mujoco_accuracy():
 def mujoco_robot(urdf, posture, kp, kd, share=None):
     """A floating-base URDF robot in MuJoCo at `posture` (joint name → position), held by
     position actuators (kp, kd) at it, its lowest shape on the plane z = 0."""
-    spec = mujoco_plant.urdf_spec(urdf, share, floating=True)
-    spec.option.timestep = DT  # the URDF importer's default is 2 ms
-    ground = spec.worldbody.add_geom(type=mujoco.mjtGeom.mjGEOM_PLANE, size=[5, 5, 0.1], contype=2, conaffinity=1)
-    ground.name = "ground"
-    for g in spec.geoms:
-        if g.type != mujoco.mjtGeom.mjGEOM_PLANE:
-            g.contype, g.conaffinity = 1, 2  # robot geoms touch the ground, not each other
+    spec = mujoco_plant.on_ground(mujoco_plant.urdf_spec(urdf, share, floating=True), DT)
     for j in spec.joints:
         if j.name in posture:
             a = spec.add_actuator(name=j.name, target=j.name, trntype=mujoco.mjtTrn.mjTRN_JOINT)
@@ -143,13 +137,7 @@ def mujoco_robot(urdf, posture, kp, kd, share=None):
     for name, value in posture.items():
         data.qpos[model.joint(name).qposadr[0]] = value
         data.ctrl[model.actuator(name).id] = value
-    # The lowest shape onto the ground (signed distances to the plane).
-    data.qpos[2] = 1.0
-    mujoco.mj_forward(model, data)
-    plane = model.geom("ground").id
-    lowest = min(mujoco.mj_geomDistance(model, data, plane, g, 10.0, None) for g in range(model.ngeom) if g != plane)
-    data.qpos[2] -= lowest
-    mujoco.mj_forward(model, data)
+    mujoco_plant.place_on_ground(model, data)
     return model, data
 
 

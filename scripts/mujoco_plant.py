@@ -20,18 +20,9 @@ import mujoco
 import numpy as np
 import yaml
 
+from gen_dynamics_fixtures import erd_share
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-
-
-def erd_share():
-    """site-packages/cmeel.prefix/share, where example-robot-data installs its robots."""
-    import site
-    import sys
-    for d in site.getsitepackages():
-        share = pathlib.Path(d) / "cmeel.prefix" / "share"
-        if (share / "example-robot-data").is_dir():
-            return share
-    sys.exit("example-robot-data is not installed (pip install example-robot-data)")
 
 
 @dataclasses.dataclass
@@ -102,6 +93,18 @@ def urdf_spec(urdf, share, floating):
             f'<child link="{root}"/></joint></robot>')
     spec = mujoco.MjSpec.from_string(text, assets=assets)
     spec.compiler.fusestatic = False  # keep the feet (fixed links) as bodies of their own
+    return spec
+
+
+def on_ground(spec, dt):
+    """`spec` at Δt `dt` with a ground plane (geom `ground`, z = 0) that the robot's geoms
+    touch; they do not touch each other (solo12's hulls overlap at the joints)."""
+    spec.option.timestep = dt  # the URDF importer's default is 2 ms
+    ground = spec.worldbody.add_geom(type=mujoco.mjtGeom.mjGEOM_PLANE, size=[5, 5, 0.1], contype=2, conaffinity=1)
+    ground.name = "ground"
+    for g in spec.geoms:
+        if g.type != mujoco.mjtGeom.mjGEOM_PLANE:
+            g.contype, g.conaffinity = 1, 2
     return spec
 
 
@@ -194,14 +197,9 @@ def build(name, *, dt=1e-3, mass_scale=1.0, mass_jitter=0.0, friction=None, seed
     otherwise), at `posture` (the robot's own by default) with its lowest shape on a
     ground plane at z = 0 (a floating base)."""
     r = robot(name)
-    spec = urdf_spec(r.urdf, r.share, r.floating)
-    spec.option.timestep = dt  # the URDF importer's default is 2 ms
-    ground = spec.worldbody.add_geom(type=mujoco.mjtGeom.mjGEOM_PLANE, size=[5, 5, 0.1], contype=2, conaffinity=1)
-    ground.name = "ground"
-    for g in spec.geoms:
-        if g.type != mujoco.mjtGeom.mjGEOM_PLANE:
-            g.contype, g.conaffinity = 1, 2  # robot geoms touch the ground, not each other
-        if friction is not None:
+    spec = on_ground(urdf_spec(r.urdf, r.share, r.floating), dt)
+    if friction is not None:
+        for g in spec.geoms:
             g.friction[0] = friction
     model = spec.compile()
     rng = np.random.default_rng(seed)
@@ -215,18 +213,17 @@ def build(name, *, dt=1e-3, mass_scale=1.0, mass_jitter=0.0, friction=None, seed
     for joint, value in (posture or r.posture).items():
         data.qpos[model.joint(joint).qposadr[0]] = value
     if r.floating:
-        place_on_ground(plant)
+        place_on_ground(model, data)
     mujoco.mj_forward(model, data)
     return plant
 
 
-def place_on_ground(plant, height=0.0):
+def place_on_ground(model, data, height=0.0):
     """Moves a floating base vertically so that its lowest shape is `height` above the
-    ground (signed distances; at 0 it touches)."""
-    m, d = plant.model, plant.data
-    d.qpos[2] = 1.0
-    mujoco.mj_forward(m, d)
-    lowest = min(mujoco.mj_geomDistance(m, d, plant.ground, g, 10.0, None) for g in range(m.ngeom)
-                 if g != plant.ground)
-    d.qpos[2] += height - lowest
-    mujoco.mj_forward(m, d)
+    geom `ground` (signed distances; at 0 it touches)."""
+    ground = model.geom("ground").id
+    data.qpos[2] = 1.0
+    mujoco.mj_forward(model, data)
+    lowest = min(mujoco.mj_geomDistance(model, data, ground, g, 10.0, None) for g in range(model.ngeom) if g != ground)
+    data.qpos[2] += height - lowest
+    mujoco.mj_forward(model, data)

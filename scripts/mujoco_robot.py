@@ -97,7 +97,7 @@ def start_on_diagonal(plant, lift=0.005):
             mujoco.mj_forward(m, d)
             if d.xpos[body][2] < z0:
                 d.qpos[adr] -= 0.004
-    mujoco_plant.place_on_ground(plant)
+    mujoco_plant.place_on_ground(plant.model, plant.data)
 
 
 def _is_ancestor(m, a, b):

@@ -67,41 +67,19 @@ pub fn status(
             now.commands_non_finite - before.commands_non_finite
         ));
     }
-    if dropped > 0 {
-        problems.push(format!("{dropped} samples dropped"));
-    }
-    let states = now.states_rejected - before.states_rejected;
-    if states > 0 {
-        problems.push(format!("{states} measured states rejected"));
-    }
-    let unpaired = now.states_unpaired - before.states_unpaired;
-    if unpaired > 0 {
-        problems.push(format!("{unpaired} joint states without odometry within the pairing tolerance"));
-    }
-    let odometry = now.odometry_rejected - before.odometry_rejected;
-    if odometry > 0 {
-        problems.push(format!("{odometry} odometry messages rejected"));
-    }
-    let refused = now.ticks_refused - before.ticks_refused;
-    if refused > 0 {
-        problems.push(format!("{refused} controller ticks refused (safe output applied)"));
-    }
-    let references = now.references_rejected - before.references_rejected;
-    if references > 0 {
-        problems.push(format!("{references} reference trajectories rejected"));
-    }
-    let wrenches = now.wrenches_rejected - before.wrenches_rejected;
-    if wrenches > 0 {
-        problems.push(format!("{wrenches} external wrenches rejected"));
-    }
-    let unconverged = now.steps_not_converged - before.steps_not_converged;
-    if unconverged > 0 {
-        problems.push(format!("{unconverged} contact solves missed the tolerance"));
-    }
-    let fallbacks = now.solver_fallbacks - before.solver_fallbacks;
-    if fallbacks > 0 {
-        problems.push(format!("{fallbacks} steps used the contact fallback"));
-    }
+    // Counters that rose in the window: "<how many> <what>".
+    let rises = [
+        (dropped, "samples dropped"),
+        (now.states_rejected - before.states_rejected, "measured states rejected"),
+        (now.states_unpaired - before.states_unpaired, "joint states without odometry within the pairing tolerance"),
+        (now.odometry_rejected - before.odometry_rejected, "odometry messages rejected"),
+        (now.ticks_refused - before.ticks_refused, "controller ticks refused (safe output applied)"),
+        (now.references_rejected - before.references_rejected, "reference trajectories rejected"),
+        (now.wrenches_rejected - before.wrenches_rejected, "external wrenches rejected"),
+        (now.steps_not_converged - before.steps_not_converged, "contact solves missed the tolerance"),
+        (now.solver_fallbacks - before.solver_fallbacks, "steps used the contact fallback"),
+    ];
+    problems.extend(rises.iter().filter(|(n, _)| *n > 0).map(|(n, what)| format!("{n} {what}")));
     let resets = now.sim_resets - before.sim_resets;
     if resets > 0 {
         problems.push(format!("the simulation diverged and was reset {resets} times"));
