@@ -364,14 +364,11 @@ impl Controller {
         dynamics::world_velocities(model, &self.data, &self.v0, &mut self.twists);
         let detected = self.detected.contacts();
         for (i, (c, &promoted)) in detected.iter().zip(&self.promoted).enumerate() {
-            if in_deeper_patch(detected, i, self.settings.patch_radius) || self.lifted(model, c) {
-                continue;
-            }
-            if c.distance <= self.settings.stance_gap
+            let can_carry = c.distance <= self.settings.stance_gap
                 || promoted
                 || closes(c, &self.twists, self.dt)
-                || (c.restitution > 0.0 && closes(c, &self.twists_measured, self.dt))
-            {
+                || (c.restitution > 0.0 && closes(c, &self.twists_measured, self.dt));
+            if can_carry && !in_deeper_patch(detected, i, self.settings.patch_radius) && !self.lifted(model, c) {
                 self.contacts.push(*c);
                 self.source.push(i);
             }

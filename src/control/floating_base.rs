@@ -25,7 +25,7 @@
 //! previous tick's answer would let the internal forces wander from tick to tick:
 //! harmless against a rigid simulator, but on a real robot they squeeze the feet against
 //! each other and make them creep.) Its metric weighs a contact's tangential force by
-//! (F̄ / μF̂_N)², F̂_N its normal force in the plain least-norm answer and F̄ their mean: a
+//! (F̄ / μF̂_N)², F̂_N its normal force at the previous tick and F̄ their mean: a
 //! lateral load (a push) is then shared in proportion to μ·F_N, so that no foot reaches
 //! the edge of its cone before the others do (equal friction use, the usual criterion of
 //! legged force distribution), and the answer stays inside the cones — one 6 × 6 solve —
@@ -238,29 +238,36 @@ impl FloatingBase {
     /// The least squares without the cones, in the friction-sharing metric of the module,
     /// from its 6 × 6 normal equations: when every sticking contact's answer lies strictly
     /// inside its cone it is also the constrained minimizer (a convex problem whose
-    /// unconstrained minimizer is feasible), and the general path is not needed. First the
-    /// plain least-norm answer gives F̂_N (D = I), then D's tangential weights are set from
-    /// it and the passes are redone. Leaves F (N) in `result` (with a zero dual, an interior
-    /// point's) and the warm-start cache; returns whether it is inside.
+    /// unconstrained minimizer is feasible), and the general path is not needed. D's
+    /// tangential weights come from the contacts' normal forces of the previous tick (by
+    /// contact id; the mean of those for a new contact, and D = I when none is known): one
+    /// solve per tick, and a metric that changes as smoothly as the loads do. Leaves F (N)
+    /// in `result` (with a zero dual, an interior point's) and the warm-start cache;
+    /// returns whether it is inside.
     fn interior(&mut self, contacts: &ContactProblem, target: &[f64; 6], eps: f64) -> bool {
         let ns = self.sticking.len();
+        self.ids.clear();
+        self.ids.extend(self.sticking.iter().map(|&i| contacts.ids()[i]));
+        self.cache.guess(&self.ids, &mut self.warm);
+        // F̄ over the known contacts, and each contact's tangential weight (F̄ / μF̂_N)², F̂_N
+        // at least a hundredth of F̄ (a contact that carried nothing takes hardly any
+        // tangential load).
+        let (mut sum, mut known) = (0.0, 0);
+        for k in (0..ns).filter(|&k| self.warm.known[k]) {
+            sum += self.warm.lambda[3 * k + 2].max(0.0);
+            known += 1;
+        }
+        let mean = if known > 0 { sum / known as f64 } else { 0.0 };
         self.inv_weight.clear();
         self.inv_weight.resize(3 * ns, 1.0);
-        if !self.least_squares(target, eps) {
-            return false;
-        }
-        // F̄ and each contact's tangential weight (F̄ / μF̂_N)², F̂_N at least a hundredth of
-        // F̄ (a contact the plain answer leaves unloaded takes hardly any tangential load).
-        let force = &self.result.lambda;
-        let mean = (0..ns).map(|k| force[3 * k + 2].max(0.0)).sum::<f64>() / ns as f64;
-        if mean.is_nan() || mean <= 0.0 {
-            return false;
-        }
-        for (k, &i) in self.sticking.iter().enumerate() {
-            let BlockSet::Cone(mu) = contacts.sets()[i] else { return false };
-            let share = mu * force[3 * k + 2].max(LIGHTEST_SHARE * mean) / mean;
-            self.inv_weight[3 * k] = share * share;
-            self.inv_weight[3 * k + 1] = share * share;
+        if mean > 0.0 {
+            for (k, &i) in self.sticking.iter().enumerate() {
+                let BlockSet::Cone(mu) = contacts.sets()[i] else { return false };
+                let normal = if self.warm.known[k] { self.warm.lambda[3 * k + 2] } else { mean };
+                let share = mu * normal.max(LIGHTEST_SHARE * mean) / mean;
+                self.inv_weight[3 * k] = share * share;
+                self.inv_weight[3 * k + 1] = share * share;
+            }
         }
         if !self.least_squares(target, eps) {
             return false;
@@ -279,8 +286,6 @@ impl FloatingBase {
         r.converged = true;
         r.iterations = 0;
         r.residuals = Default::default();
-        self.ids.clear();
-        self.ids.extend(sticking.iter().map(|&i| contacts.ids()[i]));
         self.cache.store(&self.ids, r);
         true
     }
