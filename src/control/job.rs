@@ -294,10 +294,11 @@ impl Job for ControlJob {
     fn tick(&mut self, tick: &Tick) {
         let state = self.states.latest();
         let received = (state.sequence > 0).then_some(state.stamp);
-        let freshness = match self.reports_input {
-            true => self.watchdog.check_counted(received, tick.wake, &self.counters),
-            false => self.watchdog.check(received, tick.wake),
-        };
+        let verdict = self.watchdog.verdict(received, tick.wake);
+        if self.reports_input {
+            self.counters.record_input(verdict);
+        }
+        let freshness = verdict.freshness;
         if freshness == Freshness::NeverReceived {
             // Nothing is known of the robot: command nothing (the driver's own safe
             // behaviour applies), rather than a torque.

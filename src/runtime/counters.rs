@@ -3,7 +3,7 @@
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
 use super::command::CommandRejection;
-use super::watchdog::Freshness;
+use super::watchdog::{Freshness, Verdict};
 
 /// Monotonic counters. Relaxed atomics: each is an independent tally.
 #[derive(Debug, Default)]
@@ -50,7 +50,8 @@ pub struct Counters {
     /// Times the simulated state stopped being finite and the simulation halted
     /// (`sim.on_non_finite: halt`).
     pub sim_halts: AtomicU64,
-    /// 1 while the simulation is halted (until `~/reset`), else 0.
+    /// 1 while the simulation is halted (until `~/reset`), else 0: a report for
+    /// /diagnostics, written by the simulator's job (which keeps the state itself).
     pub sim_halted: AtomicU64,
 
     /// Contacts at the last step.
@@ -120,6 +121,18 @@ impl Counters {
         match why {
             CommandRejection::WrongLength { .. } => Self::bump(&self.commands_wrong_length),
             CommandRejection::NonFinite { .. } => Self::bump(&self.commands_non_finite),
+        }
+    }
+
+    /// Records a watchdog's verdict on the loop's input (the effort command, or the
+    /// measured state in `mode: control`): a fall into staleness counted under
+    /// `input_stale_events`, the freshness kept for /diagnostics.
+    pub fn record_input(&self, verdict: Verdict) {
+        if verdict.went_stale {
+            Self::bump(&self.input_stale_events);
+        }
+        if verdict.changed {
+            self.set_input_freshness(verdict.freshness);
         }
     }
 

@@ -26,4 +26,4 @@ pub use mailbox::{MailboxReader, MailboxWriter, Stamped, mailbox};
 pub use sample_ring::{SampleConsumer, SampleProducer, sample_ring};
 pub use state::{StateRejection, select_joints, stamp_ns};
 pub use state_assembly::{Assembled, OdometryRejection, StateAssembly};
-pub use watchdog::{Freshness, Watchdog};
+pub use watchdog::{Freshness, Verdict, Watchdog};

@@ -3,7 +3,6 @@
 use std::time::Duration;
 
 use super::clock::MonotonicTime;
-use super::counters::Counters;
 
 /// How fresh an input is.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -14,6 +13,18 @@ pub enum Freshness {
     Fresh = 1,
     /// The last input is older than the timeout.
     Stale = 2,
+}
+
+/// A check's verdict: the freshness, and what changed since the last check (the caller
+/// counts and reports it).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    /// The input's freshness now.
+    pub freshness: Freshness,
+    /// The freshness differs from the last check's.
+    pub changed: bool,
+    /// The input went from fresh to stale at this check.
+    pub went_stale: bool,
 }
 
 /// Watches one input stream. Counts transitions from fresh to stale.
@@ -32,36 +43,22 @@ impl Watchdog {
 
     /// Classifies the input last received at `last_received` (None: never) at time `now`.
     pub fn check(&mut self, last_received: Option<MonotonicTime>, now: MonotonicTime) -> Freshness {
+        self.verdict(last_received, now).freshness
+    }
+
+    /// [`Watchdog::check`] with what changed: the caller counts a fall into staleness
+    /// and reports the freshness (the watchdog knows nothing of the counters).
+    pub fn verdict(&mut self, last_received: Option<MonotonicTime>, now: MonotonicTime) -> Verdict {
         let next = match last_received {
             None => Freshness::NeverReceived,
             Some(t) if now.since(t) > self.timeout => Freshness::Stale,
             Some(_) => Freshness::Fresh,
         };
-        if next == Freshness::Stale && self.state == Freshness::Fresh {
-            self.stale_events += 1;
-        }
+        let went_stale = next == Freshness::Stale && self.state == Freshness::Fresh;
+        self.stale_events += u64::from(went_stale);
+        let changed = next != self.state;
         self.state = next;
-        next
-    }
-
-    /// [`Watchdog::check`], reported to `counters`: a fall into staleness counted under
-    /// `input_stale_events` and the freshness kept for /diagnostics (the loop's input:
-    /// the effort command, or the measured state in `mode: control`).
-    pub fn check_counted(
-        &mut self,
-        last_received: Option<MonotonicTime>,
-        now: MonotonicTime,
-        counters: &Counters,
-    ) -> Freshness {
-        let before = (self.stale_events, self.state);
-        let freshness = self.check(last_received, now);
-        if self.stale_events > before.0 {
-            Counters::bump(&counters.input_stale_events);
-        }
-        if freshness != before.1 {
-            counters.set_input_freshness(freshness);
-        }
-        freshness
+        Verdict { freshness: next, changed, went_stale }
     }
 
     /// The state at the last check.
@@ -93,5 +90,17 @@ mod tests {
         assert_eq!(w.check(Some(ms(199)), ms(300)), Freshness::Stale);
         assert_eq!(w.stale_events(), 2);
         assert_eq!(w.state(), Freshness::Stale);
+    }
+
+    #[test]
+    fn the_verdict_says_what_changed() {
+        let ms = |x: u64| MonotonicTime::from_nanos(x * 1_000_000);
+        let mut w = Watchdog::new(Duration::from_millis(10));
+        let v = |freshness, changed, went_stale| Verdict { freshness, changed, went_stale };
+        assert_eq!(w.verdict(None, ms(1)), v(Freshness::NeverReceived, false, false));
+        assert_eq!(w.verdict(Some(ms(1)), ms(2)), v(Freshness::Fresh, true, false));
+        assert_eq!(w.verdict(Some(ms(1)), ms(3)), v(Freshness::Fresh, false, false));
+        assert_eq!(w.verdict(Some(ms(1)), ms(20)), v(Freshness::Stale, true, true));
+        assert_eq!(w.verdict(Some(ms(1)), ms(30)), v(Freshness::Stale, false, false));
     }
 }

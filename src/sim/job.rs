@@ -88,6 +88,9 @@ pub struct SimJob {
     publisher: Option<Thread>,
     /// Whether the last tick pushed a sample (the publisher is woken for it).
     pushed: bool,
+    /// The simulated state stopped being finite under `sim.on_non_finite: halt`: no step
+    /// until `~/reset`.
+    halted: bool,
     requests: Arc<SimRequests>,
     /// Publish one step of this many (`sim.publish_every`), counting `steps`.
     publish_every: u64,
@@ -146,6 +149,7 @@ impl SimJob {
             initial,
             publisher,
             pushed: false,
+            halted: false,
             requests: Arc::default(),
             publish_every: setup.config.sim.publish_every.get() as u64,
             steps: 0,
@@ -219,7 +223,11 @@ impl SimJob {
         let received = (command.sequence > 0).then_some(command.stamp);
         let freshness = match (self.trusted, received) {
             (true, Some(_)) => Freshness::Fresh,
-            _ => self.watchdog.check_counted(received, tick.wake, &self.counters),
+            _ => {
+                let verdict = self.watchdog.verdict(received, tick.wake);
+                self.counters.record_input(verdict);
+                verdict.freshness
+            }
         };
         let Some(r) = self.world.robot.as_ref() else { return };
         match freshness {
@@ -248,10 +256,11 @@ impl Job for SimJob {
     fn tick(&mut self, tick: &Tick) {
         if self.requests.reset.swap(false, Ordering::AcqRel) {
             self.reset();
+            self.halted = false;
             self.counters.sim_halted.store(0, Ordering::Relaxed);
         }
         // Halted: the state (reset to the initial one) waits for ~/reset.
-        if self.counters.sim_halted.load(Ordering::Relaxed) > 0 {
+        if self.halted {
             return;
         }
         if self.requests.paused() {
@@ -277,6 +286,8 @@ impl Job for SimJob {
                 NonFinitePolicy::Reset => Counters::bump(&self.counters.sim_resets),
                 NonFinitePolicy::Halt => {
                     Counters::bump(&self.counters.sim_halts);
+                    self.halted = true;
+                    // Reported on /diagnostics; the loop decides by `halted`.
                     self.counters.sim_halted.store(1, Ordering::Relaxed);
                 }
             }
