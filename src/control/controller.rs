@@ -150,6 +150,12 @@ pub enum TickError {
     /// An input of the wrong size, not finite, or more contacts than the capacity.
     #[error(transparent)]
     Input(#[from] ProblemError),
+    /// A torque that is not finite (no input makes one: hardening).
+    #[error("the torque of dof {index} is not finite")]
+    NotFinite {
+        /// The dof.
+        index: usize,
+    },
     /// The answer is out of its physical bounds: a numerical blow-up (the safe output
     /// applies instead).
     #[error("{what} {index} is {value:.3e}, beyond the bound {bound:.3e}")]
@@ -348,9 +354,7 @@ impl Controller {
             }
         }
         match self.tau.iter().position(|t| !t.is_finite()) {
-            Some(index) => {
-                Err(TickError::OutOfBounds { what: "torque of dof", index, value: self.tau[index], bound: f64::MAX })
-            }
+            Some(index) => Err(TickError::NotFinite { index }),
             None => Ok(()),
         }
     }

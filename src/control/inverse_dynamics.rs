@@ -320,6 +320,7 @@ impl InverseDynamics {
     /// velocity c_i = J_i v_ref − t_i vanishes where the projection meets t. A contact
     /// `touching(i)` has t = `damped`·J_i v (its measured velocity, damped); another keeps
     /// its assembled normal row (it closes its gap within the step) and t_T = `damped`·J_T v.
+    /// The tangential rows' assembled g is J_T v_assembled already (their bias is zero).
     pub(crate) fn set_stance_targets(
         &mut self,
         stance: &[usize],
@@ -334,12 +335,11 @@ impl InverseDynamics {
             let rows = if touching(i) { 0..3 } else { 0..2 };
             for r in rows {
                 let row = &j[(3 * i + r) * nv..(3 * i + r + 1) * nv];
-                let (mut at_reference, mut measured) = (0.0, 0.0);
-                for &(lo, hi) in self.problem.factor_support(i) {
-                    at_reference += dynamics::dot(&row[lo..hi], &v_assembled[lo..hi]);
-                    measured += dynamics::dot(&row[lo..hi], &v[lo..hi]);
-                }
-                self.problem.g[3 * i + r] = at_reference - damped * measured;
+                let support = self.problem.factor_support(i);
+                let dot =
+                    |x: &[f64]| support.iter().map(|&(lo, hi)| dynamics::dot(&row[lo..hi], &x[lo..hi])).sum::<f64>();
+                let at_reference = if r < 2 { self.problem.g[3 * i + r] } else { dot(v_assembled) };
+                self.problem.g[3 * i + r] = at_reference - damped * dot(v);
             }
         }
     }
@@ -420,11 +420,6 @@ impl InverseDynamics {
             ..Default::default()
         };
         self.cache.store(ids, &seeded);
-    }
-
-    /// The floating base's least squares of the last call (None: a fixed base).
-    pub fn floating_base_result(&self) -> Option<&SolveResult> {
-        self.base.as_ref().map(|b| b.result())
     }
 
     /// The last τ (nv); a floating base's six rows are zero.
