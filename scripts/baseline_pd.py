@@ -39,19 +39,6 @@ from std_msgs.msg import Float64MultiArray  # noqa: E402
 import yaml  # noqa: E402
 
 
-def minimum_jerk(s):
-    """The quintic 10s³ − 15s⁴ + 6s⁵ on [0, 1] (zero velocity and acceleration at the ends)."""
-    s = min(max(s, 0.0), 1.0)
-    return s ** 3 * (10 - 15 * s + 6 * s * s)
-
-
-def move_offset(t, duration):
-    """The fraction of `--move` applied at time t: out over `duration`, back over the next."""
-    if t < duration:
-        return minimum_jerk(t / duration)
-    return 1.0 - minimum_jerk((t - duration) / duration)
-
-
 class Baseline:
     def __init__(self, args):
         robot = mujoco_plant.robot(args.robot)
@@ -110,7 +97,7 @@ class Baseline:
             quat = np.array([r.x, r.y, r.z, r.w])
             q[:7] = [p.x, p.y, p.z, *(quat / np.linalg.norm(quat))]
         t = stamp * 1e-9 - self.move_at
-        reference = self.posture + self.move * (move_offset(t, self.move_time) if t >= 0 else 0.0)
+        reference = self.posture + self.move * mujoco_plant.out_and_back(t, self.move_time)
         tau = self.kp * (reference - pos) - self.kd * vel
         forces = None
         if self.robot.floating:

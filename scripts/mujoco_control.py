@@ -22,7 +22,6 @@ Scenarios (seconds after the robot is released):
 
 import argparse
 import datetime
-import math
 import os
 import random
 import re
@@ -46,7 +45,8 @@ os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
 
 PUSH_FORCE = {"quadruped": None, "solo12": 8.0}  # None: 30 % of the weight
 ARM_MOVE = [0.4, -0.3, 0.5, 0.4, -0.5, 0.4, 0.6]  # rad per joint, out and back
-MOVE_AT, MOVE_TIME = 2.0, 2.0  # s after the release; each way
+MOVE_TIME = 2.0  # s, each way
+MOVE_AT_ABS = 3.0  # the arm's move starts at this robot time (s): after the release
 LIFT_HEIGHT, LIFT_HOLD = 0.03, 1.0
 
 
@@ -121,9 +121,7 @@ def lift_plan(robot, q0):
     centre = np.mean(home, axis=0)
     base0 = q0[:7].copy()
 
-    def smooth(s):
-        s = min(max(s, 0.0), 1.0)
-        return s ** 3 * (10 - 15 * s + 6 * s * s)
+    smooth = mujoco_plant.minimum_jerk
 
     # Per foot: shift 1 s, lift 0.3 s, hold, lower 0.3 s, shift back 0.7 s.
     phases = [1.0, 0.3, LIFT_HOLD, 0.3, 0.7]
@@ -297,9 +295,6 @@ def run(robot, scenario, controller, duration, work, plant_args=()):
     return dict(np.load(log)), status, plant.lines
 
 
-MOVE_AT_ABS = 3.0  # the arm's move starts at this robot time (s): after the release
-
-
 def arm_joints():
     import pinocchio as pin
     model = pin.buildModelFromUrdf(str(mujoco_plant.robot("arm7").urdf))
@@ -342,14 +337,12 @@ def force_error(log, window):
     index = {s: k for k, s in enumerate(steps)}
     feet = log["feet"]
     num = den = 0.0
-    pairs = 0
     for stamp, foot, _, _, fz in pred:
         k = index.get(int(round(stamp * 1e-9 / dt)) + 1)
         if k is None or not window(log["t"][k]):
             continue
         num += abs(fz - feet[k, int(foot), 2])
         den += abs(feet[k, int(foot), 2])
-        pairs += 1
     return num / den if den > 0 else float("nan")
 
 
@@ -362,7 +355,7 @@ def figures(robot, scenario, log, duration):
         posture = np.array([r.posture.get(n, 0.0) for n in names])
         released = float(log["released_at"])
         s = t + released - MOVE_AT_ABS
-        frac = np.array([out_and_back(x) for x in s])
+        frac = np.array([mujoco_plant.out_and_back(x, MOVE_TIME) for x in s])
         reference = posture + frac[:, None] * np.array(ARM_MOVE)
         moving = (s >= 0) & (s <= 2 * MOVE_TIME + 0.5)
         err = log["q"][moving] - reference[moving]
@@ -407,18 +400,6 @@ def figures(robot, scenario, log, duration):
             lifted += longest * dt >= 0.9 * LIFT_HOLD
         out["lifted"] = f"{lifted}/{log['feet'].shape[1]}"
     return out
-
-
-def out_and_back(s):
-    if s < 0:
-        return 0.0
-    if s < MOVE_TIME:
-        u = s / MOVE_TIME
-    elif s < 2 * MOVE_TIME:
-        u = 2 - s / MOVE_TIME
-    else:
-        return 0.0
-    return u ** 3 * (10 - 15 * u + 6 * u * u)
 
 
 def table(rows):

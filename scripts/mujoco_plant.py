@@ -108,6 +108,20 @@ def on_ground(spec, dt):
     return spec
 
 
+def minimum_jerk(s):
+    """The quintic 10s³ − 15s⁴ + 6s⁵ of s clamped to [0, 1]: from 0 to 1 with zero velocity
+    and acceleration at both ends (the references of the controller runs)."""
+    s = min(max(s, 0.0), 1.0)
+    return s ** 3 * (10 - 15 * s + 6 * s * s)
+
+
+def out_and_back(t, duration):
+    """0 before t = 0, a minimum-jerk move to 1 over `duration`, back to 0 over the next."""
+    if t < 0:
+        return 0.0
+    return minimum_jerk(t / duration) - minimum_jerk(t / duration - 1.0)
+
+
 def effort_limits(urdf):
     """Joint name → the URDF's effort limit (∞ where none)."""
     limits = {}

@@ -36,8 +36,9 @@ def test_the_quadruped_stands_on_a_mujoco_robot_through_a_push(tmp_path):
 
 def test_the_arm_tracks_a_quintic_move_on_a_mujoco_robot(tmp_path):
     """The 7-dof arm on MuJoCo: every joint out and back by a minimum-jerk move of 2 s each
-    way: RMS tracking error below 5 mrad, no torque at its effort limit."""
+    way: RMS tracking error below 0.5 mrad (issue 22 asks for 5; `make mujoco` measures
+    0.02–0.12 over runs), no torque at its effort limit."""
     log, status, _ = mujoco_control.run("arm7", "arm", "signorini", mujoco_control.MOVE_AT_ABS + 5.0, tmp_path)
     f = mujoco_control.figures("arm7", "arm", log, 0.0)
     print(f, status)
-    assert f["rms_mrad"] < 5.0 and f["saturated_steps"] == 0, f
+    assert f["rms_mrad"] < 0.5 and f["saturated_steps"] == 0, f
