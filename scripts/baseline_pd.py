@@ -60,8 +60,12 @@ class Baseline:
         self.kp, self.kd = kp * diag, kd * diag
         self.move = np.zeros(len(self.names))
         for item in args.move or []:
-            name, value = item.split("=")
-            self.move[self.names.index(name)] = float(value)
+            name, _, value = item.partition("=")
+            try:
+                self.move[self.names.index(name)] = float(value)
+            except ValueError:
+                raise SystemExit(f"baseline_pd: --move {item!r}: expected JOINT=OFFSET, JOINT one of "
+                                 f"{', '.join(self.names)}") from None
         self.move_time, self.move_at = args.move_time, args.move_at
         self.feet = [m.getFrameId(f) for f in robot.feet]
         self.weight = pin.computeTotalMass(m) * 9.81

@@ -119,6 +119,9 @@ class Robot:
             start_on_diagonal(self.plant)
         p = self.plant
         self.order = args.joints.split(",") if args.joints else controller_order(p)
+        unknown = [n for n in self.order if n not in p.joints]
+        if unknown or len(set(self.order)) != len(self.order):
+            raise SystemExit(f"mujoco_robot: --joints {args.joints!r}: expected each of {', '.join(p.joints)} once")
         self.command_index = np.array([p.joints.index(n) for n in self.order])
         self.dt_ns = int(round(1e9 / args.rate))
         self.rng = np.random.default_rng(args.seed + 1)
