@@ -19,6 +19,7 @@
 //! - `ros` (feature `ros`): the r2r node around the loop.
 #![warn(missing_docs)]
 
+pub mod app;
 pub mod bag;
 pub mod bench;
 pub mod cli;
@@ -31,7 +32,7 @@ pub mod model;
 #[cfg(feature = "ros")]
 pub mod ros;
 pub mod runtime;
-pub mod setup;
+
 pub mod sim;
 pub mod spatial;
 #[cfg(test)]

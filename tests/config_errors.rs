@@ -4,8 +4,8 @@ mod common;
 
 use std::path::Path;
 
+use signorini::app::{Setup, SetupError};
 use signorini::config::{Config, ConfigError, Mode};
-use signorini::setup::{Setup, SetupError};
 
 use common::repo;
 

@@ -11,6 +11,7 @@ mod sim_scenes;
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use signorini::app::Setup;
 use signorini::collision::{CollisionWorld, Owner};
 use signorini::config::{CollisionConfig, ContactConfig, EnvironmentConfig};
 use signorini::control::{
@@ -18,7 +19,6 @@ use signorini::control::{
     TrajectoryPoint,
 };
 use signorini::model::{Data, Model, ModelOptions};
-use signorini::setup::Setup;
 use signorini::sim::{Robot, Stepper, World};
 use signorini::spatial::{Mat3, Vec3};
 
@@ -308,9 +308,10 @@ fn a_tick_refuses_bad_input_by_name() {
 /// stands 2 s on its torques, and the job allocates nothing per tick.
 #[test]
 fn the_control_job_holds_the_quadruped_through_the_node_exchanges() {
-    use signorini::control::{ControlJob, MeasuredState};
+    use signorini::app::ControlJob;
+    use signorini::app::OutputLayout;
+    use signorini::runtime::MeasuredState;
     use signorini::runtime::{Counters, Job, MonotonicTime, Tick, mailbox, sample_ring};
-    use signorini::sim::OutputLayout;
     use std::sync::Arc;
     use std::time::Duration;
 
@@ -363,10 +364,11 @@ fn the_control_job_holds_the_quadruped_through_the_node_exchanges() {
 /// return and an empty trajectory brings the arm back to the posture.
 #[test]
 fn the_control_job_follows_a_trajectory_reference_and_falls_back_to_the_safe_output() {
+    use signorini::app::OutputLayout;
+    use signorini::app::{ControlJob, ReferenceCommand};
     use signorini::config::SafeOutput;
-    use signorini::control::{ControlJob, MeasuredState, ReferenceCommand};
+    use signorini::runtime::MeasuredState;
     use signorini::runtime::{Counters, Job, MonotonicTime, Tick, mailbox, sample_ring};
-    use signorini::sim::OutputLayout;
     use std::sync::Arc;
     use std::time::Duration;
 
@@ -510,9 +512,10 @@ fn the_control_job_follows_a_trajectory_reference_and_falls_back_to_the_safe_out
 /// controller's predictions match the simulated foot forces, and no tick allocates.
 #[test]
 fn the_simulator_and_the_controller_run_in_one_loop() {
-    use signorini::control::{ControlJob, MeasuredState, SimAndControlJob};
+    use signorini::app::{ControlJob, SimAndControlJob};
+    use signorini::app::{OutputLayout, SimJob};
+    use signorini::runtime::MeasuredState;
     use signorini::runtime::{Counters, EffortCommand, Job, MonotonicTime, Tick, mailbox, sample_ring};
-    use signorini::sim::{OutputLayout, SimJob};
     use std::sync::Arc;
     use std::time::Duration;
 

@@ -20,14 +20,13 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
+use signorini::app::Setup;
 use signorini::collision::{CollisionShape, CollisionWorld, load_mesh};
 use signorini::config::{CollisionConfig, Config, EnvironmentConfig};
-use signorini::control::{JointTrajectory, MeasuredState, TrajectoryPoint};
+use signorini::control::{JointTrajectory, TrajectoryPoint};
 use signorini::dynamics;
 use signorini::model::{Data, MimicPolicy, Model, ModelOptions, RobotDescription};
-use signorini::runtime::{StateAssembly, select_joints, validate_efforts};
-use signorini::setup::Setup;
-use signorini::sim::Odometry;
+use signorini::runtime::{MeasuredState, Odometry, StateAssembly, select_joints, validate_efforts};
 use signorini::spatial::Vec3;
 
 use common::repo;

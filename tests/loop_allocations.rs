@@ -12,11 +12,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
+use signorini::app::Setup;
+use signorini::app::{OutputLayout, SimJob};
 use signorini::runtime::{
     Counters, EffortCommand, Job, LoopReport, LoopSettings, Tick, mailbox, run_loop, sample_ring,
 };
-use signorini::setup::Setup;
-use signorini::sim::{OutputLayout, SimJob};
 
 mod counting;
 use counting::allocations_here;

@@ -2,8 +2,8 @@
 
 use std::path::Path;
 
+use signorini::app::Setup;
 use signorini::model::{JointKind, RobotDescription};
-use signorini::setup::Setup;
 
 fn repo(path: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(path)

@@ -2,7 +2,7 @@
 //! dependency, as rosbag2 stores them in MCAP schemas) and their CDR encodings.
 
 use super::cdr::CdrWriter;
-use crate::sim::outputs::Odometry;
+use crate::runtime::Odometry;
 
 const SEPARATOR: &str = "================================================================================";
 

@@ -17,9 +17,9 @@ use std::path::{Path, PathBuf};
 use mcap::records::MessageHeader;
 
 use super::messages;
+use crate::app::Setup;
+use crate::app::outputs::{OutputLayout, Outputs};
 use crate::config::{NODE_NAME, topic_token};
-use crate::setup::Setup;
-use crate::sim::outputs::{OutputLayout, Outputs};
 use crate::sim::{Stepper, World};
 
 /// A bag that cannot be written.

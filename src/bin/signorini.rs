@@ -11,12 +11,12 @@ use std::time::Duration;
 
 use clap::{Parser, Subcommand};
 
+use signorini::app::Setup;
+use signorini::app::{OutputLayout, SimJob};
 use signorini::cli::sim::SimOptions;
 use signorini::model::{MimicPolicy, Model, ModelOptions};
 use signorini::runtime::status::{WatchedInput, status_line};
 use signorini::runtime::{Counters, EffortCommand, LoopReport, LoopSettings, LoopThread, mailbox, sample_ring};
-use signorini::setup::Setup;
-use signorini::sim::{OutputLayout, SimJob};
 
 /// Real-time frictional contact simulation and proximal inverse dynamics for ROS 2 robots.
 #[derive(Parser, Debug)]

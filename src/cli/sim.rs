@@ -5,9 +5,9 @@ use std::time::{Duration, Instant};
 
 use serde::Serialize;
 
+use crate::app::{Setup, SetupError};
 use crate::bag::{BagError, BagRecorder};
 use crate::control::{Controller, InverseDynamicsSettings};
-use crate::setup::{Setup, SetupError};
 use crate::sim::{JointPd, Stepper};
 
 /// How to run.

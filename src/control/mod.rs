@@ -11,20 +11,16 @@
 //! - [`controller`]: one control tick — kinematics, contacts, a reference velocity the
 //!   stance contacts allow (`stance`: its projection, by 3 × 3 blocks), inverse
 //!   dynamics, torque limits.
-//! - [`job`]: the controller in the node's real-time loop (`mode: control`).
-//! - [`closed_loop`]: the simulator and the controller in one loop (`mode: sim+control`).
+//!
+//! Thread-free: the controller in the real-time loop is [`crate::app::ControlJob`].
 
-pub mod closed_loop;
 pub mod controller;
 pub mod floating_base;
 pub mod inverse_dynamics;
-pub mod job;
 pub mod reference;
 mod stance;
 
-pub use closed_loop::SimAndControlJob;
 pub use controller::{Controller, ControllerSettings, TickError};
 pub use floating_base::{FloatingBase, FloatingBaseSettings};
 pub use inverse_dynamics::{InverseDynamics, InverseDynamicsSettings, solve_impulses};
-pub use job::{ControlJob, MeasuredState, ReferenceCommand};
 pub use reference::{JointTrajectory, ReferenceError, TrajectoryPoint};

@@ -26,17 +26,19 @@ use r2r::visualization_msgs::msg::MarkerArray;
 use super::diagnostics::diagnostic_array;
 use super::qos::profile;
 use super::state_publisher::{CommandPublisher, StatePublisher};
+use crate::app::{
+    ControlJob, ExternalWrenches, OutputLayout, ReferenceCommand, Setup, SetupError, SimAndControlJob, SimJob,
+    SimRequests,
+};
 use crate::config::{Mode, Qos, topic_token};
-use crate::control::{ControlJob, JointTrajectory, MeasuredState, ReferenceCommand, SimAndControlJob, TrajectoryPoint};
+use crate::control::{JointTrajectory, TrajectoryPoint};
 use crate::model::FrameKind;
 use crate::runtime::status::{WatchedInput, status, status_line};
 use crate::runtime::{
     CommandRejection, CounterSnapshot, Counters, EffortCommand, Job, LoopReport, LoopSettings, LoopThread,
     MailboxReader, MailboxWriter, StateAssembly, mailbox, sample_ring, stamp_ns, validate_efforts,
 };
-use crate::setup::{Setup, SetupError};
-use crate::sim::job::SimRequests;
-use crate::sim::{ExternalWrenches, Odometry as BaseOdometry, OutputLayout, SimJob};
+use crate::runtime::{MeasuredState, Odometry as BaseOdometry};
 
 pub use crate::config::NODE_NAME;
 

@@ -23,8 +23,8 @@ use r2r::std_msgs::msg::{ColorRGBA, Float64MultiArray, Header};
 use r2r::tf2_msgs::msg::TFMessage;
 use r2r::visualization_msgs::msg::{Marker, MarkerArray};
 
+use crate::app::{Outputs, Wrench};
 use crate::runtime::{Counters, SampleConsumer};
-use crate::sim::{Outputs, Wrench};
 
 /// ROS time from nanoseconds of simulation time.
 pub fn ros_time(ns: u64) -> Time {
@@ -243,7 +243,7 @@ fn publish_odometry(
     publisher: &r2r::Publisher<Odometry>,
     msg: &mut NativeMsg<Odometry>,
     t: &Time,
-    odometry: &crate::sim::Odometry,
+    odometry: &crate::runtime::Odometry,
 ) -> r2r::Result<()> {
     let o = &mut **msg;
     o.header.stamp.sec = t.sec;
@@ -265,7 +265,7 @@ fn publish_tf<'a>(
     publisher: &r2r::Publisher<TFMessage>,
     msg: &mut NativeMsg<TFMessage>,
     t: &Time,
-    poses: impl Iterator<Item = &'a crate::sim::Odometry>,
+    poses: impl Iterator<Item = &'a crate::runtime::Odometry>,
 ) -> r2r::Result<()> {
     let sequence = &mut msg.transforms;
     if sequence.size == 0 {

@@ -24,6 +24,6 @@ pub use fixed_rate::{Job, LoopSettings, LoopThread, Tick, run_loop};
 pub use loop_stats::LoopReport;
 pub use mailbox::{MailboxReader, MailboxWriter, Stamped, mailbox};
 pub use sample_ring::{SampleConsumer, SampleProducer, sample_ring};
-pub use state::{StateRejection, select_joints, stamp_ns};
+pub use state::{MeasuredState, Odometry, StateRejection, select_joints, stamp_ns};
 pub use state_assembly::{Assembled, OdometryRejection, StateAssembly};
 pub use watchdog::{Freshness, Verdict, Watchdog};

@@ -1,5 +1,5 @@
-//! Measured joint states entering the controller, and their validation at the edge
-//! (sensor_msgs/JointState semantics: joints by name, in any order, extra joints ignored).
+//! Measured states entering the loop (joints, and a floating base's odometry), and their
+//! validation at the edge (sensor_msgs/JointState semantics: joints by name, in any order, extra joints ignored).
 
 use std::fmt;
 
@@ -91,6 +91,53 @@ pub fn select_joints(
 /// a second or more (a wrapped negative stamp would be a time far in the future).
 pub fn stamp_ns(sec: i32, nanosec: u32) -> Option<u64> {
     (sec >= 0 && nanosec < 1_000_000_000).then(|| sec as u64 * 1_000_000_000 + u64::from(nanosec))
+}
+
+/// A pose and twist: position (3), quaternion (x, y, z, w), linear and angular velocity
+/// in the body frame (3 + 3).
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct Odometry {
+    /// Position in `world` (m).
+    pub position: [f64; 3],
+    /// Orientation, quaternion x, y, z, w.
+    pub orientation: [f64; 4],
+    /// Linear velocity, body frame (m/s).
+    pub linear: [f64; 3],
+    /// Angular velocity, body frame (rad/s).
+    pub angular: [f64; 3],
+}
+
+impl Odometry {
+    /// The floating base's (q and v of a model whose first joint is a free flyer).
+    pub fn of_free_flyer(q: &[f64], v: &[f64]) -> Self {
+        Self {
+            position: [q[0], q[1], q[2]],
+            orientation: [q[3], q[4], q[5], q[6]],
+            linear: [v[0], v[1], v[2]],
+            angular: [v[3], v[4], v[5]],
+        }
+    }
+}
+
+/// A measured state: the controlled joints (configured order) and, for a floating base,
+/// its odometry (pose in `world`, twist in the base frame).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct MeasuredState {
+    /// Simulated or robot time of the measurement (ns).
+    pub time_ns: u64,
+    /// Joint positions (rad or m).
+    pub position: Vec<f64>,
+    /// Joint velocities.
+    pub velocity: Vec<f64>,
+    /// The floating base, once an odometry message came (None: not yet, or no base).
+    pub base: Option<Odometry>,
+}
+
+impl MeasuredState {
+    /// An empty state (never measured) of `n` joints.
+    pub fn of_joints(n: usize) -> Self {
+        Self { time_ns: 0, position: vec![0.0; n], velocity: vec![0.0; n], base: None }
+    }
 }
 
 #[cfg(test)]

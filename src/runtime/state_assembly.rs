@@ -16,9 +16,8 @@ use std::collections::VecDeque;
 use std::fmt;
 use std::time::Duration;
 
+use super::state::{MeasuredState, Odometry};
 use super::state::{StateRejection, select_joints, stamp_ns};
-use crate::control::MeasuredState;
-use crate::sim::Odometry;
 
 /// An odometry quaternion whose norm is off 1 by more than this is not an orientation.
 pub const QUATERNION_NORM_TOLERANCE: f64 = 0.01;

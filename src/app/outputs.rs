@@ -6,25 +6,12 @@
 //!
 //! Shared by the rosbag recorder and the node's loop: filled in place, without allocating.
 
+use crate::app::{JointSlot, Setup};
 use crate::collision::{CollisionObject, Contact, Owner};
 use crate::model::Data;
-use crate::setup::{JointSlot, Setup};
+use crate::runtime::Odometry;
 use crate::sim::{Stepper, World};
 use crate::spatial::{SE3, Vec3};
-
-/// A pose and twist: position (3), quaternion (x, y, z, w), linear and angular velocity
-/// in the body frame (3 + 3).
-#[derive(Copy, Clone, Debug, Default, PartialEq)]
-pub struct Odometry {
-    /// Position in `world` (m).
-    pub position: [f64; 3],
-    /// Orientation, quaternion x, y, z, w.
-    pub orientation: [f64; 4],
-    /// Linear velocity, body frame (m/s).
-    pub linear: [f64; 3],
-    /// Angular velocity, body frame (rad/s).
-    pub angular: [f64; 3],
-}
 
 /// A wrench in world axes.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
@@ -87,18 +74,6 @@ pub struct OutputLayout {
     pub links: Vec<(String, usize)>,
     /// Collision object index → its position in `links` (robot objects only).
     link_of_object: Vec<Option<usize>>,
-}
-
-impl Odometry {
-    /// The floating base's (q and v of a model whose first joint is a free flyer).
-    pub fn of_free_flyer(q: &[f64], v: &[f64]) -> Self {
-        Self {
-            position: [q[0], q[1], q[2]],
-            orientation: [q[3], q[4], q[5], q[6]],
-            linear: [v[0], v[1], v[2]],
-            angular: [v[3], v[4], v[5]],
-        }
-    }
 }
 
 impl OutputLayout {

@@ -19,29 +19,16 @@ use std::sync::atomic::Ordering;
 use std::thread::Thread;
 use std::time::Duration;
 
-use super::{Controller, InverseDynamicsSettings, JointTrajectory};
+use super::outputs::{OutputLayout, Outputs};
+use crate::app::{JointSlot, Setup, SetupError};
 use crate::config::SafeOutput;
+use crate::control::{Controller, InverseDynamicsSettings, JointTrajectory};
 use crate::dynamics;
 use crate::model::{Data, Model};
+use crate::runtime::MeasuredState;
 use crate::runtime::{
     Counters, EffortCommand, Freshness, Job, MailboxReader, MailboxWriter, SampleProducer, Tick, Watchdog,
 };
-use crate::setup::{JointSlot, Setup, SetupError};
-use crate::sim::outputs::{Odometry, OutputLayout, Outputs};
-
-/// A measured state: the controlled joints (configured order) and, for a floating base,
-/// its odometry (pose in `world`, twist in the base frame).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct MeasuredState {
-    /// Simulated or robot time of the measurement (ns).
-    pub time_ns: u64,
-    /// Joint positions (rad or m).
-    pub position: Vec<f64>,
-    /// Joint velocities.
-    pub velocity: Vec<f64>,
-    /// The floating base, once an odometry message came (None: not yet, or no base).
-    pub base: Option<Odometry>,
-}
 
 /// The controller's reference from `~/reference`: a trajectory of the controlled joints
 /// (configured order, [`JointTrajectory::for_joints`]).
@@ -194,13 +181,6 @@ impl ControlJob {
     /// Freshness of the measured state at the last tick.
     pub fn state_freshness(&self) -> Freshness {
         self.watchdog.state()
-    }
-}
-
-impl MeasuredState {
-    /// An empty state (never measured) of `n` joints.
-    pub fn of_joints(n: usize) -> Self {
-        Self { time_ns: 0, position: vec![0.0; n], velocity: vec![0.0; n], base: None }
     }
 }
 

@@ -7,10 +7,11 @@
 //! of one period a controller next to a robot has. While the simulation is paused the
 //! controller waits too. Nothing allocates after start-up.
 
-use super::job::{ControlJob, MeasuredState};
+use super::control_job::ControlJob;
+use super::sim_job::SimJob;
+use crate::app::JointSlot;
 use crate::runtime::{Job, MailboxWriter, Tick};
-use crate::setup::JointSlot;
-use crate::sim::{Odometry, SimJob};
+use crate::runtime::{MeasuredState, Odometry};
 
 /// The two jobs and the state exchange.
 pub struct SimAndControlJob {

@@ -17,11 +17,11 @@ use std::thread::Thread;
 use std::time::Duration;
 
 use super::outputs::{OutputLayout, Outputs};
-use super::{JointPd, Stepper, World};
+use crate::app::{JointSlot, Setup};
 use crate::config::{Fallback, NonFinitePolicy};
 use crate::model::FreeBodyState;
 use crate::runtime::{Counters, EffortCommand, Freshness, Job, MailboxReader, SampleProducer, Tick, Watchdog};
-use crate::setup::{JointSlot, Setup};
+use crate::sim::{JointPd, Stepper, World};
 use crate::spatial::Force;
 
 /// External wrenches from the I/O side (`~/external_wrench`): the whole table, one per

@@ -1,0 +1,17 @@
+//! The application: what is built from a configuration and how the loop runs it, without
+//! ROS. Start-up ([`setup`]: the robot, its joints and the worlds of a configuration), the
+//! loop jobs ([`SimJob`], [`ControlJob`], [`SimAndControlJob`]), what they publish
+//! ([`outputs`]), and one loop assembly per mode ([`assembly`]) used by the ROS node,
+//! `signorini loop` and the tests alike. Below this layer nothing reads the configuration.
+
+pub mod closed_loop;
+pub mod control_job;
+pub mod outputs;
+pub mod setup;
+pub mod sim_job;
+
+pub use closed_loop::SimAndControlJob;
+pub use control_job::{ControlJob, ReferenceCommand};
+pub use outputs::{ContactForce, MARKED_CONTACTS, OutputLayout, Outputs, Wrench};
+pub use setup::{JointSlot, Setup, SetupError};
+pub use sim_job::{ExternalWrenches, SimJob, SimRequests};
