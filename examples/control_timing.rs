@@ -14,11 +14,11 @@
 use std::path::Path;
 use std::time::Instant;
 
+use signorini::app::Setup;
 use signorini::collision::{CollisionWorld, Owner};
 use signorini::config::ContactConfig;
 use signorini::control::{Controller, ControllerSettings, InverseDynamics, InverseDynamicsSettings};
 use signorini::model::Data;
-use signorini::setup::Setup;
 use signorini::sim::{Stepper, World};
 
 #[path = "../benches/scenes/collision.rs"]
@@ -45,7 +45,7 @@ fn time(
 ) -> serde_json::Value {
     let model = world.robot.as_ref().unwrap().model.clone();
     let contact = ContactConfig::default();
-    let mut stepper = Stepper::new(&world, DT, &contact, 64);
+    let mut stepper = Stepper::new(&world, DT, &contact.settings(), 64);
     let mut tau = vec![0.0; model.nv];
     let mut hold = sim_scenes::hold(&world, posture, gains.0, gains.1);
     for _ in 0..1000 {
@@ -157,8 +157,14 @@ fn main() {
     let quadruped = || {
         let setup = Setup::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("config/quadruped.yaml"), None).unwrap();
         let (world, posture, gains) = sim_scenes::quadruped(0.0);
-        let collision =
-            || CollisionWorld::new(&setup.model, &setup.config.environment, &setup.config.collision).unwrap();
+        let collision = || {
+            CollisionWorld::new(
+                &setup.model,
+                &setup.config.environment.description(),
+                &setup.config.collision.settings(),
+            )
+            .unwrap()
+        };
         time(world, &posture, gains, &collision, rounds, ticks)
     };
     let scenes: [(&str, &str, &dyn Fn() -> serde_json::Value); 2] =

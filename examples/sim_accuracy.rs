@@ -25,7 +25,7 @@ const DT: f64 = 1e-3;
 const THETA: f64 = 30.0;
 
 fn stepper(world: &signorini::sim::World) -> Stepper {
-    Stepper::new(world, DT, &ContactConfig::default(), 32)
+    Stepper::new(world, DT, &ContactConfig::default().settings(), 32)
 }
 
 fn main() {

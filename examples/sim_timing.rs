@@ -30,7 +30,7 @@ struct Figures {
 }
 
 fn time(mut world: World, reference: &[f64], kp: f64, kd: f64, rounds: usize, contact: &ContactConfig) -> Figures {
-    let mut stepper = Stepper::new(&world, DT, contact, 128);
+    let mut stepper = Stepper::new(&world, DT, &contact.settings(), 128);
     let mut tau = vec![0.0; world.nv()];
     let mut hold = sim_scenes::hold(&world, reference, kp, kd);
     for _ in 0..1000 {

@@ -39,7 +39,12 @@ fn the_quadruped_standing_steps_without_allocating() {
     let nv = model.nv;
     let (v, tau) = (vec![0.0; nv], vec![0.0; nv]);
     let mut data = Data::new(&model);
-    let mut world = CollisionWorld::new(&model, &EnvironmentConfig::default(), &CollisionConfig::default()).unwrap();
+    let mut world = CollisionWorld::new(
+        &model,
+        &EnvironmentConfig::default().description(),
+        &CollisionConfig::default().settings(),
+    )
+    .unwrap();
     let mut contacts = ContactBuffer::with_capacity(64);
     let mut problem = ContactProblem::with_factor_capacity(64, model.nv);
     let mut assembly = Assembly::with_capacity(64, nv, nv);
@@ -119,7 +124,7 @@ fn every_solver_steps_the_quadruped_without_allocating() {
         let mut hold = sim_scenes::hold(&world, &posture, kp, kd);
         let contact =
             ContactConfig { solver: variant.solver, model: variant.model, polish: false, ..Default::default() };
-        let mut stepper = Stepper::new(&world, 1e-3, &contact, 64);
+        let mut stepper = Stepper::new(&world, 1e-3, &contact.settings(), 64);
         let mut tau = vec![0.0; world.robot.as_ref().unwrap().model.nv];
         for step in 0..8 {
             let n = allocations_during(|| {

@@ -451,7 +451,7 @@ fn vfpi_on_the_quadruped_standing() {
     let contact = signorini::config::ContactConfig { polish: false, ..Default::default() };
     let (mut world, posture, (kp, kd)) = sim_scenes::quadruped(0.0);
     let mut hold = sim_scenes::hold(&world, &posture, kp, kd);
-    let mut stepper = signorini::sim::Stepper::new(&world, DT, &contact, 16);
+    let mut stepper = signorini::sim::Stepper::new(&world, DT, &contact.settings(), 16);
     let mut tau = vec![0.0; world.robot.as_ref().unwrap().model.nv];
     for _ in 0..300 {
         sim_scenes::pd(&world, &mut hold, &mut tau);

@@ -90,8 +90,10 @@ fn the_quadruped_stands_shifts_and_its_predicted_forces_match_the_simulator() {
     let (mut world, reference, _) = sim_scenes::quadruped(0.0);
     let model = world.robot.as_ref().unwrap().model.clone();
     let contact = ContactConfig::default();
-    let mut stepper = Stepper::new(&world, DT, &contact, 64);
-    let collision = CollisionWorld::new(&model, &setup.config.environment, &setup.config.collision).unwrap();
+    let mut stepper = Stepper::new(&world, DT, &contact.settings(), 64);
+    let collision =
+        CollisionWorld::new(&model, &setup.config.environment.description(), &setup.config.collision.settings())
+            .unwrap();
     let (mut controller, links) = controller(&model, collision, &contact);
     let weight = model.total_mass() * 9.81;
     let (mut q_des, mut v_des, mut a_des) = (reference.clone(), vec![0.0; model.nv], vec![0.0; model.nv]);
@@ -178,11 +180,13 @@ fn the_arm_tracks_a_sinusoidal_joint_trajectory() {
     let (mut v_des, mut a_des) = (vec![0.0; nv], vec![0.0; nv]);
     trajectory.sample(0.0, &mut start, &mut v_des, &mut a_des);
     let env = EnvironmentConfig::default();
-    let collision = CollisionWorld::new(&model, &env, &CollisionConfig::default()).unwrap();
-    let mut world = World::new(Some(Robot::new(model.clone(), start)), &env, &CollisionConfig::default()).unwrap();
+    let collision = CollisionWorld::new(&model, &env.description(), &CollisionConfig::default().settings()).unwrap();
+    let mut world =
+        World::new(Some(Robot::new(model.clone(), start)), &env.description(), &CollisionConfig::default().settings())
+            .unwrap();
     world.robot.as_mut().unwrap().v.copy_from_slice(&v_des);
     let contact = ContactConfig::default();
-    let mut stepper = Stepper::new(&world, DT, &contact, 64);
+    let mut stepper = Stepper::new(&world, DT, &contact.settings(), 64);
     let (mut controller, _) = controller(&model, collision, &contact);
     let mut q_des = q0.clone();
     let (mut sum, mut count) = (0.0, 0);
@@ -220,7 +224,7 @@ fn solo12_stands_under_the_controller_with_its_predicted_forces() {
     let (mut world, posture) = sim_scenes::solo12_standing(&common::erd_share());
     let model = world.robot.as_ref().unwrap().model.clone();
     let contact = ContactConfig::default();
-    let mut stepper = Stepper::new(&world, DT, &contact, 64);
+    let mut stepper = Stepper::new(&world, DT, &contact.settings(), 64);
     let mut tau = vec![0.0; model.nv];
     let mut hold = sim_scenes::hold(&world, &posture, 5.0, 0.1);
     for _ in 0..1000 {
@@ -228,7 +232,12 @@ fn solo12_stands_under_the_controller_with_its_predicted_forces() {
         stepper.step(&mut world, &tau);
     }
     let reference = world.robot.as_ref().unwrap().q.clone();
-    let collision = CollisionWorld::new(&model, &EnvironmentConfig::default(), &CollisionConfig::default()).unwrap();
+    let collision = CollisionWorld::new(
+        &model,
+        &EnvironmentConfig::default().description(),
+        &CollisionConfig::default().settings(),
+    )
+    .unwrap();
     let (mut controller, links) = controller(&model, collision, &contact);
     let weight = model.total_mass() * 9.81;
     let zero = vec![0.0; model.nv];
@@ -286,7 +295,7 @@ fn solo12_stands_under_the_controller_with_its_predicted_forces() {
 fn a_tick_refuses_bad_input_by_name() {
     let model = Model::from_urdf_file(&common::repo("urdf/arm7.urdf"), &ModelOptions::default()).unwrap();
     let env = EnvironmentConfig::default();
-    let collision = CollisionWorld::new(&model, &env, &CollisionConfig::default()).unwrap();
+    let collision = CollisionWorld::new(&model, &env.description(), &CollisionConfig::default().settings()).unwrap();
     let (mut controller, _) = controller(&model, collision, &ContactConfig::default());
     let q = model.neutral_configuration().as_slice().to_vec();
     let zero = vec![0.0; model.nv];
@@ -318,7 +327,7 @@ fn the_control_job_holds_the_quadruped_through_the_node_exchanges() {
     let setup = Setup::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("config/quadruped.yaml"), None).unwrap();
     let n = setup.joint_names.len();
     let mut world = setup.sim_world().unwrap();
-    let mut stepper = Stepper::new(&world, DT, &setup.config.contact, 64);
+    let mut stepper = Stepper::new(&world, DT, &setup.config.contact.settings(), 64);
     let sim_layout = OutputLayout::new(&setup, &world);
     let mut observed = sim_layout.outputs();
     let empty = MeasuredState { time_ns: 0, position: vec![0.0; n], velocity: vec![0.0; n], base: None };
@@ -377,7 +386,7 @@ fn the_control_job_follows_a_trajectory_reference_and_falls_back_to_the_safe_out
         setup.config.control.safe_output = safe;
         let n = setup.joint_names.len();
         let mut world = setup.sim_world().unwrap();
-        let mut stepper = Stepper::new(&world, DT, &setup.config.contact, 64);
+        let mut stepper = Stepper::new(&world, DT, &setup.config.contact.settings(), 64);
         let sim_layout = OutputLayout::new(&setup, &world);
         let mut observed = sim_layout.outputs();
         let (mut states, reader) = mailbox(MeasuredState::of_joints(n));
@@ -614,7 +623,12 @@ fn a_contact_the_projected_reference_closes_joins_the_stance() {
     // left out at first, and only the promotion puts them in.
     let q = vec![0.0, 0.0, -corner(-a), 0.0, (theta / 2.0).sin(), 0.0, (theta / 2.0).cos()];
     assert!((corner(a) - corner(-a) - gap).abs() < 1e-12);
-    let collision = CollisionWorld::new(&model, &EnvironmentConfig::default(), &CollisionConfig::default()).unwrap();
+    let collision = CollisionWorld::new(
+        &model,
+        &EnvironmentConfig::default().description(),
+        &CollisionConfig::default().settings(),
+    )
+    .unwrap();
     let (mut controller, _) = controller(&model, collision, &ContactConfig::default());
     let zero = vec![0.0; model.nv];
     let push = [1000.0, 0.0, 0.0, 0.0, 0.0, 0.0]; // a_des: v₀ = Δt·a_des = 1 m/s along x
@@ -648,7 +662,9 @@ fn quadruped_tick(q_des: impl Fn(&Model, &[f64]) -> Vec<f64>, settings: Controll
     let (world, reference, _) = sim_scenes::quadruped(0.0);
     let model = world.robot.as_ref().unwrap().model.clone();
     let setup = Setup::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("config/quadruped.yaml"), None).unwrap();
-    let collision = CollisionWorld::new(&model, &setup.config.environment, &setup.config.collision).unwrap();
+    let collision =
+        CollisionWorld::new(&model, &setup.config.environment.description(), &setup.config.collision.settings())
+            .unwrap();
     let links: Vec<String> = collision.objects().iter().map(|o| o.link.clone()).collect();
     let contact = ContactConfig::default();
     let mut controller = Controller::new(
@@ -728,7 +744,12 @@ fn a_tick_predicting_a_force_beyond_the_bound_is_refused() {
     assert!(!ok, "refused beyond 20 N");
     let (world, reference, _) = sim_scenes::quadruped(0.0);
     let model = world.robot.as_ref().unwrap().model.clone();
-    let collision = CollisionWorld::new(&model, &EnvironmentConfig::default(), &CollisionConfig::default()).unwrap();
+    let collision = CollisionWorld::new(
+        &model,
+        &EnvironmentConfig::default().description(),
+        &CollisionConfig::default().settings(),
+    )
+    .unwrap();
     let settings = ControllerSettings { max_contact_force: Some(20.0), ..Default::default() };
     let mut controller = Controller::new(
         &model,

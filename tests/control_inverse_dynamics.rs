@@ -33,7 +33,7 @@ impl Rig {
         let (world, reference, (kp, kd)) = sim_scenes::quadruped(0.0);
         let hold = sim_scenes::hold(&world, &reference, kp, kd);
         let config: ContactConfig = serde_yaml_ng::from_str(yaml).unwrap();
-        let stepper = Stepper::new(&world, DT, &config, 64);
+        let stepper = Stepper::new(&world, DT, &config.settings(), 64);
         let model = world.robot.as_ref().unwrap().model.clone();
         let data = Data::new(&model);
         let id = InverseDynamics::new(&model, 64, config.problem_settings(), InverseDynamicsSettings::default());
@@ -178,7 +178,7 @@ fn bad_states_and_references_are_refused_by_name() {
 fn floating_base_inverse_dynamics_predicts_the_simulated_rigid_contact_forces() {
     let mut rig = Rig::new("tolerance: 1e-13");
     let (mut replay, _, _) = sim_scenes::quadruped(0.0);
-    let mut replayer = Stepper::new(&replay, DT, &rig.config, 64);
+    let mut replayer = Stepper::new(&replay, DT, &rig.config.settings(), 64);
     let mut tau = vec![0.0; rig.world.nv()];
     let mut checked = 0;
     for k in 0..1500 {
@@ -253,10 +253,10 @@ fn the_arm_slides_its_tool_along_a_wall_with_the_forward_dynamics_normal_force()
     );
     let env: EnvironmentConfig = serde_yaml_ng::from_str(&yaml).unwrap();
     let collision = CollisionConfig::default();
-    let mut world = World::new(Some(Robot::new(model.clone(), q)), &env, &collision).unwrap();
-    let mut detector = CollisionWorld::new(&model, &env, &collision).unwrap();
+    let mut world = World::new(Some(Robot::new(model.clone(), q)), &env.description(), &collision.settings()).unwrap();
+    let mut detector = CollisionWorld::new(&model, &env.description(), &collision.settings()).unwrap();
     let config: ContactConfig = serde_yaml_ng::from_str("tolerance: 1e-13").unwrap();
-    let mut stepper = Stepper::new(&world, DT, &config, 16);
+    let mut stepper = Stepper::new(&world, DT, &config.settings(), 16);
     let mut id = InverseDynamics::new(&model, 16, config.problem_settings(), InverseDynamicsSettings::default());
     let mut contacts = signorini::collision::ContactBuffer::with_capacity(16);
     let mut point = nalgebra::Matrix3xX::zeros(model.nv);

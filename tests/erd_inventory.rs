@@ -71,8 +71,12 @@ fn every_urdf_pinocchio_loads_loads_here_with_the_same_counts() {
             }
         }
         // Every collision mesh loads (STL, OBJ, COLLADA) and makes a convex hull.
-        let world = CollisionWorld::new(&m, &EnvironmentConfig::default(), &CollisionConfig::default())
-            .unwrap_or_else(|err| panic!("{}: {err}", e.urdf));
+        let world = CollisionWorld::new(
+            &m,
+            &EnvironmentConfig::default().description(),
+            &CollisionConfig::default().settings(),
+        )
+        .unwrap_or_else(|err| panic!("{}: {err}", e.urdf));
         let robot_shapes = world.objects().iter().filter(|o| matches!(o.owner, Owner::Robot { .. })).count();
         assert_eq!(Some(robot_shapes), e.ngeoms, "{}: collision world", e.urdf);
         println!(

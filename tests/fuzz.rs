@@ -310,7 +310,11 @@ fn urdf() {
                 Ok(model) => {
                     finite_dynamics(&model)?;
                     // Its collision shapes, as the simulator and the controller build them.
-                    match CollisionWorld::new(&model, &EnvironmentConfig::default(), &CollisionConfig::default()) {
+                    match CollisionWorld::new(
+                        &model,
+                        &EnvironmentConfig::default().description(),
+                        &CollisionConfig::default().settings(),
+                    ) {
                         Ok(_) => Ok(true),
                         Err(e) => {
                             let m = e.to_string();

@@ -57,7 +57,12 @@ fn turntable_with(damping: f64, friction: f64) -> World {
     let model = Model::from_urdf_xml(&xml, "turntable", &ModelOptions::default()).unwrap();
     assert_eq!((model.damping[0], model.friction[0]), (damping, friction));
     let q = model.neutral_configuration().as_slice().to_vec();
-    World::new(Some(Robot::new(model, q)), &EnvironmentConfig::default(), &CollisionConfig::default()).unwrap()
+    World::new(
+        Some(Robot::new(model, q)),
+        &EnvironmentConfig::default().description(),
+        &CollisionConfig::default().settings(),
+    )
+    .unwrap()
 }
 
 fn inertia() -> f64 {
@@ -82,7 +87,7 @@ fn a_damped_turntable_slows_as_implicit_euler_says() {
     let (d, v0) = (0.3, 2.0);
     let mut world = turntable_with(d, 0.0);
     world.robot.as_mut().unwrap().v[0] = v0;
-    let mut stepper = Stepper::new(&world, DT, &tight(), 4);
+    let mut stepper = Stepper::new(&world, DT, &tight().settings(), 4);
     let decay = inertia() / (inertia() + DT * d);
     for k in 1..=1000 {
         stepper.step(&mut world, &[0.0]);
@@ -95,7 +100,7 @@ fn a_damped_turntable_slows_as_implicit_euler_says() {
 fn below_the_friction_torque_the_turntable_sticks() {
     for tau in [0.0, 0.5 * FRICTION, -0.99 * FRICTION, FRICTION] {
         let mut world = turntable();
-        let mut stepper = Stepper::new(&world, DT, &tight(), 4);
+        let mut stepper = Stepper::new(&world, DT, &tight().settings(), 4);
         for k in 0..500 {
             let report = *stepper.step(&mut world, &[tau]);
             assert!(report.converged, "τ {tau}, step {k}: {report:?}");
@@ -111,7 +116,7 @@ fn below_the_friction_torque_the_turntable_sticks() {
 fn above_it_the_turntable_accelerates_at_the_torque_left_over() {
     for tau in [2.0 * FRICTION, -3.0 * FRICTION] {
         let mut world = turntable();
-        let mut stepper = Stepper::new(&world, DT, &tight(), 4);
+        let mut stepper = Stepper::new(&world, DT, &tight().settings(), 4);
         let accel = (tau - tau.signum() * FRICTION) / inertia();
         for k in 1..=1000 {
             let report = *stepper.step(&mut world, &[tau]);
@@ -130,7 +135,7 @@ fn a_spinning_turntable_stops_at_i_v0_over_f_and_stays_stopped() {
     let v0 = 1.5;
     let mut world = turntable();
     world.robot.as_mut().unwrap().v[0] = v0;
-    let mut stepper = Stepper::new(&world, DT, &tight(), 4);
+    let mut stepper = Stepper::new(&world, DT, &tight().settings(), 4);
     let stop = inertia() * v0 / FRICTION;
     let mut stopped_at = None;
     for k in 1..=2000 {
@@ -164,9 +169,13 @@ fn an_arm_with_friction_above_its_gravity_torques_holds_any_pose_unpowered() {
         *f = 1.5 * largest;
     }
     let start = q.clone();
-    let mut world =
-        World::new(Some(Robot::new(model, q)), &EnvironmentConfig::default(), &CollisionConfig::default()).unwrap();
-    let mut stepper = Stepper::new(&world, DT, &tight(), 8);
+    let mut world = World::new(
+        Some(Robot::new(model, q)),
+        &EnvironmentConfig::default().description(),
+        &CollisionConfig::default().settings(),
+    )
+    .unwrap();
+    let mut stepper = Stepper::new(&world, DT, &tight().settings(), 8);
     let tau = vec![0.0; world.nv()];
     for k in 0..1000 {
         let report = *stepper.step(&mut world, &tau);
@@ -196,7 +205,7 @@ fn the_quadruped_with_joint_friction_stands_on_its_feet() {
         *f = 0.5;
     }
     let weight = r.model.total_mass() * 9.81;
-    let mut stepper = Stepper::new(&world, DT, &ContactConfig::default(), 64);
+    let mut stepper = Stepper::new(&world, DT, &ContactConfig::default().settings(), 64);
     let mut tau = vec![0.0; world.nv()];
     let mut hold = sim_scenes::hold(&world, &reference, kp, kd);
     for k in 0..3000 {

@@ -27,7 +27,7 @@ fn normal_force(stepper: &Stepper) -> f64 {
 fn the_quadruped_stands_under_a_joint_pd_for_ten_seconds() {
     let (mut world, reference, (kp, kd)) = sim_scenes::quadruped(0.0);
     let mass = world.robot.as_ref().unwrap().model.total_mass();
-    let mut stepper = Stepper::new(&world, DT, &ContactConfig::default(), 64);
+    let mut stepper = Stepper::new(&world, DT, &ContactConfig::default().settings(), 64);
     let mut tau = vec![0.0; world.nv()];
     let mut settled = 0.0;
     let mut hold = sim_scenes::hold(&world, &reference, kp, kd);
@@ -53,7 +53,7 @@ fn the_quadruped_stands_under_a_joint_pd_for_ten_seconds() {
 fn the_quadruped_dropped_from_thirty_centimetres_lands_and_settles() {
     let (mut world, reference, (kp, kd)) = sim_scenes::quadruped(0.3);
     let z0 = world.robot.as_ref().unwrap().q[2] - 0.3;
-    let mut stepper = Stepper::new(&world, DT, &ContactConfig::default(), 64);
+    let mut stepper = Stepper::new(&world, DT, &ContactConfig::default().settings(), 64);
     let mut tau = vec![0.0; world.nv()];
     let mut deepest = 0.0f64;
     let mut hold = sim_scenes::hold(&world, &reference, kp, kd);
@@ -84,7 +84,7 @@ fn a_step_with_a_robot_and_a_free_body_does_not_allocate() {
     };
     let body = FreeBody::cuboid("crate", 2.0, &Vec3::repeat(0.05)).unwrap();
     world.add_body(body, &[shape], FreeBodyState::at_rest(SE3::from_translation(Vec3::new(0.8, 0.0, 0.2))));
-    let mut stepper = Stepper::new(&world, DT, &ContactConfig::default(), 64);
+    let mut stepper = Stepper::new(&world, DT, &ContactConfig::default().settings(), 64);
     let mut tau = vec![0.0; world.nv()];
     let robot_nv = world.nv() - 6;
     for _ in 0..5 {
@@ -110,9 +110,13 @@ fn the_arm_under_gravity_compensation_holds_its_pose() {
         q[model.idx_q[model.joint_id(joint).unwrap()]] = value;
     }
     let start = q.clone();
-    let mut world =
-        World::new(Some(Robot::new(model, q)), &EnvironmentConfig::default(), &CollisionConfig::default()).unwrap();
-    let mut stepper = Stepper::new(&world, DT, &ContactConfig::default(), 64);
+    let mut world = World::new(
+        Some(Robot::new(model, q)),
+        &EnvironmentConfig::default().description(),
+        &CollisionConfig::default().settings(),
+    )
+    .unwrap();
+    let mut stepper = Stepper::new(&world, DT, &ContactConfig::default().settings(), 64);
     let mut tau = vec![0.0; world.nv()];
     for _ in 0..2000 {
         let r = world.robot.as_mut().unwrap();
@@ -143,12 +147,12 @@ fn an_external_wrench_on_a_link_acts_through_its_jacobian() {
         let start = q.clone();
         let mut world = World::new(
             Some(Robot::new(model.clone(), q.clone())),
-            &EnvironmentConfig::default(),
-            &CollisionConfig::default(),
+            &EnvironmentConfig::default().description(),
+            &CollisionConfig::default().settings(),
         )
         .unwrap();
         world.robot.as_mut().unwrap().wrenches[last] = wrench;
-        let mut stepper = Stepper::new(&world, DT, &ContactConfig::default(), 64);
+        let mut stepper = Stepper::new(&world, DT, &ContactConfig::default().settings(), 64);
         let mut tau = vec![0.0; world.nv()];
         let mut jacobian = nalgebra::Matrix6xX::zeros(model.nv);
         for _ in 0..500 {
@@ -190,9 +194,13 @@ fn an_arm_joint_pushed_into_its_limits_stops_there_and_the_limit_carries_the_loa
         let mut q = model.neutral_configuration().as_slice().to_vec();
         q[iq] = bound - push.signum() * 0.3;
         let reference = q.clone();
-        let mut world =
-            World::new(Some(Robot::new(model, q)), &EnvironmentConfig::default(), &CollisionConfig::default()).unwrap();
-        let mut stepper = Stepper::new(&world, DT, &ContactConfig::default(), 64);
+        let mut world = World::new(
+            Some(Robot::new(model, q)),
+            &EnvironmentConfig::default().description(),
+            &CollisionConfig::default().settings(),
+        )
+        .unwrap();
+        let mut stepper = Stepper::new(&world, DT, &ContactConfig::default().settings(), 64);
         let mut tau = vec![0.0; world.nv()];
         let mut reached = None;
         for k in 0..3000 {
@@ -239,7 +247,7 @@ fn an_arm_joint_pushed_into_its_limits_stops_there_and_the_limit_carries_the_loa
 fn solo12_stands_under_a_joint_pd() {
     let (mut world, reference) = sim_scenes::solo12_standing(&common::erd_share());
     let mass = world.robot.as_ref().unwrap().model.total_mass();
-    let mut stepper = Stepper::new(&world, DT, &ContactConfig::default(), 64);
+    let mut stepper = Stepper::new(&world, DT, &ContactConfig::default().settings(), 64);
     let mut tau = vec![0.0; world.nv()];
     let mut settled = 0.0;
     let mut hold = sim_scenes::hold(&world, &reference, 5.0, 0.1);
@@ -266,8 +274,8 @@ fn polished_steps_match_the_solver() {
     let (mut polished, reference) = sim_scenes::solo12_standing(&common::erd_share());
     let mut solved = sim_scenes::solo12_standing(&common::erd_share()).0;
     let off = ContactConfig { polish: false, ..ContactConfig::default() };
-    let mut with = Stepper::new(&polished, DT, &ContactConfig::default(), 64);
-    let mut without = Stepper::new(&solved, DT, &off, 64);
+    let mut with = Stepper::new(&polished, DT, &ContactConfig::default().settings(), 64);
+    let mut without = Stepper::new(&solved, DT, &off.settings(), 64);
     let (mut tau, mut count, mut worst) = (vec![0.0; polished.nv()], 0, 0.0f64);
     let mut hold_polished = sim_scenes::hold(&polished, &reference, 5.0, 0.1);
     let mut hold_solved = sim_scenes::hold(&solved, &reference, 5.0, 0.1);

@@ -37,7 +37,7 @@ fn at04_a_sliding_point_mass_keeps_its_heading_and_stops_at_the_analytic_time() 
         let heading = Vec3::new(phi.to_radians().cos(), phi.to_radians().sin(), 0.0);
         let mut world = ground(Vec3::z(), mu, 0.0);
         let b = point_mass_ball(&mut world, 0.1, Vec3::new(0.0, 0.0, 0.1), heading * u);
-        let mut stepper = Stepper::new(&world, DT, &contact_config("tolerance: 1e-12"), 16);
+        let mut stepper = Stepper::new(&world, DT, &contact_config("tolerance: 1e-12").settings(), 16);
         let mut stopped_at = None;
         for k in 1..=300 {
             let before = velocity(&world, b);
@@ -74,7 +74,7 @@ fn a_solid_ball_slides_then_rolls_at_five_sevenths_of_its_speed() {
         velocity: Motion::new(Vec3::new(u, 0.0, 0.0), Vec3::zeros()),
     };
     let b = world.add_body(FreeBody::ball("ball", 1.0, r).unwrap(), &[shape("ball", CollisionShape::sphere(r))], state);
-    let mut stepper = Stepper::new(&world, DT, &contact_config("tolerance: 1e-12"), 16);
+    let mut stepper = Stepper::new(&world, DT, &contact_config("tolerance: 1e-12").settings(), 16);
     for _ in 0..200 {
         stepper.step(&mut world, &[]);
     }
@@ -93,7 +93,7 @@ fn at06_a_cube_dragged_by_a_ramp_force_slips_at_the_analytic_time_without_intern
     let t_slip = mu * m * G0 / 20.0;
     let mut world = ground(Vec3::z(), mu, 0.0);
     let b = cube(&mut world, "cube", m, half, SE3::from_translation(Vec3::new(0.0, 0.0, half)));
-    let mut stepper = Stepper::new(&world, DT, &contact_config("tolerance: 1e-10"), 16);
+    let mut stepper = Stepper::new(&world, DT, &contact_config("tolerance: 1e-10").settings(), 16);
     let mut slip = None;
     for k in 0..1000 {
         let force = 20.0 * world.time;
@@ -133,7 +133,7 @@ fn at07_a_cube_on_an_incline_sticks_iff_mu_exceeds_tan_theta_and_slides_with_the
     // Sticks: θ = 30°, μ = 0.7 > tan 30°; 2 s without drift, friction m g sin θ Δt per step.
     let (mut world, b, _) = incline(30.0, 0.7);
     let start = world.states[b].pose.translation;
-    let mut stepper = Stepper::new(&world, DT, &contact_config("tolerance: 1e-12"), 16);
+    let mut stepper = Stepper::new(&world, DT, &contact_config("tolerance: 1e-12").settings(), 16);
     for _ in 0..2000 {
         let report = *stepper.step(&mut world, &[]);
         assert_eq!(report.contacts, 4);
@@ -150,7 +150,7 @@ fn at07_a_cube_on_an_incline_sticks_iff_mu_exceeds_tan_theta_and_slides_with_the
         let (mut world, b, downhill) = incline(theta, mu);
         let exact = G0 * (theta.to_radians().sin() - mu * theta.to_radians().cos());
         assert!((exact - a).abs() < 1e-4, "the digest's figure");
-        let mut stepper = Stepper::new(&world, DT, &contact_config("tolerance: 1e-12"), 16);
+        let mut stepper = Stepper::new(&world, DT, &contact_config("tolerance: 1e-12").settings(), 16);
         for k in 1..=500 {
             let report = *stepper.step(&mut world, &[]);
             assert_eq!(report.contacts, 4, "contact kept at step {k}");
@@ -164,7 +164,7 @@ fn at07_a_cube_on_an_incline_sticks_iff_mu_exceeds_tan_theta_and_slides_with_the
 #[test]
 fn at09_a_ton_on_a_gram_does_not_sink() {
     let (mut world, heavy) = heavy_on_light();
-    let mut stepper = Stepper::new(&world, DT, &contact_config("{}"), 32);
+    let mut stepper = Stepper::new(&world, DT, &contact_config("{}").settings(), 32);
     let mut deepest = 0.0f64;
     for k in 0..1000 {
         let report = *stepper.step(&mut world, &[]);
@@ -182,7 +182,7 @@ fn at16_restitution_zero_stops_dead_and_one_half_returns_half_the_impact_speed()
     for e in [0.0, 0.5] {
         let mut world = ground(Vec3::z(), 0.5, e);
         let b = point_mass_ball(&mut world, 0.1, Vec3::new(0.0, 0.0, 1.1), Vec3::zeros());
-        let mut stepper = Stepper::new(&world, DT, &contact_config("tolerance: 1e-10"), 16);
+        let mut stepper = Stepper::new(&world, DT, &contact_config("tolerance: 1e-10").settings(), 16);
         let (mut landing, mut fastest_up, mut lowest) = (None, f64::NEG_INFINITY, f64::INFINITY);
         for _ in 0..700 {
             let before = velocity(&world, b).z;
@@ -215,7 +215,7 @@ fn the_ccp_lifts_a_sliding_point_mass_off_the_ground() {
     // separates at μ‖c_T‖; the NCP keeps it on the plane (AT-04 above).
     let mut world = ground(Vec3::z(), 0.5, 0.0);
     let b = point_mass_ball(&mut world, 0.1, Vec3::new(0.0, 0.0, 0.1), Vec3::new(1.0, 0.0, 0.0));
-    let mut stepper = Stepper::new(&world, DT, &contact_config("{model: ccp, tolerance: 1e-12}"), 16);
+    let mut stepper = Stepper::new(&world, DT, &contact_config("{model: ccp, tolerance: 1e-12}").settings(), 16);
     let mut highest = 0.0f64;
     for _ in 0..100 {
         stepper.step(&mut world, &[]);
@@ -229,7 +229,8 @@ fn the_ccp_lifts_a_sliding_point_mass_off_the_ground() {
 fn dragged_cube(dt: f64, model: &str) -> (Vec<f64>, f64) {
     let mut world = ground(Vec3::z(), 0.4, 0.0);
     let b = cube(&mut world, "cube", 1.0, 0.1, SE3::from_translation(Vec3::new(0.0, 0.0, 0.1)));
-    let mut stepper = Stepper::new(&world, dt, &contact_config(&format!("{{model: {model}, tolerance: 1e-10}}")), 16);
+    let mut stepper =
+        Stepper::new(&world, dt, &contact_config(&format!("{{model: {model}, tolerance: 1e-10}}")).settings(), 16);
     let steps = (1.0 / dt).round() as usize;
     let every = (4e-3 / dt).round() as usize;
     let (mut xs, mut ride) = (Vec::new(), 0.0f64);

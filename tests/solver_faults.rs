@@ -22,7 +22,7 @@ fn run(fallback: Fallback) -> (f64, usize, [usize; 3]) {
         fallback,
         ..Default::default()
     };
-    let mut stepper = Stepper::new(&world, 1e-3, &contact, 64);
+    let mut stepper = Stepper::new(&world, 1e-3, &contact.settings(), 64);
     let (mut sink, mut flagged, mut used) = (0.0f64, 0, [0; 3]);
     for _ in 0..200 {
         let r = *stepper.step(&mut world, &[]);

@@ -45,7 +45,7 @@ fn robot_scene_on(name: &'static str, model: Model, mut q: nalgebra::DVector<f64
     let mut data = Data::new(&model);
     // Find the lowest point with a generous margin, then lower the robot onto the ground.
     let probe = CollisionConfig { margin: NonNegativeF64::new(2.0).unwrap(), ..Default::default() };
-    let mut world = CollisionWorld::new(&model, env, &probe).unwrap();
+    let mut world = CollisionWorld::new(&model, &env.description(), &probe.settings()).unwrap();
     let mut out = ContactBuffer::with_capacity(512);
     dynamics::forward_kinematics(&model, &mut data, q.as_slice());
     world.update_robot(&data);
@@ -53,7 +53,7 @@ fn robot_scene_on(name: &'static str, model: Model, mut q: nalgebra::DVector<f64
     let lowest = out.contacts().iter().map(|c| c.distance).fold(f64::INFINITY, f64::min);
     q[2] -= lowest + 0.001;
     dynamics::forward_kinematics(&model, &mut data, q.as_slice());
-    let world = CollisionWorld::new(&model, env, &CollisionConfig::default()).unwrap();
+    let world = CollisionWorld::new(&model, &env.description(), &CollisionConfig::default().settings()).unwrap();
     Scene { name, world, data: Some(data), out: ContactBuffer::with_capacity(256) }
 }
 
@@ -138,7 +138,12 @@ pub fn talos_lying() -> Scene {
 pub fn boxes_on_a_plane() -> Scene {
     let model =
         Model::from_urdf_xml("<robot name='none'><link name='l'/></robot>", "none", &ModelOptions::default()).unwrap();
-    let mut world = CollisionWorld::new(&model, &EnvironmentConfig::default(), &CollisionConfig::default()).unwrap();
+    let mut world = CollisionWorld::new(
+        &model,
+        &EnvironmentConfig::default().description(),
+        &CollisionConfig::default().settings(),
+    )
+    .unwrap();
     let cube = Arc::new(CollisionShape::cuboid(Vec3::repeat(0.05)));
     for k in 0..100 {
         let body = world.add_free_body(&[FreeBodyShape {

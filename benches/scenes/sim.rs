@@ -6,10 +6,10 @@
 use std::path::Path;
 use std::sync::Arc;
 
+use signorini::app::Setup;
 use signorini::collision::{CollisionShape, FreeBodyShape};
 use signorini::config::{CollisionConfig, EnvironmentConfig};
 use signorini::model::{FreeBody, FreeBodyState, Model, ModelOptions, Srdf};
-use signorini::setup::Setup;
 use signorini::sim::{JointPd, Robot, Stepper, World};
 use signorini::spatial::{SE3, Vec3, rotation_from_rpy};
 
@@ -22,7 +22,7 @@ pub fn ground(normal: Vec3, mu: f64, e: f64) -> World {
     let yaml =
         format!("ground: {{normal: [{}, {}, {}], friction: {mu}, restitution: {e}}}", normal.x, normal.y, normal.z);
     let env: EnvironmentConfig = serde_yaml_ng::from_str(&yaml).unwrap();
-    World::new(None, &env, &CollisionConfig::default()).unwrap()
+    World::new(None, &env.description(), &CollisionConfig::default().settings()).unwrap()
 }
 
 /// A free body's shape in its frame, taking its partner's friction and no restitution.
@@ -100,7 +100,9 @@ pub fn solo12_standing(share: &Path) -> (World, Vec<f64>) {
     let model = Model::from_urdf_file(&robots.join("robots/solo12.urdf"), &options).unwrap();
     let q = Srdf::from_file(&robots.join("srdf/solo.srdf")).unwrap().configuration(&model, "standing").unwrap();
     let robot = Robot::new(model, q.as_slice().to_vec());
-    let mut world = World::new(Some(robot), &EnvironmentConfig::default(), &CollisionConfig::default()).unwrap();
+    let mut world =
+        World::new(Some(robot), &EnvironmentConfig::default().description(), &CollisionConfig::default().settings())
+            .unwrap();
     world.place_robot_on(0.0);
     let reference = world.robot.as_ref().unwrap().q.clone();
     (world, reference)
@@ -119,7 +121,8 @@ pub fn quadruped(lift: f64) -> (World, Vec<f64>, (f64, f64)) {
     let mut q = reference.clone();
     q[2] += lift;
     let robot = Robot::new(setup.model.clone(), q);
-    let world = World::new(Some(robot), &setup.config.environment, &setup.config.collision).unwrap();
+    let world =
+        World::new(Some(robot), &setup.config.environment.description(), &setup.config.collision.settings()).unwrap();
     (world, reference, (setup.config.sim.hold_kp.get(), setup.config.sim.hold_kd.get()))
 }
 

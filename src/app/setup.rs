@@ -258,7 +258,8 @@ impl Setup {
         };
         let robot = Robot::new(self.model.clone(), self.initial_configuration());
         let mut world =
-            World::new(Some(robot), &self.config.environment, &self.config.collision).map_err(collision_error)?;
+            World::new(Some(robot), &self.config.environment.description(), &self.config.collision.settings())
+                .map_err(collision_error)?;
         if self.config.sim.base_position.is_none() {
             world.place_robot_on(self.config.environment.ground.as_ref().map_or(0.0, |g| g.height.get()));
         }
@@ -299,7 +300,7 @@ impl Setup {
 
     /// The collision world of the robot and the configured environment (loads meshes).
     pub fn collision_world(&self) -> Result<CollisionWorld, SetupError> {
-        CollisionWorld::new(&self.model, &self.config.environment, &self.config.collision)
+        CollisionWorld::new(&self.model, &self.config.environment.description(), &self.config.collision.settings())
             .map_err(|source| SetupError::Collision { config: self.config_file.display().to_string(), source })
     }
 }

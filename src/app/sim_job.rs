@@ -118,7 +118,8 @@ impl SimJob {
         publisher: Option<Thread>,
     ) -> Self {
         let dt = setup.config.sim_dt();
-        let stepper = Stepper::new(&world, dt, &setup.config.contact, setup.config.collision.max_contacts.get());
+        let stepper =
+            Stepper::new(&world, dt, &setup.config.contact.settings(), setup.config.collision.max_contacts.get());
         let joints = setup.joint_slots();
         let mut actuated = vec![false; setup.model.nv];
         for slot in &joints {

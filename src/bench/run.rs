@@ -112,7 +112,7 @@ pub(crate) fn trajectory(
         fallback: crate::config::Fallback::None,
         ..Default::default()
     };
-    let mut stepper = Stepper::new(&world, dt, &contact, CAPACITY);
+    let mut stepper = Stepper::new(&world, dt, &contact.settings(), CAPACITY);
     let nv = world.robot.as_ref().map_or(0, |r| r.model.nv);
     let mut tau = vec![0.0; nv];
     let steps = ((scenario.duration * scale / dt).round() as usize).max(1);

@@ -179,7 +179,7 @@ fn scene_error(scenario: &str, e: impl std::fmt::Display) -> BenchError {
 fn ground(scenario: &str, n: Vec3, mu: f64) -> Result<World, BenchError> {
     let yaml = format!("ground: {{normal: [{}, {}, {}], friction: {mu}}}", n.x, n.y, n.z);
     let env: EnvironmentConfig = serde_yaml_ng::from_str(&yaml).map_err(|e| scene_error(scenario, e))?;
-    World::new(None, &env, &CollisionConfig::default()).map_err(|e| scene_error(scenario, e))
+    World::new(None, &env.description(), &CollisionConfig::default().settings()).map_err(|e| scene_error(scenario, e))
 }
 
 /// Adds a uniform cube (half side `half`) at `pose` moving at `velocity` (world); its
@@ -497,8 +497,12 @@ fn quadruped(sources: &Sources, push: f64) -> Result<Scene, BenchError> {
             q[model.idx_q[id]] = value;
         }
     }
-    let mut world = World::new(Some(Robot::new(model, q)), &EnvironmentConfig::default(), &CollisionConfig::default())
-        .map_err(|e| scene_error("quadruped", e))?;
+    let mut world = World::new(
+        Some(Robot::new(model, q)),
+        &EnvironmentConfig::default().description(),
+        &CollisionConfig::default().settings(),
+    )
+    .map_err(|e| scene_error("quadruped", e))?;
     world.place_robot_on(0.0);
     let reference = world.robot.as_ref().map(|r| r.q.clone()).unwrap_or_default();
     standing(world, reference, (200.0, 5.0), push)
@@ -526,8 +530,8 @@ fn solo12(sources: &Sources, push: f64) -> Result<Scene, BenchError> {
         .map_err(|e| scene_error("solo12", format!("{}: {e}", srdf.display())))?;
     let mut world = World::new(
         Some(Robot::new(model, q.as_slice().to_vec())),
-        &EnvironmentConfig::default(),
-        &CollisionConfig::default(),
+        &EnvironmentConfig::default().description(),
+        &CollisionConfig::default().settings(),
     )
     .map_err(|e| scene_error("solo12", e))?;
     world.place_robot_on(0.0);
@@ -547,8 +551,12 @@ fn talos_falling(sources: &Sources) -> Result<Scene, BenchError> {
     let urdf = share.join("example-robot-data/robots/talos_data/robots/talos_reduced.urdf");
     let model = load("talos-falling", &urdf, &options)?;
     let q = model.neutral_configuration().as_slice().to_vec();
-    let mut world = World::new(Some(Robot::new(model, q)), &EnvironmentConfig::default(), &CollisionConfig::default())
-        .map_err(|e| scene_error("talos-falling", e))?;
+    let mut world = World::new(
+        Some(Robot::new(model, q)),
+        &EnvironmentConfig::default().description(),
+        &CollisionConfig::default().settings(),
+    )
+    .map_err(|e| scene_error("talos-falling", e))?;
     world.place_robot_on(0.0);
     Ok(Scene { world, script: script((), |_, w, t| idle(w, t), |_, _, _| {}, |_, _| Vec::new()) })
 }

@@ -16,7 +16,7 @@ use signorini::app::{OutputLayout, SimJob};
 use signorini::cli::sim::SimOptions;
 use signorini::model::{MimicPolicy, Model, ModelOptions};
 use signorini::runtime::status::{WatchedInput, status_line};
-use signorini::runtime::{Counters, EffortCommand, LoopReport, LoopSettings, LoopThread, mailbox, sample_ring};
+use signorini::runtime::{Counters, EffortCommand, LoopReport, LoopThread, mailbox, sample_ring};
 
 /// Real-time frictional contact simulation and proximal inverse dynamics for ROS 2 robots.
 #[derive(Parser, Debug)]
@@ -358,7 +358,7 @@ fn check(config: &std::path::Path) -> Result<(), Failure> {
         k.solver.name(),
         // The model the solver enforces (chrono-admm and sap solve the CCP whatever
         // `contact.model` says).
-        match k.solver(1).model() {
+        match k.settings().build_solver(1).model() {
             signorini::contact::ContactModel::Lcp => "pyramid LCP",
             signorini::contact::ContactModel::Ncp => "NCP",
             signorini::contact::ContactModel::Ccp => "CCP",
@@ -490,7 +490,7 @@ fn run_loop(config: &std::path::Path, duration: f64) -> Result<(), Failure> {
     let (producer, mut consumer) = sample_ring(256, &OutputLayout::new(&s, &world).outputs());
     let (report_writer, mut reports) = mailbox(LoopReport::default());
     let job = SimJob::new(&s, world, command_reader, producer, c.stale_after(), counters.clone(), None);
-    let settings = LoopSettings::of_config(c, "signorini-loop");
+    let settings = c.loop_settings("signorini-loop");
     let shutdown = Arc::new(AtomicBool::new(false));
     let loop_thread = LoopThread::spawn(settings, job, shutdown.clone(), report_writer)
         .map_err(|e| Failure::Other(format!("starting the loop thread: {e}")))?;

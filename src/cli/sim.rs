@@ -103,7 +103,7 @@ pub fn run(
     let mut recorder = bag.map(|path| BagRecorder::create(path, setup, &world)).transpose()?;
     let dt = setup.config.sim_dt();
     let capacity = setup.config.collision.max_contacts.get();
-    let mut stepper = Stepper::new(&world, dt, &setup.config.contact, capacity);
+    let mut stepper = Stepper::new(&world, dt, &setup.config.contact.settings(), capacity);
     // The joint PD of `sim.hold_kp`/`hold_kd` towards the initial posture, for the
     // controlled joints; zero elsewhere (and on a floating base).
     let mut actuated = vec![false; setup.model.nv];

@@ -10,11 +10,13 @@
 
 mod bvh;
 mod contact;
+mod environment;
 mod half_space;
 mod parry_adapter;
 mod shape;
 mod world;
 
 pub use contact::{Contact, ContactBuffer, ContactId, Owner, combine_friction, contact_frame};
+pub use environment::{CollisionSettings, Environment, Ground, Obstacle, ObstacleGeometry};
 pub use shape::{CollisionShape, MeshError, ShapeKind, load_mesh};
 pub use world::{CollisionError, CollisionObject, CollisionWorld, FreeBodyShape};

@@ -16,12 +16,12 @@ use std::sync::Arc;
 
 use super::bvh::Bvh;
 use super::contact::{Contact, ContactBuffer, ContactId, Owner, combine_friction, contact_frame};
+use super::environment::{CollisionSettings, Environment, ObstacleGeometry};
 use super::half_space::{self, PlanePoint, PlaneScratch};
 use super::parry_adapter::PairWorkspace;
 use super::shape::{CollisionShape, MeshError, ShapeKind, load_mesh};
-use crate::config::{CollisionConfig, EnvironmentConfig};
 use crate::model::{Data, Model, Shape, Srdf};
-use crate::spatial::{Mat3, SE3, Vec3, rotation_from_rpy};
+use crate::spatial::{Mat3, SE3, Vec3};
 
 /// One shape in the world.
 #[derive(Clone, Debug)]
@@ -196,118 +196,110 @@ fn robot_shape(shape: &Shape, link: &str, cache: &mut MeshCache) -> Result<Arc<C
     })
 }
 
-impl CollisionWorld {
-    /// The robot's collision shapes (meshes as convex hulls), the environment of
-    /// `environment`, and the settings of `collision`.
-    pub fn new(
-        model: &Model,
-        environment: &EnvironmentConfig,
-        collision: &CollisionConfig,
-    ) -> Result<Self, CollisionError> {
-        let mut cache = MeshCache::new();
-        let robot_friction = collision.robot_friction.map_or(f64::INFINITY, |f| f.get());
-        let mut objects = Vec::new();
-        for g in &model.collision_geometries {
-            let shape = robot_shape(&g.shape, &g.link, &mut cache)?;
-            let owner = Owner::Robot { joint: g.parent_joint };
-            objects.push(CollisionObject {
-                friction: robot_friction,
-                ..CollisionObject::new(&g.name, &g.link, owner, g.placement, shape)
+/// The robot's collision geometries as objects (meshes as convex hulls, shared through
+/// `cache`), with `friction` (infinite: the other body's applies).
+fn robot_objects(model: &Model, friction: f64, cache: &mut MeshCache) -> Result<Vec<CollisionObject>, CollisionError> {
+    let mut objects = Vec::with_capacity(model.collision_geometries.len());
+    for g in &model.collision_geometries {
+        let shape = robot_shape(&g.shape, &g.link, cache)?;
+        let owner = Owner::Robot { joint: g.parent_joint };
+        objects.push(CollisionObject { friction, ..CollisionObject::new(&g.name, &g.link, owner, g.placement, shape) });
+    }
+    Ok(objects)
+}
+
+/// The environment's ground and obstacles, appended to `objects` in order.
+fn static_objects(environment: &Environment, objects: &mut Vec<CollisionObject>) -> Result<(), CollisionError> {
+    let mut add = |name: &str, shape: CollisionShape, pose: SE3, friction: f64, restitution: f64| {
+        objects.push(CollisionObject {
+            friction,
+            restitution,
+            ..CollisionObject::new(name, name, Owner::Static, pose, Arc::new(shape))
+        });
+    };
+    if let Some(g) = &environment.ground {
+        let norm = g.normal.norm();
+        if norm.is_nan() || norm <= 1e-9 {
+            return Err(CollisionError::Config {
+                key: "environment.ground.normal".into(),
+                message: format!("expected a nonzero vector, got {:?}", [g.normal.x, g.normal.y, g.normal.z]),
             });
         }
-        let mut add_static = |name: &str, shape: CollisionShape, pose: SE3, friction: f64, restitution: f64| {
-            objects.push(CollisionObject {
-                friction,
-                restitution,
-                ..CollisionObject::new(name, name, Owner::Static, pose, Arc::new(shape))
-            });
+        let pose = plane_pose(&(g.normal / norm), g.height);
+        add("ground", CollisionShape::half_space(), pose, g.friction, g.restitution);
+    }
+    for o in &environment.obstacles {
+        let shape = match &o.geometry {
+            ObstacleGeometry::Cuboid { half } => CollisionShape::cuboid(*half),
+            ObstacleGeometry::Mesh { file, scale, convex } => {
+                let origin = file.display().to_string();
+                let err = |source| CollisionError::Mesh { owner: o.origin.clone(), source };
+                let (vertices, triangles) = load_mesh(file, scale).map_err(err)?;
+                match convex {
+                    true => CollisionShape::convex_hull(&vertices, &origin).map_err(err)?,
+                    false => CollisionShape::trimesh(vertices, triangles, &origin).map_err(err)?,
+                }
+            }
         };
-        if let Some(g) = &environment.ground {
-            let n = Vec3::from(g.normal.map(|x| x.get()));
-            let norm = n.norm();
-            if norm.is_nan() || norm <= 1e-9 {
+        add(&o.name, shape, o.pose, o.friction, o.restitution);
+    }
+    Ok(())
+}
+
+/// Which pairs of the robot's objects (`robot`, indices into `objects`) are tested for
+/// self-collision: none without `settings.self_collision`; otherwise all but those of one
+/// joint, of a joint and its parent, and the disabled link pairs (`disable_pairs`, whose
+/// links must exist, and the SRDF's).
+fn self_pairs(
+    model: &Model,
+    settings: &CollisionSettings,
+    objects: &[CollisionObject],
+    robot: &[usize],
+) -> Result<Vec<bool>, CollisionError> {
+    let mut disabled = settings.disable_pairs.clone();
+    if let Some(srdf) = &settings.srdf {
+        let srdf = Srdf::from_file(srdf).map_err(|e| CollisionError::Srdf { file: e.file, reason: e.reason })?;
+        disabled.extend(srdf.disabled_collisions);
+    }
+    let links: std::collections::HashSet<&str> = robot.iter().map(|&i| objects[i].link.as_str()).collect();
+    for (k, pair) in settings.disable_pairs.iter().enumerate() {
+        for (side, link) in pair.iter().enumerate() {
+            if !links.contains(link.as_str()) && model.frame_id(link, None).is_none() {
                 return Err(CollisionError::Config {
-                    key: "environment.ground.normal".into(),
-                    message: format!("expected a nonzero vector, got {:?}", [n.x, n.y, n.z]),
+                    key: format!("collision.disable_pairs[{k}][{side}]"),
+                    message: format!("expected a link of the robot, got `{link}`"),
                 });
             }
-            let n = n / norm;
-            add_static(
-                "ground",
-                CollisionShape::half_space(),
-                plane_pose(&n, g.height.get()),
-                g.friction.get(),
-                g.restitution.get(),
-            );
         }
-        for b in &environment.boxes {
-            let half = Vec3::from(b.size.map(|x| x.get() * 0.5));
-            let [r, p, y] = b.rpy.map(|x| x.get());
-            let pose = SE3::new(rotation_from_rpy(r, p, y), Vec3::from(b.position.map(|x| x.get())));
-            add_static(&b.name, CollisionShape::cuboid(half), pose, b.friction.get(), b.restitution.get());
+    }
+    let nr = robot.len();
+    let mut pairs = vec![false; nr * nr];
+    if !settings.self_collision {
+        return Ok(pairs);
+    }
+    for a in 0..nr {
+        for b in 0..nr {
+            let (oa, ob) = (&objects[robot[a]], &objects[robot[b]]);
+            let (Owner::Robot { joint: ja }, Owner::Robot { joint: jb }) = (oa.owner, ob.owner) else { continue };
+            let adjacent = ja == jb || model.parents[ja] == jb || model.parents[jb] == ja;
+            let off =
+                disabled.iter().any(|[x, y]| (x == &oa.link && y == &ob.link) || (x == &ob.link && y == &oa.link));
+            pairs[a * nr + b] = !adjacent && !off;
         }
-        for s in &environment.slopes {
-            let [length, width, thickness] = s.size.map(|x| x.get());
-            // Rising along +x after the yaw: the top face's normal tilts towards −x.
-            let rotation = rotation_from_rpy(0.0, -s.angle.get(), s.yaw.get());
-            let top = Vec3::from(s.position.map(|x| x.get()));
-            let pose = SE3::new(rotation, top - rotation.column(2) * (thickness * 0.5));
-            let half = Vec3::new(length * 0.5, width * 0.5, thickness * 0.5);
-            add_static(&s.name, CollisionShape::cuboid(half), pose, s.friction.get(), s.restitution.get());
-        }
+    }
+    Ok(pairs)
+}
 
-        for (k, m) in environment.meshes.iter().enumerate() {
-            let scale = Vec3::from(m.scale.map(|x| x.get()));
-            let [r, p, y] = m.rpy.map(|x| x.get());
-            let pose = SE3::new(rotation_from_rpy(r, p, y), Vec3::from(m.position.map(|x| x.get())));
-            let origin = m.file.display().to_string();
-            let err =
-                |source| CollisionError::Mesh { owner: format!("key `environment.meshes[{k}]` ({})", m.name), source };
-            let (vertices, triangles) = load_mesh(&m.file, &scale).map_err(err)?;
-            let shape = if m.convex {
-                CollisionShape::convex_hull(&vertices, &origin).map_err(err)?
-            } else {
-                CollisionShape::trimesh(vertices, triangles, &origin).map_err(err)?
-            };
-            add_static(&m.name, shape, pose, m.friction.get(), 0.0);
-        }
-
-        let mut disabled = collision.disable_pairs.clone();
-        if let Some(srdf) = &collision.srdf {
-            let srdf = Srdf::from_file(srdf).map_err(|e| CollisionError::Srdf { file: e.file, reason: e.reason })?;
-            disabled.extend(srdf.disabled_collisions);
-        }
+impl CollisionWorld {
+    /// The robot's collision shapes (meshes as convex hulls), `environment`'s static
+    /// objects, and the self-collision pairs `settings` leave on.
+    pub fn new(model: &Model, environment: &Environment, settings: &CollisionSettings) -> Result<Self, CollisionError> {
+        let mut cache = MeshCache::new();
+        let mut objects = robot_objects(model, settings.robot_friction, &mut cache)?;
+        static_objects(environment, &mut objects)?;
         let robot_objects: Vec<usize> =
             (0..objects.len()).filter(|&i| matches!(objects[i].owner, Owner::Robot { .. })).collect();
-        let links: std::collections::HashSet<&str> = robot_objects.iter().map(|&i| objects[i].link.as_str()).collect();
-        for (k, pair) in collision.disable_pairs.iter().enumerate() {
-            for (side, link) in pair.iter().enumerate() {
-                if !links.contains(link.as_str()) && model.frame_id(link, None).is_none() {
-                    return Err(CollisionError::Config {
-                        key: format!("collision.disable_pairs[{k}][{side}]"),
-                        message: format!("expected a link of the robot, got `{link}`"),
-                    });
-                }
-            }
-        }
-        let nr = robot_objects.len();
-        let mut self_pairs = vec![false; nr * nr];
-        if collision.self_collision {
-            for a in 0..nr {
-                for b in 0..nr {
-                    let (oa, ob) = (&objects[robot_objects[a]], &objects[robot_objects[b]]);
-                    let (Owner::Robot { joint: ja }, Owner::Robot { joint: jb }) = (oa.owner, ob.owner) else {
-                        continue;
-                    };
-                    let adjacent = ja == jb || model.parents[ja] == jb || model.parents[jb] == ja;
-                    let off = disabled
-                        .iter()
-                        .any(|[x, y]| (x == &oa.link && y == &ob.link) || (x == &ob.link && y == &oa.link));
-                    self_pairs[a * nr + b] = !adjacent && !off;
-                }
-            }
-        }
-
+        let self_pairs = self_pairs(model, settings, &objects, &robot_objects)?;
         let mut world = CollisionWorld {
             planes: Vec::new(),
             statics: Vec::new(),
@@ -315,9 +307,9 @@ impl CollisionWorld {
             moving: robot_objects.clone(),
             robot_objects,
             self_pairs,
-            margin: collision.margin.get(),
-            self_collision: collision.self_collision,
-            self_friction: collision.self_friction.get(),
+            margin: settings.margin,
+            self_collision: settings.self_collision,
+            self_friction: settings.self_friction,
             workspace: PairWorkspace::default(),
             plane_points: [PlanePoint::default(); 4],
             plane_scratch: PlaneScratch::default(),

@@ -4,43 +4,8 @@ use serde::{Deserialize, Serialize};
 
 use super::scene::NonNegativeF64;
 use super::values::{Fraction, PositiveF64};
-use crate::contact::{
-    AdmmSettings, AdmmSolver, ChronoAdmmSettings, ChronoAdmmSolver, ContactModel, PgsSettings, PgsSolver,
-    ProblemSettings, SapSettings, SapSolver, Solver, StoppingRule, VfpiSettings, VfpiSolver, vfpi::Preconditioner,
-};
-
-/// Which solver runs.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SolverKind {
-    /// The proximal ADMM (seed 000).
-    #[default]
-    Admm,
-    /// Projected Gauss–Seidel (the baseline).
-    Pgs,
-    /// The pyramid LCP of ODE and Bullet by projected Gauss–Seidel (`contact.model` does
-    /// not apply: its friction is the 4-facet pyramid).
-    Lcp,
-    /// Project Chrono's ADMM for the CCP (seed 003; `contact.model` does not apply).
-    #[serde(rename = "chrono-admm")]
-    ChronoAdmm,
-    /// Its accelerated variant (FADMM with restart).
-    #[serde(rename = "chrono-fadmm")]
-    ChronoFadmm,
-    /// Drake's SAP (seed 001): the compliant CCP by Newton on velocities; near-rigid
-    /// contacts regularized by β = 1, friction by σ = 10⁻³ (`contact.model` does not
-    /// apply; `contact.tolerance` is its relative tolerance ε_r).
-    Sap,
-    /// The velocity fixed-point iteration of seed 004 (virtual nodes, diagonalization,
-    /// Chebyshev): the strict operator for `contact.model: ncp`, the proximal one for
-    /// `ccp`; the bodies' rows preconditioned by the paper's Frobenius diagonal.
-    Vfpi,
-    /// The same with the bodies' rows preconditioned by the inverse of their block (an
-    /// exact minimization over the bodies' velocities per iteration: the diagonal one
-    /// converges slowly on articulated robots).
-    #[serde(rename = "vfpi-block")]
-    VfpiBlock,
-}
+use crate::contact::{ContactModel, ContactSettings, ProblemSettings, StoppingRule};
+pub use crate::contact::{Fallback, SolverKind};
 
 /// `contact:` (defaults in the field docs).
 #[derive(Clone, Debug, PartialEq, Deserialize, Serialize)]
@@ -73,21 +38,6 @@ pub struct ContactConfig {
     /// ADMM (which converges where the exact problem may not) and keeps the best of the
     /// three. Default `ccp`.
     pub fallback: Fallback,
-}
-
-/// What a step does with a solve that missed its tolerance.
-#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Fallback {
-    /// The solver's last iterate.
-    None,
-    /// The better of the last iterate and the previous step's impulses.
-    WarmStart,
-    /// The best of those and the convex relaxation's solution (seed 000's ADMM, at least
-    /// 1000 iterations; not solved again when the solver that missed is that ADMM on the
-    /// CCP with that many).
-    #[default]
-    Ccp,
 }
 
 impl Default for ContactConfig {
@@ -125,99 +75,25 @@ impl ContactConfig {
         StoppingRule { absolute: self.tolerance.get(), max_iterations: self.max_iterations.get(), ..Default::default() }
     }
 
-    /// The configured solver, sized for `capacity` contacts.
-    pub fn solver(&self, capacity: usize) -> Box<dyn Solver + Send> {
-        self.solver.build(self.model, self.stopping_rule(), capacity, false)
+    /// The settings a simulation step runs with.
+    pub fn settings(&self) -> ContactSettings {
+        ContactSettings {
+            solver: self.solver,
+            model: self.model,
+            stop: self.stopping_rule(),
+            problem: self.problem_settings(),
+            polish: self.polish,
+            fallback: self.fallback,
+        }
     }
 }
 
-impl SolverKind {
-    /// This solver for `model` (where it applies) with `stop`, sized for `capacity`
-    /// contacts; with `record`, it keeps its residuals of every iteration in the result's
-    /// history (as far as the history's capacity goes).
-    pub fn build(
-        self,
-        model: ContactModel,
-        stop: StoppingRule,
-        capacity: usize,
-        record: bool,
-    ) -> Box<dyn Solver + Send> {
-        let record_history = record;
-        match self {
-            SolverKind::Admm => Box::new(AdmmSolver::with_capacity(
-                capacity,
-                AdmmSettings { model, stop, record_history, ..Default::default() },
-            )),
-            SolverKind::Pgs => Box::new(PgsSolver::with_capacity(
-                capacity,
-                PgsSettings { model, stop, record_history, ..Default::default() },
-            )),
-            SolverKind::Lcp => Box::new(PgsSolver::with_capacity(
-                capacity,
-                PgsSettings { model: ContactModel::Lcp, stop, record_history, ..Default::default() },
-            )),
-            SolverKind::ChronoAdmm => Box::new(ChronoAdmmSolver::with_capacity(
-                capacity,
-                ChronoAdmmSettings { stop, record_history, ..Default::default() },
-            )),
-            SolverKind::ChronoFadmm => Box::new(ChronoAdmmSolver::with_capacity(
-                capacity,
-                ChronoAdmmSettings { stop, record_history, ..ChronoAdmmSettings::accelerated() },
-            )),
-            SolverKind::Sap => Box::new(SapSolver::with_capacity(
-                capacity,
-                SapSettings {
-                    relative: stop.absolute,
-                    max_iterations: stop.max_iterations,
-                    record_history,
-                    ..Default::default()
-                },
-            )),
-            SolverKind::Vfpi => Box::new(VfpiSolver::with_capacity(
-                capacity,
-                VfpiSettings { model, stop, record_history, ..Default::default() },
-            )),
-            SolverKind::VfpiBlock => Box::new(VfpiSolver::with_capacity(
-                capacity,
-                VfpiSettings {
-                    model,
-                    stop,
-                    record_history,
-                    preconditioner: Preconditioner::BodyBlock,
-                    ..Default::default()
-                },
-            )),
-        }
-    }
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-    /// Every solver.
-    pub const ALL: [SolverKind; 8] = [
-        SolverKind::Admm,
-        SolverKind::Pgs,
-        SolverKind::Lcp,
-        SolverKind::ChronoAdmm,
-        SolverKind::ChronoFadmm,
-        SolverKind::Sap,
-        SolverKind::Vfpi,
-        SolverKind::VfpiBlock,
-    ];
-
-    /// The solver's name, as in the configuration and on the command line.
-    pub fn name(self) -> &'static str {
-        match self {
-            SolverKind::Admm => "admm",
-            SolverKind::Pgs => "pgs",
-            SolverKind::Lcp => "lcp",
-            SolverKind::ChronoAdmm => "chrono-admm",
-            SolverKind::ChronoFadmm => "chrono-fadmm",
-            SolverKind::Sap => "sap",
-            SolverKind::Vfpi => "vfpi",
-            SolverKind::VfpiBlock => "vfpi-block",
-        }
-    }
-
-    /// The solver of that name.
-    pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL.into_iter().find(|s| s.name() == name)
+    #[test]
+    fn the_defaults_are_the_steppers() {
+        assert_eq!(ContactConfig::default().settings(), ContactSettings::default());
     }
 }

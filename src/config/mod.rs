@@ -399,6 +399,22 @@ pub enum ConfigError {
 }
 
 impl Config {
+    /// The node loop (named `name`): its period and catch-up for the mode, one report per
+    /// /diagnostics message (each window published exactly once), the configured priority
+    /// and CPU. A free loop (`realtime_factor: max`) never sleeps and runs at normal
+    /// priority: under SCHED_FIFO it would starve the publisher and the spinner.
+    pub fn loop_settings(&self, name: &str) -> crate::runtime::LoopSettings {
+        let period = self.loop_period();
+        crate::runtime::LoopSettings {
+            name: name.to_owned(),
+            period,
+            report_interval: std::time::Duration::from_secs_f64(1.0 / self.diagnostics.rate_hz.get()),
+            realtime_priority: self.realtime.priority.fifo().filter(|_| !period.is_zero()),
+            cpu: self.realtime.cpu,
+            catch_up: self.loop_catch_up(),
+        }
+    }
+
     /// Reads and parses a configuration file; relative paths in it are made relative to
     /// the file's directory.
     pub fn from_file(path: &Path) -> Result<Self, ConfigError> {

@@ -4,6 +4,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::values::{FiniteF64, PositiveF64};
+use crate::collision::{CollisionSettings, Environment, Ground, Obstacle, ObstacleGeometry};
+use crate::spatial::{SE3, Vec3, rotation_from_rpy};
 
 /// A non-negative finite number (friction, restitution, margins).
 #[derive(Copy, Clone, Debug, PartialEq, PartialOrd, Serialize)]
@@ -214,5 +216,86 @@ impl Default for CollisionConfig {
             self_friction: nn(0.5),
             max_contacts: std::num::NonZeroUsize::new(256).expect("nonzero"),
         }
+    }
+}
+
+impl EnvironmentConfig {
+    /// The environment the collision world is built from: the ground, then the boxes,
+    /// slopes and meshes in that order (a slope is the plate whose top face is centred at
+    /// `position`).
+    pub fn description(&self) -> Environment {
+        let pose = |rpy: &[FiniteF64; 3], position: &[FiniteF64; 3]| {
+            let [r, p, y] = rpy.map(|x| x.get());
+            SE3::new(rotation_from_rpy(r, p, y), Vec3::from(position.map(|x| x.get())))
+        };
+        let boxes = self.boxes.iter().map(|b| Obstacle {
+            name: b.name.clone(),
+            origin: format!("box `{}`", b.name),
+            geometry: ObstacleGeometry::Cuboid { half: Vec3::from(b.size.map(|x| x.get() * 0.5)) },
+            pose: pose(&b.rpy, &b.position),
+            friction: b.friction.get(),
+            restitution: b.restitution.get(),
+        });
+        let slopes = self.slopes.iter().map(|s| {
+            let [length, width, thickness] = s.size.map(|x| x.get());
+            // Rising along +x after the yaw: the top face's normal tilts towards −x.
+            let rotation = rotation_from_rpy(0.0, -s.angle.get(), s.yaw.get());
+            let top = Vec3::from(s.position.map(|x| x.get()));
+            Obstacle {
+                name: s.name.clone(),
+                origin: format!("slope `{}`", s.name),
+                geometry: ObstacleGeometry::Cuboid { half: Vec3::new(length * 0.5, width * 0.5, thickness * 0.5) },
+                pose: SE3::new(rotation, top - rotation.column(2) * (thickness * 0.5)),
+                friction: s.friction.get(),
+                restitution: s.restitution.get(),
+            }
+        });
+        let meshes = self.meshes.iter().enumerate().map(|(k, m)| Obstacle {
+            name: m.name.clone(),
+            origin: format!("key `environment.meshes[{k}]` ({})", m.name),
+            geometry: ObstacleGeometry::Mesh {
+                file: m.file.clone(),
+                scale: Vec3::from(m.scale.map(|x| x.get())),
+                convex: m.convex,
+            },
+            pose: pose(&m.rpy, &m.position),
+            friction: m.friction.get(),
+            restitution: 0.0,
+        });
+        Environment {
+            ground: self.ground.as_ref().map(|g| Ground {
+                height: g.height.get(),
+                normal: Vec3::from(g.normal.map(|x| x.get())),
+                friction: g.friction.get(),
+                restitution: g.restitution.get(),
+            }),
+            obstacles: boxes.chain(slopes).chain(meshes).collect(),
+        }
+    }
+}
+
+impl CollisionConfig {
+    /// How the collision world finds contacts (`max_contacts` sizes the buffers, see
+    /// [`crate::app::Setup`]).
+    pub fn settings(&self) -> CollisionSettings {
+        CollisionSettings {
+            margin: self.margin.get(),
+            self_collision: self.self_collision,
+            disable_pairs: self.disable_pairs.clone(),
+            srdf: self.srdf.clone(),
+            robot_friction: self.robot_friction.map_or(f64::INFINITY, |f| f.get()),
+            self_friction: self.self_friction.get(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_defaults_are_the_collision_worlds() {
+        assert_eq!(EnvironmentConfig::default().description(), Environment::default());
+        assert_eq!(CollisionConfig::default().settings(), CollisionSettings::default());
     }
 }

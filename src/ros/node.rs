@@ -501,7 +501,7 @@ fn serve<J: Job + Send + 'static>(
 ) -> Result<NodeSummary, NodeError> {
     let config = &setup.config;
     let LoopIo { shutdown, counters, report_writer, report_reader, diagnostics_pub } = io;
-    let settings = LoopSettings::of_config(config, "signorini-loop");
+    let settings = config.loop_settings("signorini-loop");
     let loop_thread = LoopThread::spawn(settings, job, shutdown.clone(), report_writer)
         .map_err(|e| NodeError::Thread(format!("starting the loop thread: {e}")))?;
     for w in &loop_thread.startup_warnings {

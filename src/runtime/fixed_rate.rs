@@ -51,25 +51,6 @@ impl LoopSettings {
     }
 }
 
-impl LoopSettings {
-    /// The node loop of `config` (named `name`): its period and catch-up for the mode, one
-    /// report per /diagnostics message (each window published exactly once), the
-    /// configured priority and CPU. A free loop (`realtime_factor: max`) never sleeps and
-    /// runs at normal priority: under SCHED_FIFO it would starve the publisher and the
-    /// spinner.
-    pub fn of_config(config: &crate::config::Config, name: &str) -> Self {
-        let period = config.loop_period();
-        Self {
-            name: name.to_owned(),
-            period,
-            report_interval: Duration::from_secs_f64(1.0 / config.diagnostics.rate_hz.get()),
-            realtime_priority: config.realtime.priority.fifo().filter(|_| !period.is_zero()),
-            cpu: config.realtime.cpu,
-            catch_up: config.loop_catch_up(),
-        }
-    }
-}
-
 /// What a job sees at each tick.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct Tick {

@@ -14,11 +14,10 @@
 //! counted by the collision world.
 
 use crate::collision::ContactBuffer;
-use crate::config::{ContactConfig, Fallback, SolverKind};
 use crate::contact::polish::Polish;
 use crate::contact::{
-    Assembly, Bodies, Build, ContactModel, ContactProblem, JointBlock, Metrics, ProblemSettings, SolveResult, Solver,
-    WarmStart, WarmStartCache, joint_blocks, prepare_robot,
+    Assembly, Bodies, Build, ContactModel, ContactProblem, ContactSettings, Fallback, JointBlock, Metrics,
+    ProblemSettings, SolveResult, Solver, SolverKind, WarmStart, WarmStartCache, joint_blocks, prepare_robot,
 };
 use crate::dynamics;
 use crate::spatial::{Force, Motion};
@@ -92,34 +91,34 @@ pub struct Stepper {
 impl Stepper {
     /// A stepper of `dt` for `world`, solving with `contact`'s settings for up to
     /// `capacity` contacts (plus the robot's joint limits and friction).
-    pub fn new(world: &World, dt: f64, contact: &ContactConfig, capacity: usize) -> Self {
+    pub fn new(world: &World, dt: f64, contact: &ContactSettings, capacity: usize) -> Self {
         let nv = world.nv();
         let (robot_nv, nq) = world.robot.as_ref().map_or((0, 0), |r| (r.model.nv, r.model.nq));
         let joint_capacity = world.robot.as_ref().map_or(0, |r| joint_blocks::capacity(&r.model));
         let blocks = capacity + joint_capacity;
         Self {
             dt,
-            settings: contact.problem_settings(),
-            solver: contact.solver(blocks),
+            settings: contact.problem,
+            solver: contact.build_solver(blocks),
             polish: contact.polish.then(|| Polish::with_capacity(nv)),
             fallback: contact.fallback,
             ccp: {
                 // Its own cap: the solver's may be tight (PGS's sweeps are cheap), the
                 // relaxation's ADMM converges in tens of iterations where it converges.
-                let mut stop = contact.stopping_rule();
+                let mut stop = contact.stop;
                 stop.max_iterations = stop.max_iterations.max(FALLBACK_ITERATIONS);
                 // Seed 000's ADMM on the CCP with as many iterations already is the
                 // solver that missed: solving again would repeat it.
                 let same = contact.solver == SolverKind::Admm
                     && contact.model == ContactModel::Ccp
-                    && contact.max_iterations.get() == stop.max_iterations;
+                    && contact.stop.max_iterations == stop.max_iterations;
                 (contact.fallback == Fallback::Ccp && !same).then(|| {
                     let solver = SolverKind::Admm.build(ContactModel::Ccp, stop, blocks, false);
                     (solver, SolveResult::with_capacity(blocks, 0))
                 })
             },
             candidate: Vec::with_capacity(3 * blocks),
-            tolerance: contact.tolerance.get(),
+            tolerance: contact.stop.absolute,
             contacts: ContactBuffer::with_capacity(capacity),
             joints: Vec::with_capacity(joint_capacity),
             problem: ContactProblem::with_factor_capacity(blocks, nv),

@@ -1,8 +1,7 @@
 //! What is simulated: at most one robot (its Model, Data and state), free rigid bodies
 //! with their shapes, and the static environment, all in one collision world.
 
-use crate::collision::{CollisionError, CollisionWorld, FreeBodyShape};
-use crate::config::{CollisionConfig, EnvironmentConfig};
+use crate::collision::{CollisionError, CollisionSettings, CollisionWorld, Environment, FreeBodyShape};
 use crate::dynamics;
 use crate::model::{Data, FreeBody, FreeBodyState, Model, ModelError, ModelOptions};
 use crate::spatial::{Force, Vec3};
@@ -70,8 +69,8 @@ impl World {
     /// A world with `robot` (or none) in `environment`.
     pub fn new(
         robot: Option<Robot>,
-        environment: &EnvironmentConfig,
-        collision: &CollisionConfig,
+        environment: &Environment,
+        collision: &CollisionSettings,
     ) -> Result<Self, WorldError> {
         let collision = match &robot {
             Some(r) => CollisionWorld::new(&r.model, environment, collision)?,

@@ -1,0 +1,191 @@
+//! The contact settings a simulation step runs with: which solver, with which stopping
+//! rule, on which model, and what it falls back to; plain values, built once (the YAML
+//! `contact:` section is read into them by [`crate::config`]).
+
+use serde::{Deserialize, Serialize};
+
+use super::chrono_admm::{ChronoAdmmSettings, ChronoAdmmSolver};
+use super::vfpi::Preconditioner;
+use super::{
+    AdmmSettings, AdmmSolver, ContactModel, PgsSettings, PgsSolver, ProblemSettings, SapSettings, SapSolver, Solver,
+    StoppingRule, VfpiSettings, VfpiSolver,
+};
+
+/// Which solver runs.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SolverKind {
+    /// The proximal ADMM (seed 000).
+    #[default]
+    Admm,
+    /// Projected Gauss–Seidel (the baseline).
+    Pgs,
+    /// The pyramid LCP of ODE and Bullet by projected Gauss–Seidel (`contact.model` does
+    /// not apply: its friction is the 4-facet pyramid).
+    Lcp,
+    /// Project Chrono's ADMM for the CCP (seed 003; `contact.model` does not apply).
+    #[serde(rename = "chrono-admm")]
+    ChronoAdmm,
+    /// Its accelerated variant (FADMM with restart).
+    #[serde(rename = "chrono-fadmm")]
+    ChronoFadmm,
+    /// Drake's SAP (seed 001): the compliant CCP by Newton on velocities; near-rigid
+    /// contacts regularized by β = 1, friction by σ = 10⁻³ (`contact.model` does not
+    /// apply; `contact.tolerance` is its relative tolerance ε_r).
+    Sap,
+    /// The velocity fixed-point iteration of seed 004 (virtual nodes, diagonalization,
+    /// Chebyshev): the strict operator for `contact.model: ncp`, the proximal one for
+    /// `ccp`; the bodies' rows preconditioned by the paper's Frobenius diagonal.
+    Vfpi,
+    /// The same with the bodies' rows preconditioned by the inverse of their block (an
+    /// exact minimization over the bodies' velocities per iteration: the diagonal one
+    /// converges slowly on articulated robots).
+    #[serde(rename = "vfpi-block")]
+    VfpiBlock,
+}
+
+/// What a step does with a solve that missed its tolerance.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Fallback {
+    /// The solver's last iterate.
+    None,
+    /// The better of the last iterate and the previous step's impulses.
+    WarmStart,
+    /// The best of those and the convex relaxation's solution (seed 000's ADMM, at least
+    /// 1000 iterations; not solved again when the solver that missed is that ADMM on the
+    /// CCP with that many).
+    #[default]
+    Ccp,
+}
+
+/// How a simulation step solves its contacts ([`crate::sim::Stepper`]).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct ContactSettings {
+    /// The solver.
+    pub solver: SolverKind,
+    /// The model it enforces (where it applies, see [`SolverKind`]).
+    pub model: ContactModel,
+    /// Its stopping rule (`absolute` is also the tolerance polish and the fallback meet).
+    pub stop: StoppingRule,
+    /// How contacts become the problem.
+    pub problem: ProblemSettings,
+    /// Before the solver, try the previous step's contact modes as an exact linear solve
+    /// ([`super::polish`]).
+    pub polish: bool,
+    /// What a step does with a solve that missed its tolerance.
+    pub fallback: Fallback,
+}
+
+impl Default for ContactSettings {
+    /// Seed 000's ADMM on the NCP to 1e-6 in at most 1000 iterations, polished, with the
+    /// CCP fallback.
+    fn default() -> Self {
+        Self {
+            solver: SolverKind::Admm,
+            model: ContactModel::Ncp,
+            stop: StoppingRule::default(),
+            problem: ProblemSettings::default(),
+            polish: true,
+            fallback: Fallback::Ccp,
+        }
+    }
+}
+
+impl ContactSettings {
+    /// The solver, sized for `capacity` contacts.
+    pub fn build_solver(&self, capacity: usize) -> Box<dyn Solver + Send> {
+        self.solver.build(self.model, self.stop, capacity, false)
+    }
+}
+
+impl SolverKind {
+    /// This solver for `model` (where it applies) with `stop`, sized for `capacity`
+    /// contacts; with `record`, it keeps its residuals of every iteration in the result's
+    /// history (as far as the history's capacity goes).
+    pub fn build(
+        self,
+        model: ContactModel,
+        stop: StoppingRule,
+        capacity: usize,
+        record: bool,
+    ) -> Box<dyn Solver + Send> {
+        let record_history = record;
+        match self {
+            SolverKind::Admm => Box::new(AdmmSolver::with_capacity(
+                capacity,
+                AdmmSettings { model, stop, record_history, ..Default::default() },
+            )),
+            SolverKind::Pgs => Box::new(PgsSolver::with_capacity(
+                capacity,
+                PgsSettings { model, stop, record_history, ..Default::default() },
+            )),
+            SolverKind::Lcp => Box::new(PgsSolver::with_capacity(
+                capacity,
+                PgsSettings { model: ContactModel::Lcp, stop, record_history, ..Default::default() },
+            )),
+            SolverKind::ChronoAdmm => Box::new(ChronoAdmmSolver::with_capacity(
+                capacity,
+                ChronoAdmmSettings { stop, record_history, ..Default::default() },
+            )),
+            SolverKind::ChronoFadmm => Box::new(ChronoAdmmSolver::with_capacity(
+                capacity,
+                ChronoAdmmSettings { stop, record_history, ..ChronoAdmmSettings::accelerated() },
+            )),
+            SolverKind::Sap => Box::new(SapSolver::with_capacity(
+                capacity,
+                SapSettings {
+                    relative: stop.absolute,
+                    max_iterations: stop.max_iterations,
+                    record_history,
+                    ..Default::default()
+                },
+            )),
+            SolverKind::Vfpi => Box::new(VfpiSolver::with_capacity(
+                capacity,
+                VfpiSettings { model, stop, record_history, ..Default::default() },
+            )),
+            SolverKind::VfpiBlock => Box::new(VfpiSolver::with_capacity(
+                capacity,
+                VfpiSettings {
+                    model,
+                    stop,
+                    record_history,
+                    preconditioner: Preconditioner::BodyBlock,
+                    ..Default::default()
+                },
+            )),
+        }
+    }
+
+    /// Every solver.
+    pub const ALL: [SolverKind; 8] = [
+        SolverKind::Admm,
+        SolverKind::Pgs,
+        SolverKind::Lcp,
+        SolverKind::ChronoAdmm,
+        SolverKind::ChronoFadmm,
+        SolverKind::Sap,
+        SolverKind::Vfpi,
+        SolverKind::VfpiBlock,
+    ];
+
+    /// The solver's name, as in the configuration and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            SolverKind::Admm => "admm",
+            SolverKind::Pgs => "pgs",
+            SolverKind::Lcp => "lcp",
+            SolverKind::ChronoAdmm => "chrono-admm",
+            SolverKind::ChronoFadmm => "chrono-fadmm",
+            SolverKind::Sap => "sap",
+            SolverKind::Vfpi => "vfpi",
+            SolverKind::VfpiBlock => "vfpi-block",
+        }
+    }
+
+    /// The solver of that name.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.name() == name)
+    }
+}
