@@ -29,6 +29,13 @@ impl SimAndControlJob {
         Self { sim, control, states, joints }
     }
 
+    /// Unparks `sim` after each simulator sample and `control` after each controller
+    /// sample.
+    pub fn hand_off_to(&mut self, sim: std::thread::Thread, control: std::thread::Thread) {
+        self.sim.hand_off_to(sim);
+        self.control.hand_off_to(control);
+    }
+
     /// The simulator.
     pub fn sim(&self) -> &SimJob {
         &self.sim

@@ -150,6 +150,12 @@ impl ControlJob {
         self
     }
 
+    /// Unparks `publisher` after each sample (the hand-off, measured apart in the loop
+    /// report).
+    pub fn hand_off_to(&mut self, publisher: Thread) {
+        self.publisher = Some(publisher);
+    }
+
     /// Holds the floating base at the poses `references` delivers (a floating base only).
     pub fn with_base_references(mut self, references: MailboxReader<Option<[f64; 7]>>) -> Self {
         self.base_references = Some(references);

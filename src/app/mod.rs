@@ -4,14 +4,18 @@
 //! ([`outputs`]), and one loop assembly per mode ([`assembly`]) used by the ROS node,
 //! `signorini loop` and the tests alike. Below this layer nothing reads the configuration.
 
+pub mod assembly;
 pub mod closed_loop;
 pub mod control_job;
 pub mod outputs;
 pub mod setup;
 pub mod sim_job;
+pub mod wrench_targets;
 
+pub use assembly::{ControlEnds, ControlLoop, SimAndControlLoop, SimEnds, SimLoop};
 pub use closed_loop::SimAndControlJob;
 pub use control_job::{ControlJob, ReferenceCommand};
 pub use outputs::{ContactForce, MARKED_CONTACTS, OutputLayout, Outputs, Wrench};
 pub use setup::{JointSlot, Setup, SetupError};
 pub use sim_job::{ExternalWrenches, SimJob, SimRequests};
+pub use wrench_targets::{WrenchRejection, WrenchTargets};

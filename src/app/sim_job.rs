@@ -160,6 +160,12 @@ impl SimJob {
         }
     }
 
+    /// Unparks `publisher` after each sample (the hand-off, measured apart in the loop
+    /// report).
+    pub fn hand_off_to(&mut self, publisher: Thread) {
+        self.publisher = Some(publisher);
+    }
+
     /// Applies the latest command whatever its age (a controller in the same loop writes
     /// one each step it sees; none while paused).
     pub fn with_trusted_commands(mut self) -> Self {

@@ -12,11 +12,11 @@ use std::time::Duration;
 use clap::{Parser, Subcommand};
 
 use signorini::app::Setup;
-use signorini::app::{OutputLayout, SimJob};
+use signorini::app::SimLoop;
 use signorini::cli::sim::SimOptions;
 use signorini::model::{MimicPolicy, Model, ModelOptions};
 use signorini::runtime::status::{WatchedInput, status_line};
-use signorini::runtime::{Counters, EffortCommand, LoopReport, LoopThread, mailbox, sample_ring};
+use signorini::runtime::{Counters, LoopReport, LoopThread, mailbox};
 
 /// Real-time frictional contact simulation and proximal inverse dynamics for ROS 2 robots.
 #[derive(Parser, Debug)]
@@ -482,15 +482,13 @@ fn run_loop(config: &std::path::Path, duration: f64) -> Result<(), Failure> {
         return Err(Failure::BadInput(format!("--duration: expected a positive number of seconds, got {duration}")));
     }
     let s = load(config)?;
-    let n = s.joint_names.len();
-    let c = &s.config;
     let counters = Arc::new(Counters::default());
-    let (_command_writer, command_reader) = mailbox(EffortCommand { effort: vec![0.0; n] });
-    let world = s.sim_world().map_err(|e| Failure::BadInput(e.to_string()))?;
-    let (producer, mut consumer) = sample_ring(256, &OutputLayout::new(&s, &world).outputs());
+    // The simulator as the node runs it, with nothing on its inputs (the hold PD).
+    let SimLoop { job, commands: _commands, ends } =
+        SimLoop::new(&s, counters.clone()).map_err(|e| Failure::BadInput(e.to_string()))?;
+    let mut consumer = ends.samples;
     let (report_writer, mut reports) = mailbox(LoopReport::default());
-    let job = SimJob::new(&s, world, command_reader, producer, c.stale_after(), counters.clone(), None);
-    let settings = c.loop_settings("signorini-loop");
+    let settings = s.config.loop_settings("signorini-loop");
     let shutdown = Arc::new(AtomicBool::new(false));
     let loop_thread = LoopThread::spawn(settings, job, shutdown.clone(), report_writer)
         .map_err(|e| Failure::Other(format!("starting the loop thread: {e}")))?;

@@ -2,8 +2,10 @@
 //! [`crate::runtime`]; never does physics.
 
 pub mod diagnostics;
+mod inputs;
 pub mod node;
 pub mod qos;
 pub mod state_publisher;
+mod supervision;
 
 pub use node::{NodeError, NodeOptions, NodeSummary, default_config_file, run};

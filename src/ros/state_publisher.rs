@@ -49,6 +49,41 @@ pub struct StatePublisher {
     tf: Option<r2r::Publisher<TFMessage>>,
 }
 
+/// /tf (`topic`, tf2_msgs/TFMessage) for the poses `publisher` publishes as odometry;
+/// reliable, volatile, keep last 100, as tf2_ros's broadcaster.
+#[cfg(signorini_tf2_msgs)]
+pub fn with_tf(
+    node: &mut r2r::Node,
+    publisher: StatePublisher,
+    topic: Option<&crate::config::TopicName>,
+) -> Result<StatePublisher, r2r::Error> {
+    let Some(topic) = topic else { return Ok(publisher) };
+    let qos = crate::config::Qos {
+        reliability: crate::config::Reliability::Reliable,
+        durability: crate::config::Durability::Volatile,
+        depth: 100,
+    };
+    let tf = node.create_publisher::<r2r::tf2_msgs::msg::TFMessage>(topic, super::qos::profile(qos))?;
+    Ok(publisher.with_tf(tf))
+}
+
+/// Built without tf2_msgs (none was installed, as with the ROS 2 wheels alone): says once
+/// that /tf is off.
+#[cfg(not(signorini_tf2_msgs))]
+pub fn with_tf(
+    _node: &mut r2r::Node,
+    publisher: StatePublisher,
+    topic: Option<&crate::config::TopicName>,
+) -> Result<StatePublisher, r2r::Error> {
+    if let Some(topic) = topic {
+        r2r::log_warn!(
+            crate::config::NODE_NAME,
+            "{topic} is off: signorini was built without tf2_msgs (not installed then, or not in IDL_PACKAGE_FILTER)"
+        );
+    }
+    Ok(publisher)
+}
+
 /// Contact arrows are published at most this often (simulated time, ns): 30 Hz, what a
 /// viewer shows.
 const MARKER_PERIOD_NS: u64 = 1_000_000_000 / 30;

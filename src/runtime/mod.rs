@@ -5,6 +5,7 @@
 pub mod alloc_probe;
 pub mod clock;
 pub mod command;
+pub mod console;
 pub mod counters;
 pub mod fixed_rate;
 pub mod histogram;
@@ -15,15 +16,18 @@ pub mod sample_ring;
 pub mod state;
 pub mod state_assembly;
 pub mod status;
+pub mod throttle;
 pub mod watchdog;
 
 pub use clock::MonotonicTime;
 pub use command::{CommandRejection, EffortCommand, validate_efforts};
+pub use console::Console;
 pub use counters::{CounterSnapshot, Counters};
 pub use fixed_rate::{Job, LoopSettings, LoopThread, Tick, run_loop};
 pub use loop_stats::LoopReport;
 pub use mailbox::{MailboxReader, MailboxWriter, Stamped, mailbox};
 pub use sample_ring::{SampleConsumer, SampleProducer, sample_ring};
-pub use state::{MeasuredState, Odometry, StateRejection, select_joints, stamp_ns};
+pub use state::{MeasuredState, Odometry, StateRejection, base_pose, select_joints, stamp_ns};
 pub use state_assembly::{Assembled, OdometryRejection, StateAssembly};
+pub use throttle::Throttle;
 pub use watchdog::{Freshness, Verdict, Watchdog};

@@ -140,6 +140,22 @@ impl MeasuredState {
     }
 }
 
+/// How far a base pose reference's quaternion norm may be off 1 and still be a rotation.
+pub const POSE_QUATERNION_TOLERANCE: f64 = 1e-3;
+
+/// A floating base's pose reference from outside (x, y, z, qx, qy, qz, qw in `world`):
+/// None if anything is NaN or infinite or the quaternion's norm is off 1 by more than
+/// [`POSE_QUATERNION_TOLERANCE`]; otherwise the pose with its quaternion normalized.
+pub fn base_pose(pose: [f64; 7]) -> Option<[f64; 7]> {
+    let norm = pose[3..].iter().map(|x| x * x).sum::<f64>().sqrt();
+    if !pose.iter().all(|x| x.is_finite()) || (norm - 1.0).abs() > POSE_QUATERNION_TOLERANCE {
+        return None;
+    }
+    let mut pose = pose;
+    pose[3..].iter_mut().for_each(|x| *x /= norm);
+    Some(pose)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -167,6 +183,17 @@ mod tests {
         // A NaN on a joint that is not configured does not matter.
         let msg = names(&["a", "c", "b"]);
         assert_eq!(select_joints(&configured, &msg, &[1.0, f64::NAN, 2.0], &[0.0; 3], &mut index), Ok(()));
+    }
+
+    #[test]
+    fn a_base_pose_is_finite_with_a_unit_quaternion_and_comes_out_normalized() {
+        let p = base_pose([1.0, 2.0, 3.0, 0.0, 0.0, 0.0, 1.0005]).expect("within the tolerance");
+        assert_eq!(p[..3], [1.0, 2.0, 3.0]);
+        assert!((p[6] - 1.0).abs() < 1e-15);
+        assert_eq!(base_pose([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.002]), None);
+        assert_eq!(base_pose([0.0; 7]), None);
+        assert_eq!(base_pose([f64::NAN, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0]), None);
+        assert_eq!(base_pose([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, f64::INFINITY]), None);
     }
 
     #[test]
