@@ -39,7 +39,7 @@ use super::problem::{ContactProblem, ProblemError};
 use crate::collision::{Contact, Owner};
 use crate::dynamics;
 use crate::model::{Data, FreeBody, FreeBodyState, Model};
-use crate::spatial::{Force, Vec3, skew};
+use crate::spatial::{Vec3, skew};
 
 /// The bodies contact impulses act on.
 #[derive(Copy, Clone, Debug)]
@@ -434,62 +434,5 @@ impl Assembly {
             }
         }
         velocity
-    }
-}
-
-/// The robot's part of a step's setup at (q, v) under joint forces `tau`: placements and
-/// joint Jacobians, M and its LTDL factors in `data`, and the contact-free velocity
-/// v_f = v + Δt·M⁻¹(τ + τ_ext − b(q, v)) into `v_free` (nv). Reuses the factorization of M
-/// instead of running ABA. `damping` (one viscous coefficient per dof, or empty) is taken
-/// implicitly: M + Δt·D is factored, so that v_f solves (M + Δt·D) v_f = M v + Δt(τ − b)
-/// and G = J (M + Δt·D)⁻¹ Jᵀ stays consistent with it. `external` (one per joint, or
-/// empty) are wrenches on the joints' bodies, world axes, torque about the joint's origin:
-/// τ_ext = Σ_i J_iᵀ F_i.
-#[allow(clippy::too_many_arguments)]
-pub fn prepare_robot(
-    model: &Model,
-    data: &mut Data,
-    q: &[f64],
-    v: &[f64],
-    tau: &[f64],
-    external: &[Force],
-    damping: &[f64],
-    dt: f64,
-    v_free: &mut [f64],
-) {
-    // CRBA places the joints and fills their world Jacobians on its way down: the one
-    // kinematics pass of the step.
-    dynamics::crba(model, data, q);
-    for (k, d) in damping.iter().enumerate() {
-        data.mass_matrix[(k, k)] += dt * d;
-    }
-    dynamics::ltdl_decompose(model, data);
-    let b = dynamics::rnea_placed(model, data, v, &[]);
-    // (M + Δt·D)(v_f − v) = Δt(τ − b − D·v), i.e. M(v_f − v) = Δt(τ − b − D·v_f).
-    for k in 0..model.nv {
-        v_free[k] = tau[k] - b[k] - damping.get(k).map_or(0.0, |d| d * v[k]);
-    }
-    add_external_forces(model, data, external, v_free);
-    dynamics::ltdl_solve(model, data, &mut v_free[..model.nv]);
-    for k in 0..model.nv {
-        v_free[k] = v[k] + dt * v_free[k];
-    }
-}
-
-/// Adds Σ_i J_iᵀ F_i to `tau` (nv) for the wrenches `external` (per joint: world axes,
-/// torque about the joint's origin), with the world Jacobian columns of `data` (the
-/// spatial force at the world origin is (f, n + p_i × f)).
-fn add_external_forces(model: &Model, data: &Data, external: &[Force], tau: &mut [f64]) {
-    for (i, w) in external.iter().enumerate().skip(1) {
-        if *w == Force::ZERO {
-            continue;
-        }
-        let at_origin = w.angular + data.o_m_i[i].translation.cross(&w.linear);
-        let mut k = model.idx_v[i] + model.joint_types[i].nv() - 1;
-        while k != crate::model::NO_PARENT {
-            let c = data.j.fixed_view::<6, 1>(0, k);
-            tau[k] += Vec3::new(c[0], c[1], c[2]).dot(&w.linear) + Vec3::new(c[3], c[4], c[5]).dot(&at_origin);
-            k = model.dof_parent[k];
-        }
     }
 }

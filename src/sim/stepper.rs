@@ -18,7 +18,7 @@ use crate::config::{ContactConfig, Fallback, SolverKind};
 use crate::contact::polish::Polish;
 use crate::contact::{
     Assembly, Bodies, Build, ContactModel, ContactProblem, JointBlock, Metrics, ProblemSettings, SolveResult, Solver,
-    WarmStart, WarmStartCache, joint_blocks, prepare_robot,
+    WarmStart, WarmStartCache, joint_blocks,
 };
 use crate::dynamics;
 use crate::spatial::{Force, Motion};
@@ -234,7 +234,8 @@ impl Stepper {
                 self.tau[k] = if limit > 0.0 && limit.is_finite() { t.clamp(-limit, limit) } else { t };
             }
             let (external, damping) = (r.wrenches.as_slice(), m.damping.as_slice());
-            prepare_robot(m, &mut r.data, &r.q, &r.v, &self.tau, external, damping, dt, &mut self.v_free[..m.nv]);
+            let v_free = &mut self.v_free[..m.nv];
+            dynamics::free_velocity(m, &mut r.data, &r.q, &r.v, &self.tau, external, damping, dt, v_free);
             self.v[..m.nv].copy_from_slice(&r.v);
             joint_blocks::collect(m, &r.q, &self.v_free[..m.nv], dt, LIMIT_MARGIN, &mut self.joints);
             world.collision.update_robot(&r.data);
