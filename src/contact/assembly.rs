@@ -203,8 +203,30 @@ impl Assembly {
         problem: &mut ContactProblem,
         build: Build,
     ) -> Result<(), ProblemError> {
-        let delassus = build != Build::Rows;
-        let (nc, n) = (contacts.len(), contacts.len() + joints.len());
+        let nc = contacts.len();
+        self.reset(bodies, nc + joints.len(), problem, build)?;
+        for (k, c) in contacts.iter().enumerate() {
+            self.contact_block(bodies, k, c, v, v_free, dt, settings, problem, build);
+        }
+        for (i, l) in joints.iter().enumerate() {
+            self.joint_block(bodies, nc + i, l, v_free, dt, settings, problem, build);
+        }
+        if build == Build::Delassus {
+            problem.build_delassus();
+        }
+        Ok(())
+    }
+
+    /// Sizes `problem`, J and (unless [`Build::Rows`]) W for `n` blocks between `bodies`,
+    /// and D^{-1/2} from the robot's factors; errors (and leaves an empty problem) beyond
+    /// the capacity.
+    fn reset(
+        &mut self,
+        bodies: &Bodies,
+        n: usize,
+        problem: &mut ContactProblem,
+        build: Build,
+    ) -> Result<(), ProblemError> {
         let nv = bodies.nv();
         assert_eq!(nv, self.nv, "the assembly was sized for {} dofs", self.nv);
         if n > self.capacity {
@@ -219,7 +241,7 @@ impl Assembly {
             self.jacobian.resize(m * nv, 0.0); // within the capacity reserved
         }
         self.jacobian[..m * nv].fill(0.0);
-        if delassus {
+        if build != Build::Rows {
             problem.factor.resize(m * nv, 0.0);
             problem.factor_cols = nv;
             if let Some((_, data)) = bodies.robot {
@@ -228,71 +250,93 @@ impl Assembly {
                 }
             }
         }
-        let robot_nv = bodies.robot_nv();
-        let r_n = settings.compliance_normal / (dt * dt);
-        let r_t = settings.compliance_tangential / (dt * dt);
-
-        // The contacts' rows, support, g = J v_f + γ, μ, R and ids, in one pass.
-        for (k, c) in contacts.iter().enumerate() {
-            self.support.clear();
-            // J_r·v_f for the three rows, and J_N·v (restitution).
-            let mut velocity = [0.0; 4];
-            for (owner, sign) in [(c.body1, 1.0), (c.body2, -1.0)] {
-                let part = self.add_body_rows(bodies, k, &owner, c, sign, robot_nv, v, v_free);
-                for (x, y) in velocity.iter_mut().zip(part) {
-                    *x += y;
-                }
-            }
-            self.close_support(problem);
-            if delassus {
-                let w = &mut problem.factor[3 * k * nv..3 * (k + 1) * nv];
-                self.factor_rows(bodies, [c.body1, c.body2], k, robot_nv, w);
-            }
-            let rn = 3 * k + 2;
-            problem.g[3 * k..3 * k + 3].copy_from_slice(&velocity[..3]);
-            let (phi, before) = (c.distance, velocity[3]);
-            let mut target = settings.gap_velocity(phi, dt);
-            if c.restitution > 0.0 && before < -settings.restitution_threshold && phi + dt * before < 0.0 {
-                target = target.max(-c.restitution * before);
-            }
-            problem.g[rn] -= target;
-            problem.sets[k] = BlockSet::Cone(c.friction);
-            problem.compliance[3 * k] = r_t;
-            problem.compliance[3 * k + 1] = r_t;
-            problem.compliance[rn] = r_n;
-            problem.ids[k] = c.id;
-        }
-        // Joint blocks: one normal row ±e_dof, no tangent rows.
-        for (i, l) in joints.iter().enumerate() {
-            let k = nc + i;
-            self.support.clear();
-            if let Some((model, _)) = bodies.robot.filter(|_| l.dof < robot_nv) {
-                self.add_chain(model, l.dof);
-                self.jacobian[(3 * k + 2) * nv + l.dof] = l.sign();
-            }
-            self.close_support(problem);
-            if delassus && !self.support.is_empty() {
-                let w = &mut problem.factor[3 * k * nv..3 * (k + 1) * nv];
-                self.factor_rows(bodies, [Owner::Static; 2], k, robot_nv, w);
-            }
-            let rn = 3 * k + 2;
-            let velocity = v_free.get(l.dof).map_or(0.0, |v| l.sign() * v);
-            match l.kind {
-                JointBlockKind::Limit { gap, .. } => {
-                    problem.g[rn] = velocity - settings.gap_velocity(gap, dt);
-                    problem.sets[k] = BlockSet::Cone(0.0);
-                }
-                JointBlockKind::Friction { force } => {
-                    problem.g[rn] = velocity;
-                    problem.sets[k] = BlockSet::Interval(force * dt);
-                }
-            }
-            problem.ids[k] = l.id;
-        }
-        if build == Build::Delassus {
-            problem.build_delassus();
-        }
         Ok(())
+    }
+
+    /// Block `k` of `problem` for contact `c`: its rows, support, g = J v_f + γ, μ, R and
+    /// id, in one pass (and its rows of W unless [`Build::Rows`]).
+    #[allow(clippy::too_many_arguments)]
+    fn contact_block(
+        &mut self,
+        bodies: &Bodies,
+        k: usize,
+        c: &Contact,
+        v: &[f64],
+        v_free: &[f64],
+        dt: f64,
+        settings: &ProblemSettings,
+        problem: &mut ContactProblem,
+        build: Build,
+    ) {
+        let (nv, robot_nv) = (self.nv, bodies.robot_nv());
+        self.support.clear();
+        // J_r·v_f for the three rows, and J_N·v (restitution).
+        let mut velocity = [0.0; 4];
+        for (owner, sign) in [(c.body1, 1.0), (c.body2, -1.0)] {
+            let part = self.add_body_rows(bodies, k, &owner, c, sign, robot_nv, v, v_free);
+            for (x, y) in velocity.iter_mut().zip(part) {
+                *x += y;
+            }
+        }
+        self.close_support(problem);
+        if build != Build::Rows {
+            let w = &mut problem.factor[3 * k * nv..3 * (k + 1) * nv];
+            self.factor_rows(bodies, [c.body1, c.body2], k, robot_nv, w);
+        }
+        let rn = 3 * k + 2;
+        problem.g[3 * k..3 * k + 3].copy_from_slice(&velocity[..3]);
+        let (phi, before) = (c.distance, velocity[3]);
+        let mut target = settings.gap_velocity(phi, dt);
+        if c.restitution > 0.0 && before < -settings.restitution_threshold && phi + dt * before < 0.0 {
+            target = target.max(-c.restitution * before);
+        }
+        problem.g[rn] -= target;
+        problem.sets[k] = BlockSet::Cone(c.friction);
+        let (r_n, r_t) = (settings.compliance_normal / (dt * dt), settings.compliance_tangential / (dt * dt));
+        problem.compliance[3 * k] = r_t;
+        problem.compliance[3 * k + 1] = r_t;
+        problem.compliance[rn] = r_n;
+        problem.ids[k] = c.id;
+    }
+
+    /// Block `k` of `problem` for the joint block `l`: one normal row ±e_dof, no tangent
+    /// rows.
+    #[allow(clippy::too_many_arguments)]
+    fn joint_block(
+        &mut self,
+        bodies: &Bodies,
+        k: usize,
+        l: &JointBlock,
+        v_free: &[f64],
+        dt: f64,
+        settings: &ProblemSettings,
+        problem: &mut ContactProblem,
+        build: Build,
+    ) {
+        let (nv, robot_nv) = (self.nv, bodies.robot_nv());
+        self.support.clear();
+        if let Some((model, _)) = bodies.robot.filter(|_| l.dof < robot_nv) {
+            self.add_chain(model, l.dof);
+            self.jacobian[(3 * k + 2) * nv + l.dof] = l.sign();
+        }
+        self.close_support(problem);
+        if build != Build::Rows && !self.support.is_empty() {
+            let w = &mut problem.factor[3 * k * nv..3 * (k + 1) * nv];
+            self.factor_rows(bodies, [Owner::Static; 2], k, robot_nv, w);
+        }
+        let rn = 3 * k + 2;
+        let velocity = v_free.get(l.dof).map_or(0.0, |v| l.sign() * v);
+        match l.kind {
+            JointBlockKind::Limit { gap, .. } => {
+                problem.g[rn] = velocity - settings.gap_velocity(gap, dt);
+                problem.sets[k] = BlockSet::Cone(0.0);
+            }
+            JointBlockKind::Friction { force } => {
+                problem.g[rn] = velocity;
+                problem.sets[k] = BlockSet::Interval(force * dt);
+            }
+        }
+        problem.ids[k] = l.id;
     }
 
     /// Adds dof `last` and its ancestors to the support.
