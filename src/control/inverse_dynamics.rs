@@ -82,8 +82,6 @@ impl Default for InverseDynamicsSettings {
 pub fn solve_impulses(problem: &ContactProblem, settings: &InverseDynamicsSettings, result: &mut SolveResult) {
     let n = problem.contacts();
     let m = 3 * n;
-    let (sets, r, c) = (problem.sets(), problem.compliance(), problem.g());
-    let ncp = settings.model == ContactModel::Ncp;
     if result.lambda.len() != m {
         result.lambda.clear();
         result.lambda.resize(m, 0.0);
@@ -97,31 +95,71 @@ pub fn solve_impulses(problem: &ContactProblem, settings: &InverseDynamicsSettin
     result.iterations = 0;
     result.rho = settings.rho;
     result.factorizations = 0;
-    let rho = settings.rho;
-    let mut change = 0.0f64;
-    for (i, set) in sets.iter().enumerate() {
+    for (i, set) in problem.sets().iter().enumerate() {
         let start = set.project(&cone::block(&result.lambda, i));
         cone::set_block(&mut result.lambda, i, &start);
     }
-    // σ_i = R_i λ_i + c_i.
-    let velocity = |i: usize, l: &cone::Vec3c| {
-        let (ri, ci) = (cone::block(r, i), cone::block(c, i));
-        [ri[0] * l[0] + ci[0], ri[1] * l[1] + ci[1], ri[2] * l[2] + ci[2]]
-    };
+    let mut change = 0.0f64;
     for k in 1..=settings.max_iterations {
-        change = 0.0;
-        let mut largest = 0.0f64;
-        // The change of the compliant blocks, and eq. 47's residual of the rigid ones.
-        let (mut compliant_change, mut rigid_error) = (0.0f64, 0.0f64);
-        for (i, set) in sets.iter().enumerate() {
-            let old = cone::block(&result.lambda, i);
-            let (ri, ci) = (cone::block(r, i), cone::block(c, i));
+        let sweep = Sweep::run(problem, settings, &mut result.lambda);
+        change = sweep.change;
+        result.iterations = k;
+        if !change.is_finite() {
+            break;
+        }
+        let small = |c: f64| c <= settings.absolute || c <= settings.relative * sweep.largest;
+        if small(change) || (small(sweep.compliant_change) && sweep.rigid_error <= settings.velocity) {
+            result.converged = true;
+            break;
+        }
+    }
+    // σ, z and the residual of eq. 47 at the final λ.
+    let ncp = settings.model == ContactModel::Ncp;
+    let mut error = 0.0f64;
+    for (i, set) in problem.sets().iter().enumerate() {
+        let l = cone::block(&result.lambda, i);
+        let sigma = block_velocity(problem, i, &l);
+        let z = cone::add(&sigma, &set.correction(ncp, &sigma));
+        error = error.max(set.velocity_error(&l, &z));
+        cone::set_block(&mut result.sigma, i, &sigma);
+        cone::set_block(&mut result.dual, i, &z);
+    }
+    result.residuals = Residuals { primal: change, dual: error, complementarity: error };
+}
+
+/// σ_i = R_i λ_i + c_i: contact `i`'s velocity under its impulse `l`.
+fn block_velocity(problem: &ContactProblem, i: usize, l: &cone::Vec3c) -> cone::Vec3c {
+    let (ri, ci) = (cone::block(problem.compliance(), i), cone::block(problem.g(), i));
+    [ri[0] * l[0] + ci[0], ri[1] * l[1] + ci[1], ri[2] * l[2] + ci[2]]
+}
+
+/// What one pass of Algorithm 2 over the contacts changed.
+struct Sweep {
+    /// ‖Δλ‖∞.
+    change: f64,
+    /// max(‖λ_k‖∞, ‖λ_{k−1}‖∞).
+    largest: f64,
+    /// ‖Δλ‖∞ of the compliant blocks (R ≠ 0).
+    compliant_change: f64,
+    /// Eq. 47's residual of the rigid blocks (R = 0) at the new λ.
+    rigid_error: f64,
+}
+
+impl Sweep {
+    /// One proximal step (eq. 48 with the De Saxcé fixed point) of every contact of
+    /// `problem`, λ updated in place: they do not couple without G.
+    fn run(problem: &ContactProblem, settings: &InverseDynamicsSettings, lambda: &mut [f64]) -> Self {
+        let (rho, ncp) = (settings.rho, settings.model == ContactModel::Ncp);
+        let mut sweep = Sweep { change: 0.0, largest: 0.0, compliant_change: 0.0, rigid_error: 0.0 };
+        for (i, set) in problem.sets().iter().enumerate() {
+            let old = cone::block(lambda, i);
+            let (ri, ci) = (cone::block(problem.compliance(), i), cone::block(problem.g(), i));
             let rigid = ri.iter().all(|&x| x == 0.0);
             let new = match *set {
                 // σ = c: the step without its cancellation (see the function).
                 BlockSet::Cone(mu) if rigid && ncp => cone::proximal_step_rigid_ncp(mu, &old, &ci, rho),
                 _ => {
-                    let s = set.correction(ncp, &velocity(i, &old));
+                    let s = set.correction(ncp, &block_velocity(problem, i, &old));
                     // The metric R + ρI; the two tangent rows share one compliance in an
                     // assembled problem (their geometric mean otherwise).
                     let d = [ri[0] + rho, ri[1] + rho, ri[2] + rho];
@@ -136,39 +174,20 @@ pub fn solve_impulses(problem: &ContactProblem, settings: &InverseDynamicsSettin
             let mut block_change = 0.0f64;
             for a in 0..3 {
                 block_change = block_change.max((new[a] - old[a]).abs());
-                largest = largest.max(new[a].abs()).max(old[a].abs());
+                sweep.largest = sweep.largest.max(new[a].abs()).max(old[a].abs());
             }
-            change = change.max(block_change);
+            sweep.change = sweep.change.max(block_change);
             if rigid {
-                let sigma = velocity(i, &new);
-                rigid_error =
-                    rigid_error.max(set.velocity_error(&new, &cone::add(&sigma, &set.correction(ncp, &sigma))));
+                let sigma = block_velocity(problem, i, &new);
+                let z = cone::add(&sigma, &set.correction(ncp, &sigma));
+                sweep.rigid_error = sweep.rigid_error.max(set.velocity_error(&new, &z));
             } else {
-                compliant_change = compliant_change.max(block_change);
+                sweep.compliant_change = sweep.compliant_change.max(block_change);
             }
-            cone::set_block(&mut result.lambda, i, &new);
+            cone::set_block(lambda, i, &new);
         }
-        result.iterations = k;
-        if !change.is_finite() {
-            break;
-        }
-        let small = |c: f64| c <= settings.absolute || c <= settings.relative * largest;
-        if small(change) || (small(compliant_change) && rigid_error <= settings.velocity) {
-            result.converged = true;
-            break;
-        }
+        sweep
     }
-    // σ, z and the residual of eq. 47 at the final λ.
-    let mut error = 0.0f64;
-    for (i, set) in sets.iter().enumerate() {
-        let l = cone::block(&result.lambda, i);
-        let sigma = velocity(i, &l);
-        let z = cone::add(&sigma, &set.correction(ncp, &sigma));
-        error = error.max(set.velocity_error(&l, &z));
-        cone::set_block(&mut result.sigma, i, &sigma);
-        cone::set_block(&mut result.dual, i, &z);
-    }
-    result.residuals = Residuals { primal: change, dual: error, complementarity: error };
 }
 
 /// Refuses a step `dt` that is not positive and finite, and each (key, values, expected
