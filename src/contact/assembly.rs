@@ -112,6 +112,18 @@ pub enum Build {
     Rows,
 }
 
+/// What every block of one [`Assembly::assemble`] is built from (its arguments but the
+/// blocks).
+#[derive(Copy, Clone)]
+struct Pass<'a> {
+    bodies: &'a Bodies<'a>,
+    v: &'a [f64],
+    v_free: &'a [f64],
+    dt: f64,
+    settings: &'a ProblemSettings,
+    build: Build,
+}
+
 /// The Jacobian and the factor W (G = W·Wᵀ) of the last assembled problem, in buffers
 /// sized once.
 #[derive(Clone, Debug)]
@@ -205,11 +217,12 @@ impl Assembly {
     ) -> Result<(), ProblemError> {
         let nc = contacts.len();
         self.reset(bodies, nc + joints.len(), problem, build)?;
+        let pass = Pass { bodies, v, v_free, dt, settings, build };
         for (k, c) in contacts.iter().enumerate() {
-            self.contact_block(bodies, k, c, v, v_free, dt, settings, problem, build);
+            self.contact_block(&pass, k, c, problem);
         }
         for (i, l) in joints.iter().enumerate() {
-            self.joint_block(bodies, nc + i, l, v_free, dt, settings, problem, build);
+            self.joint_block(&pass, nc + i, l, problem);
         }
         if build == Build::Delassus {
             problem.build_delassus();
@@ -255,19 +268,8 @@ impl Assembly {
 
     /// Block `k` of `problem` for contact `c`: its rows, support, g = J v_f + γ, μ, R and
     /// id, in one pass (and its rows of W unless [`Build::Rows`]).
-    #[allow(clippy::too_many_arguments)]
-    fn contact_block(
-        &mut self,
-        bodies: &Bodies,
-        k: usize,
-        c: &Contact,
-        v: &[f64],
-        v_free: &[f64],
-        dt: f64,
-        settings: &ProblemSettings,
-        problem: &mut ContactProblem,
-        build: Build,
-    ) {
+    fn contact_block(&mut self, pass: &Pass, k: usize, c: &Contact, problem: &mut ContactProblem) {
+        let Pass { bodies, v, v_free, dt, settings, build } = *pass;
         let (nv, robot_nv) = (self.nv, bodies.robot_nv());
         self.support.clear();
         // J_r·v_f for the three rows, and J_N·v (restitution).
@@ -301,18 +303,8 @@ impl Assembly {
 
     /// Block `k` of `problem` for the joint block `l`: one normal row ±e_dof, no tangent
     /// rows.
-    #[allow(clippy::too_many_arguments)]
-    fn joint_block(
-        &mut self,
-        bodies: &Bodies,
-        k: usize,
-        l: &JointBlock,
-        v_free: &[f64],
-        dt: f64,
-        settings: &ProblemSettings,
-        problem: &mut ContactProblem,
-        build: Build,
-    ) {
+    fn joint_block(&mut self, pass: &Pass, k: usize, l: &JointBlock, problem: &mut ContactProblem) {
+        let Pass { bodies, v_free, dt, settings, build, .. } = *pass;
         let (nv, robot_nv) = (self.nv, bodies.robot_nv());
         self.support.clear();
         if let Some((model, _)) = bodies.robot.filter(|_| l.dof < robot_nv) {
