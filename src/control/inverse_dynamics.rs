@@ -31,6 +31,7 @@
 //! of σ + Γ(σ) from the dual cone and its component along λ, as the ADMM's start test).
 
 use super::floating_base::{FloatingBase, FloatingBaseSettings};
+use super::stance::{StanceTarget, row_velocity};
 use crate::collision::{Contact, ContactId};
 use crate::contact::cone::{self, BlockSet};
 use crate::contact::{
@@ -244,8 +245,6 @@ pub struct InverseDynamics {
     cache: WarmStartCache,
     warm: WarmStart,
     result: SolveResult,
-    /// The reference velocity the problem's g was assembled for.
-    assembled_for: Vec<f64>,
     accel: Vec<f64>,
     contact_torque: Vec<f64>,
     tau: Vec<f64>,
@@ -272,7 +271,6 @@ impl InverseDynamics {
             cache: WarmStartCache::with_capacity(capacity),
             warm: WarmStart::with_capacity(capacity),
             result: SolveResult::with_capacity(capacity, 0),
-            assembled_for: vec![0.0; nv],
             accel: vec![0.0; nv],
             contact_torque: vec![0.0; nv],
             tau: vec![0.0; nv],
@@ -299,78 +297,82 @@ impl InverseDynamics {
     ) -> Result<&[f64], ProblemError> {
         check_inputs(dt, &[("q", q, model.nq), ("v", v, model.nv), ("v_ref", v_ref, model.nv)])?;
         dynamics::compute_joint_jacobians(model, data, q);
-        self.assemble_placed(model, data, v, v_ref, contacts, dt)?;
-        Ok(self.solve_placed(model, data, q, v, v_ref, dt))
+        self.compute_placed(model, data, q, v, v_ref, contacts, &[], dt)
     }
 
-    /// The contact rows of `contacts` for inputs already checked, with `data` holding the
-    /// placements and joint Jacobians at q (the controller's kinematics pass), and
-    /// g = J·v_ref + γ; [`InverseDynamics::rows`] gives them before the solve.
-    pub(crate) fn assemble_placed(
+    /// [`InverseDynamics::compute`] for inputs already checked, with `data` holding the
+    /// placements and joint Jacobians at q (the controller's kinematics pass), the contacts
+    /// `targets` names moving as the controller's stance asks: their contact velocity is
+    /// c = J·v_ref − t instead of J·v_ref + γ ([`StanceTarget`]).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn compute_placed(
+        &mut self,
+        model: &Model,
+        data: &mut Data,
+        q: &[f64],
+        v: &[f64],
+        v_ref: &[f64],
+        contacts: &[Contact],
+        targets: &[StanceTarget],
+        dt: f64,
+    ) -> Result<&[f64], ProblemError> {
+        self.assemble(model, data, v, v_ref, contacts, targets, dt)?;
+        self.solve_contacts();
+        Ok(self.joint_torques(model, data, q, v, v_ref, dt))
+    }
+
+    /// The contact problem of Algorithm 2, assembled once from the reference: its rows J,
+    /// c = J·v_ref + γ (eq. 47; the restitution in γ from the measured v), and for each
+    /// stance target c = J·v_ref − t on the rows it sets. Nothing assembled (and the warm
+    /// start forgotten) beyond the capacity.
+    #[allow(clippy::too_many_arguments)]
+    fn assemble(
         &mut self,
         model: &Model,
         data: &Data,
         v: &[f64],
         v_ref: &[f64],
         contacts: &[Contact],
+        targets: &[StanceTarget],
         dt: f64,
     ) -> Result<(), ProblemError> {
         let bodies = Bodies { robot: Some((model, data)), free: &[], free_states: &[] };
-        let assembled = self.assembly.assemble(
-            &bodies,
-            contacts,
-            &[],
-            v,
-            v_ref,
-            dt,
-            &self.problem_settings,
-            &mut self.problem,
-            Build::Rows,
-        );
+        let settings = &self.problem_settings;
+        let assembled =
+            self.assembly.assemble(&bodies, contacts, &[], v, v_ref, dt, settings, &mut self.problem, Build::Rows);
         if assembled.is_err() {
             self.cache.clear();
         }
-        self.assembled_for.copy_from_slice(v_ref);
-        assembled
-    }
-
-    /// Replaces the bias of the assembled contacts `stance` by the stance targets t of the
-    /// controller ([`super::Controller`]): g_i = J_i v_assembled − t_i, so that the contact
-    /// velocity c_i = J_i v_ref − t_i vanishes where the projection meets t. A contact
-    /// `touching(i)` has t = `damped`·J_i v (its measured velocity, damped); another keeps
-    /// its assembled normal row (it closes its gap within the step) and t_T = `damped`·J_T v.
-    /// The tangential rows' assembled g is J_T v_assembled already (their bias is zero).
-    pub(crate) fn set_stance_targets(
-        &mut self,
-        stance: &[usize],
-        v_assembled: &[f64],
-        v: &[f64],
-        damped: f64,
-        touching: impl Fn(usize) -> bool,
-    ) {
-        let nv = v.len();
-        let j = self.assembly.jacobian();
-        for &i in stance {
-            let rows = if touching(i) { 0..3 } else { 0..2 };
-            for r in rows {
-                let row = &j[(3 * i + r) * nv..(3 * i + r + 1) * nv];
+        assembled?;
+        let (j, nv) = (self.assembly.jacobian(), model.nv);
+        for t in targets {
+            let i = t.contact;
+            // The tangential rows' assembled g is J_T·v_ref already (their bias is zero).
+            self.problem.g[3 * i] -= t.tangential[0];
+            self.problem.g[3 * i + 1] -= t.tangential[1];
+            if let Some(normal) = t.normal {
                 let support = self.problem.factor_support(i);
-                let dot =
-                    |x: &[f64]| support.iter().map(|&(lo, hi)| dynamics::dot(&row[lo..hi], &x[lo..hi])).sum::<f64>();
-                let at_reference = if r < 2 { self.problem.g[3 * i + r] } else { dot(v_assembled) };
-                self.problem.g[3 * i + r] = at_reference - damped * dot(v);
+                self.problem.g[3 * i + 2] = row_velocity(j, nv, support, 3 * i + 2, v_ref) - normal;
             }
         }
+        Ok(())
     }
 
-    /// J (3 n_c rows of nv) and the problem of the last assembly.
-    pub(crate) fn rows(&self) -> (&[f64], &ContactProblem) {
-        (self.assembly.jacobian(), &self.problem)
+    /// Algorithm 2 from the impulses of the contacts that persist (by id), the rest from
+    /// zero; the answer stored for the next call.
+    fn solve_contacts(&mut self) {
+        self.cache.guess(self.problem.ids(), &mut self.warm);
+        self.result.lambda.clear();
+        self.result.lambda.extend_from_slice(&self.warm.lambda);
+        solve_impulses(&self.problem, &self.settings, &mut self.result);
+        self.cache.store(self.problem.ids(), &self.result);
     }
 
-    /// Solves the assembled contacts for the reference `v_ref` (g moved by J·Δv when it
-    /// differs from the one they were assembled for), then τ.
-    pub(crate) fn solve_placed(
+    /// τ = RNEA(q, v, a) + D·v_ref − Jᵀλ/Δt with a = (v_ref − v)/Δt (Algorithm 2's last
+    /// line; D the URDF joint damping the simulator takes implicitly), a floating base's
+    /// sticking impulses chosen first to produce its wrench ([`FloatingBase`]) and what
+    /// they cannot produce absorbed by the joints.
+    fn joint_torques(
         &mut self,
         model: &Model,
         data: &mut Data,
@@ -380,22 +382,6 @@ impl InverseDynamics {
         dt: f64,
     ) -> &[f64] {
         let nv = model.nv;
-        // Δv = v_ref − the assembled reference (in `accel` until the acceleration below).
-        for (d, (x, y)) in self.accel.iter_mut().zip(v_ref.iter().zip(&self.assembled_for)) {
-            *d = x - y;
-        }
-        if self.accel.iter().any(|&d| d != 0.0) {
-            let j = self.assembly.jacobian();
-            for (r, g) in self.problem.g.iter_mut().enumerate() {
-                *g += dynamics::dot(&j[r * nv..r * nv + nv], &self.accel);
-            }
-        }
-        self.cache.guess(self.problem.ids(), &mut self.warm);
-        self.result.lambda.clear();
-        self.result.lambda.extend_from_slice(&self.warm.lambda);
-        solve_impulses(&self.problem, &self.settings, &mut self.result);
-        self.cache.store(self.problem.ids(), &self.result);
-
         for k in 0..nv {
             self.accel[k] = (v_ref[k] - v[k]) / dt;
         }
