@@ -16,8 +16,9 @@ use signorini::collision::{CollisionWorld, ContactBuffer};
 use signorini::config::{CollisionConfig, EnvironmentConfig};
 use signorini::contact::{
     AdmmSettings, AdmmSolver, Assembly, Bodies, Build, ContactModel, ContactProblem, Metrics, PgsSettings, PgsSolver,
-    ProblemSettings, SolveResult, Solver, StoppingRule, WarmStart, WarmStartCache, prepare_robot,
+    ProblemSettings, SolveResult, Solver, StoppingRule, WarmStart, WarmStartCache,
 };
+use signorini::dynamics;
 use signorini::model::Data;
 
 use counting::allocations_during;
@@ -57,7 +58,7 @@ fn the_quadruped_standing_steps_without_allocating() {
     for mut solver in solvers(64) {
         for step in 0..5 {
             let n = allocations_during(|| {
-                prepare_robot(&model, &mut data, &q, &v, &tau, &[], &[], dt, &mut v_free);
+                dynamics::free_velocity(&model, &mut data, &q, &v, &tau, &[], &[], dt, &mut v_free);
                 world.update_robot(&data);
                 world.detect(&mut contacts);
                 let bodies = Bodies { robot: Some((&model, &data)), free: &[], free_states: &[] };

@@ -14,8 +14,9 @@ mod scenes;
 use serde_json::Value;
 use signorini::contact::{
     AdmmSettings, AdmmSolver, Assembly, Bodies, Build, ContactModel, ContactProblem, Metrics, ProblemSettings,
-    SolveResult, Solver, StoppingRule, prepare_robot,
+    SolveResult, Solver, StoppingRule,
 };
+use signorini::dynamics;
 use signorini::model::{Data, FreeBody, FreeBodyState, joint::quaternion_to_rotation};
 use signorini::spatial::{Force, Inertia, Mat3, Motion, SE3, Vec3};
 
@@ -57,7 +58,7 @@ fn assemble(f: &Value) -> ContactProblem {
     let mut v_free = Vec::new();
     if let (Some((model, q, rv, tau)), Some(data)) = (&robot, data.as_mut()) {
         let mut vf = vec![0.0; model.nv];
-        prepare_robot(model, data, q, rv, tau, &[], &[], dt, &mut vf);
+        dynamics::free_velocity(model, data, q, rv, tau, &[], &[], dt, &mut vf);
         v.extend_from_slice(rv);
         v_free.extend(vf);
     }

@@ -12,7 +12,7 @@ use signorini::collision::{CollisionWorld, ContactBuffer};
 use signorini::config::{CollisionConfig, EnvironmentConfig};
 use signorini::contact::{
     AdmmSettings, AdmmSolver, Assembly, Bodies, Build, ContactProblem, ProblemSettings, SolveResult, Solver, WarmStart,
-    WarmStartCache, cone, prepare_robot,
+    WarmStartCache, cone,
 };
 use signorini::dynamics;
 use signorini::model::Data;
@@ -39,7 +39,7 @@ fn a_resting_quadruped_needs_at_most_one_iteration_after_the_first_step() {
 
     // Holding torques: the minimum-norm foot forces that carry the trunk (the base rows of
     // Jᵀλ = g(q)), and the joint torques that balance gravity against them.
-    prepare_robot(&model, &mut data, &q, &v, &vec![0.0; nv], &[], &[], dt, &mut v_free);
+    dynamics::free_velocity(&model, &mut data, &q, &v, &vec![0.0; nv], &[], &[], dt, &mut v_free);
     world.update_robot(&data);
     world.detect(&mut contacts);
     assert_eq!(contacts.len(), 4);
@@ -65,7 +65,7 @@ fn a_resting_quadruped_needs_at_most_one_iteration_after_the_first_step() {
     let mut iterations = Vec::new();
     let mut q_next = q.clone();
     for step in 0..100 {
-        prepare_robot(&model, &mut data, &q, &v, tau.as_slice(), &[], &[], dt, &mut v_free);
+        dynamics::free_velocity(&model, &mut data, &q, &v, tau.as_slice(), &[], &[], dt, &mut v_free);
         world.update_robot(&data);
         world.detect(&mut contacts);
         assert_eq!(contacts.len(), 4, "step {step}");

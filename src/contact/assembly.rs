@@ -39,7 +39,7 @@ use super::problem::{ContactProblem, ProblemError};
 use crate::collision::{Contact, Owner};
 use crate::dynamics;
 use crate::model::{Data, FreeBody, FreeBodyState, Model};
-use crate::spatial::{Force, Vec3, skew};
+use crate::spatial::{Vec3, skew};
 
 /// The bodies contact impulses act on.
 #[derive(Copy, Clone, Debug)]
@@ -110,6 +110,18 @@ pub enum Build {
     Factor,
     /// The rows J, g, the sets, R and the ids (inverse dynamics: no G).
     Rows,
+}
+
+/// What every block of one [`Assembly::assemble`] is built from (its arguments but the
+/// blocks).
+#[derive(Copy, Clone)]
+struct Pass<'a> {
+    bodies: &'a Bodies<'a>,
+    v: &'a [f64],
+    v_free: &'a [f64],
+    dt: f64,
+    settings: &'a ProblemSettings,
+    build: Build,
 }
 
 /// The Jacobian and the factor W (G = W·Wᵀ) of the last assembled problem, in buffers
@@ -203,8 +215,31 @@ impl Assembly {
         problem: &mut ContactProblem,
         build: Build,
     ) -> Result<(), ProblemError> {
-        let delassus = build != Build::Rows;
-        let (nc, n) = (contacts.len(), contacts.len() + joints.len());
+        let nc = contacts.len();
+        self.reset(bodies, nc + joints.len(), problem, build)?;
+        let pass = Pass { bodies, v, v_free, dt, settings, build };
+        for (k, c) in contacts.iter().enumerate() {
+            self.contact_block(&pass, k, c, problem);
+        }
+        for (i, l) in joints.iter().enumerate() {
+            self.joint_block(&pass, nc + i, l, problem);
+        }
+        if build == Build::Delassus {
+            problem.build_delassus();
+        }
+        Ok(())
+    }
+
+    /// Sizes `problem`, J and (unless [`Build::Rows`]) W for `n` blocks between `bodies`,
+    /// and D^{-1/2} from the robot's factors; errors (and leaves an empty problem) beyond
+    /// the capacity.
+    fn reset(
+        &mut self,
+        bodies: &Bodies,
+        n: usize,
+        problem: &mut ContactProblem,
+        build: Build,
+    ) -> Result<(), ProblemError> {
         let nv = bodies.nv();
         assert_eq!(nv, self.nv, "the assembly was sized for {} dofs", self.nv);
         if n > self.capacity {
@@ -219,7 +254,7 @@ impl Assembly {
             self.jacobian.resize(m * nv, 0.0); // within the capacity reserved
         }
         self.jacobian[..m * nv].fill(0.0);
-        if delassus {
+        if build != Build::Rows {
             problem.factor.resize(m * nv, 0.0);
             problem.factor_cols = nv;
             if let Some((_, data)) = bodies.robot {
@@ -228,71 +263,72 @@ impl Assembly {
                 }
             }
         }
-        let robot_nv = bodies.robot_nv();
-        let r_n = settings.compliance_normal / (dt * dt);
-        let r_t = settings.compliance_tangential / (dt * dt);
-
-        // The contacts' rows, support, g = J v_f + γ, μ, R and ids, in one pass.
-        for (k, c) in contacts.iter().enumerate() {
-            self.support.clear();
-            // J_r·v_f for the three rows, and J_N·v (restitution).
-            let mut velocity = [0.0; 4];
-            for (owner, sign) in [(c.body1, 1.0), (c.body2, -1.0)] {
-                let part = self.add_body_rows(bodies, k, &owner, c, sign, robot_nv, v, v_free);
-                for (x, y) in velocity.iter_mut().zip(part) {
-                    *x += y;
-                }
-            }
-            self.close_support(problem);
-            if delassus {
-                let w = &mut problem.factor[3 * k * nv..3 * (k + 1) * nv];
-                self.factor_rows(bodies, [c.body1, c.body2], k, robot_nv, w);
-            }
-            let rn = 3 * k + 2;
-            problem.g[3 * k..3 * k + 3].copy_from_slice(&velocity[..3]);
-            let (phi, before) = (c.distance, velocity[3]);
-            let mut target = settings.gap_velocity(phi, dt);
-            if c.restitution > 0.0 && before < -settings.restitution_threshold && phi + dt * before < 0.0 {
-                target = target.max(-c.restitution * before);
-            }
-            problem.g[rn] -= target;
-            problem.sets[k] = BlockSet::Cone(c.friction);
-            problem.compliance[3 * k] = r_t;
-            problem.compliance[3 * k + 1] = r_t;
-            problem.compliance[rn] = r_n;
-            problem.ids[k] = c.id;
-        }
-        // Joint blocks: one normal row ±e_dof, no tangent rows.
-        for (i, l) in joints.iter().enumerate() {
-            let k = nc + i;
-            self.support.clear();
-            if let Some((model, _)) = bodies.robot.filter(|_| l.dof < robot_nv) {
-                self.add_chain(model, l.dof);
-                self.jacobian[(3 * k + 2) * nv + l.dof] = l.sign();
-            }
-            self.close_support(problem);
-            if delassus && !self.support.is_empty() {
-                let w = &mut problem.factor[3 * k * nv..3 * (k + 1) * nv];
-                self.factor_rows(bodies, [Owner::Static; 2], k, robot_nv, w);
-            }
-            let rn = 3 * k + 2;
-            let velocity = v_free.get(l.dof).map_or(0.0, |v| l.sign() * v);
-            match l.kind {
-                JointBlockKind::Limit { gap, .. } => {
-                    problem.g[rn] = velocity - settings.gap_velocity(gap, dt);
-                    problem.sets[k] = BlockSet::Cone(0.0);
-                }
-                JointBlockKind::Friction { force } => {
-                    problem.g[rn] = velocity;
-                    problem.sets[k] = BlockSet::Interval(force * dt);
-                }
-            }
-            problem.ids[k] = l.id;
-        }
-        if build == Build::Delassus {
-            problem.build_delassus();
-        }
         Ok(())
+    }
+
+    /// Block `k` of `problem` for contact `c`: its rows, support, g = J v_f + γ, μ, R and
+    /// id, in one pass (and its rows of W unless [`Build::Rows`]).
+    fn contact_block(&mut self, pass: &Pass, k: usize, c: &Contact, problem: &mut ContactProblem) {
+        let Pass { bodies, v, v_free, dt, settings, build } = *pass;
+        let (nv, robot_nv) = (self.nv, bodies.robot_nv());
+        self.support.clear();
+        // J_r·v_f for the three rows, and J_N·v (restitution).
+        let mut velocity = [0.0; 4];
+        for (owner, sign) in [(c.body1, 1.0), (c.body2, -1.0)] {
+            let part = self.add_body_rows(bodies, k, &owner, c, sign, robot_nv, v, v_free);
+            for (x, y) in velocity.iter_mut().zip(part) {
+                *x += y;
+            }
+        }
+        self.close_support(problem);
+        if build != Build::Rows {
+            let w = &mut problem.factor[3 * k * nv..3 * (k + 1) * nv];
+            self.factor_rows(bodies, [c.body1, c.body2], k, robot_nv, w);
+        }
+        let rn = 3 * k + 2;
+        problem.g[3 * k..3 * k + 3].copy_from_slice(&velocity[..3]);
+        let (phi, before) = (c.distance, velocity[3]);
+        let mut target = settings.gap_velocity(phi, dt);
+        if c.restitution > 0.0 && before < -settings.restitution_threshold && phi + dt * before < 0.0 {
+            target = target.max(-c.restitution * before);
+        }
+        problem.g[rn] -= target;
+        problem.sets[k] = BlockSet::Cone(c.friction);
+        let (r_n, r_t) = (settings.compliance_normal / (dt * dt), settings.compliance_tangential / (dt * dt));
+        problem.compliance[3 * k] = r_t;
+        problem.compliance[3 * k + 1] = r_t;
+        problem.compliance[rn] = r_n;
+        problem.ids[k] = c.id;
+    }
+
+    /// Block `k` of `problem` for the joint block `l`: one normal row ±e_dof, no tangent
+    /// rows.
+    fn joint_block(&mut self, pass: &Pass, k: usize, l: &JointBlock, problem: &mut ContactProblem) {
+        let Pass { bodies, v_free, dt, settings, build, .. } = *pass;
+        let (nv, robot_nv) = (self.nv, bodies.robot_nv());
+        self.support.clear();
+        if let Some((model, _)) = bodies.robot.filter(|_| l.dof < robot_nv) {
+            self.add_chain(model, l.dof);
+            self.jacobian[(3 * k + 2) * nv + l.dof] = l.sign();
+        }
+        self.close_support(problem);
+        if build != Build::Rows && !self.support.is_empty() {
+            let w = &mut problem.factor[3 * k * nv..3 * (k + 1) * nv];
+            self.factor_rows(bodies, [Owner::Static; 2], k, robot_nv, w);
+        }
+        let rn = 3 * k + 2;
+        let velocity = v_free.get(l.dof).map_or(0.0, |v| l.sign() * v);
+        match l.kind {
+            JointBlockKind::Limit { gap, .. } => {
+                problem.g[rn] = velocity - settings.gap_velocity(gap, dt);
+                problem.sets[k] = BlockSet::Cone(0.0);
+            }
+            JointBlockKind::Friction { force } => {
+                problem.g[rn] = velocity;
+                problem.sets[k] = BlockSet::Interval(force * dt);
+            }
+        }
+        problem.ids[k] = l.id;
     }
 
     /// Adds dof `last` and its ancestors to the support.
@@ -434,62 +470,5 @@ impl Assembly {
             }
         }
         velocity
-    }
-}
-
-/// The robot's part of a step's setup at (q, v) under joint forces `tau`: placements and
-/// joint Jacobians, M and its LTDL factors in `data`, and the contact-free velocity
-/// v_f = v + Δt·M⁻¹(τ + τ_ext − b(q, v)) into `v_free` (nv). Reuses the factorization of M
-/// instead of running ABA. `damping` (one viscous coefficient per dof, or empty) is taken
-/// implicitly: M + Δt·D is factored, so that v_f solves (M + Δt·D) v_f = M v + Δt(τ − b)
-/// and G = J (M + Δt·D)⁻¹ Jᵀ stays consistent with it. `external` (one per joint, or
-/// empty) are wrenches on the joints' bodies, world axes, torque about the joint's origin:
-/// τ_ext = Σ_i J_iᵀ F_i.
-#[allow(clippy::too_many_arguments)]
-pub fn prepare_robot(
-    model: &Model,
-    data: &mut Data,
-    q: &[f64],
-    v: &[f64],
-    tau: &[f64],
-    external: &[Force],
-    damping: &[f64],
-    dt: f64,
-    v_free: &mut [f64],
-) {
-    // CRBA places the joints and fills their world Jacobians on its way down: the one
-    // kinematics pass of the step.
-    dynamics::crba(model, data, q);
-    for (k, d) in damping.iter().enumerate() {
-        data.mass_matrix[(k, k)] += dt * d;
-    }
-    dynamics::ltdl_decompose(model, data);
-    let b = dynamics::rnea_placed(model, data, v, &[]);
-    // (M + Δt·D)(v_f − v) = Δt(τ − b − D·v), i.e. M(v_f − v) = Δt(τ − b − D·v_f).
-    for k in 0..model.nv {
-        v_free[k] = tau[k] - b[k] - damping.get(k).map_or(0.0, |d| d * v[k]);
-    }
-    add_external_forces(model, data, external, v_free);
-    dynamics::ltdl_solve(model, data, &mut v_free[..model.nv]);
-    for k in 0..model.nv {
-        v_free[k] = v[k] + dt * v_free[k];
-    }
-}
-
-/// Adds Σ_i J_iᵀ F_i to `tau` (nv) for the wrenches `external` (per joint: world axes,
-/// torque about the joint's origin), with the world Jacobian columns of `data` (the
-/// spatial force at the world origin is (f, n + p_i × f)).
-fn add_external_forces(model: &Model, data: &Data, external: &[Force], tau: &mut [f64]) {
-    for (i, w) in external.iter().enumerate().skip(1) {
-        if *w == Force::ZERO {
-            continue;
-        }
-        let at_origin = w.angular + data.o_m_i[i].translation.cross(&w.linear);
-        let mut k = model.idx_v[i] + model.joint_types[i].nv() - 1;
-        while k != crate::model::NO_PARENT {
-            let c = data.j.fixed_view::<6, 1>(0, k);
-            tau[k] += Vec3::new(c[0], c[1], c[2]).dot(&w.linear) + Vec3::new(c[3], c[4], c[5]).dot(&at_origin);
-            k = model.dof_parent[k];
-        }
     }
 }

@@ -38,7 +38,7 @@ pub mod vfpi;
 pub mod warm_start;
 
 pub use admm::{AdmmSettings, AdmmSolver, RhoRule};
-pub use assembly::{Assembly, Bodies, Build, ProblemSettings, prepare_robot};
+pub use assembly::{Assembly, Bodies, Build, ProblemSettings};
 pub use chrono_admm::{ChronoAdmmSettings, ChronoAdmmSolver};
 pub use joint_blocks::{JointBlock, JointBlockKind};
 pub use metrics::Metrics;

@@ -1,6 +1,16 @@
 //! One control tick: kinematics, contacts (robot vs environment), a reference velocity
 //! the stance contacts allow, inverse dynamics → joint torques and predicted contact
-//! forces.
+//! forces. [`Controller::tick`] reads as its stages:
+//!
+//! 1. select the stance: the contacts that can carry load, and among them those that must
+//!    not move;
+//! 2. project the reference: the PD's v₀ moved to the nearest velocity that gives the
+//!    stance contacts their targets (`stance`); a contact the projected
+//!    reference closes joins the stance and 1–2 are redone;
+//! 3. inverse dynamics, one call: the contact problem assembled once from the final v_ref
+//!    and the stance targets, Algorithm 2, τ ([`InverseDynamics`]);
+//! 4. limits: τ clamped to the effort limits, an answer out of its physical bounds
+//!    refused.
 //!
 //! The reference acceleration is a PD with feed-forward on every dof, the floating base
 //! included (its pose error the SE(3) difference, in the base frame):
@@ -60,13 +70,13 @@
 use thiserror::Error;
 
 use crate::collision::{CollisionWorld, Contact, ContactBuffer, Owner};
-use crate::contact::{ProblemError, ProblemSettings};
+use crate::contact::{Assembly, Bodies, Build, ContactProblem, ProblemError, ProblemSettings};
 use crate::dynamics;
 use crate::model::{Data, Model};
 use crate::spatial::{Motion, Vec3};
 
 use super::inverse_dynamics::{InverseDynamics, InverseDynamicsSettings, check_inputs};
-use super::stance::StanceProjection;
+use super::stance::{StanceProjection, StanceTarget, row_velocity};
 
 /// Rounds of contact selection and stance projection: each but the last promotes the
 /// contacts the projected reference closes (most often none: one round).
@@ -200,8 +210,17 @@ pub struct Controller {
     twists_measured: Vec<Motion>,
     /// The same under q_des ⊖ q as a velocity: the reference's displacement (first order).
     lift: Vec<Motion>,
+    /// The rows J of the contacts that can carry load and their g = J v₀ + γ at the PD's
+    /// reference: what the stance is chosen and projected on.
+    rows: Assembly,
+    at_v0: ContactProblem,
+    problem_settings: ProblemSettings,
     /// The stance contacts (indices into the tick's contacts).
     stance: Vec<usize>,
+    /// Their targets, for inverse dynamics.
+    targets: Vec<StanceTarget>,
+    /// Per stance contact, t − J v₀: what the projection adds to its velocity.
+    shortfall: Vec<Vec3>,
     projection: StanceProjection,
     /// W⁻¹'s diagonal.
     w_inv: Vec<f64>,
@@ -250,7 +269,12 @@ impl Controller {
             twists: vec![Motion::default(); model.njoints()],
             twists_measured: vec![Motion::default(); model.njoints()],
             lift: vec![Motion::default(); model.njoints()],
+            rows: Assembly::with_capacity(capacity, nv, nv),
+            at_v0: ContactProblem::with_factor_capacity(capacity, nv),
+            problem_settings,
             stance: Vec::with_capacity(capacity),
+            targets: Vec::with_capacity(capacity),
+            shortfall: Vec::with_capacity(capacity),
             projection: StanceProjection::with_capacity(capacity),
             w_inv: per_dof(1.0, settings.joint_weight.recip()),
             error: vec![0.0; nv],
@@ -291,22 +315,30 @@ impl Controller {
             &[("q", q, model.nq), ("v", v, nv), ("q_des", q_des, model.nq), ("v_des", v_des, nv), ("a_des", a_des, nv)],
         )?;
         self.dt = dt;
-        // Kinematics and contacts.
+        self.detect(model, q, v);
+        self.pd_reference(model, q, v, q_des, v_des, a_des);
+        for round in 1..=SELECTION_ROUNDS {
+            self.select_stance(model, v)?;
+            self.project_reference(nv, v);
+            // The last round projects with every promotion made so far, and promotes no
+            // more.
+            if round == SELECTION_ROUNDS || !self.promote_closing(model) {
+                break;
+            }
+        }
+        // Inputs checked and kinematics done above; v_ref is finite from them.
+        let contacts = self.contacts.contacts();
+        self.id.compute_placed(model, &mut self.data, q, v, &self.v_ref, contacts, &self.targets, dt)?;
+        self.limit_torques()?;
+        Ok(&self.tau)
+    }
+
+    /// Kinematics at q and the contacts detected there (the bodies' measured twists when
+    /// a contact has restitution: its bias depends on them).
+    fn detect(&mut self, model: &Model, q: &[f64], v: &[f64]) {
         dynamics::compute_joint_jacobians(model, &mut self.data, q);
         self.collision.update_robot(&self.data);
         self.collision.detect(&mut self.detected);
-
-        // v₀ = v + Δt (a_des + kp (q_des ⊖ q) + kd (v_des − v)).
-        dynamics::difference(model, q, q_des, &mut self.error);
-        for k in 0..nv {
-            let (kp, kd) = (self.kp[k], self.kd[k]);
-            self.v_ref[k] = v[k] + dt * (a_des[k] + kp * self.error[k] + kd * (v_des[k] - v[k]));
-        }
-        self.v0.copy_from_slice(&self.v_ref);
-        if self.settings.release_height.is_finite() {
-            dynamics::world_velocities(model, &self.data, &self.error, &mut self.lift);
-        }
-
         for flags in [&mut self.promoted, &mut self.in_stance] {
             flags.clear();
             flags.resize(self.detected.len(), false);
@@ -314,32 +346,83 @@ impl Controller {
         if self.detected.contacts().iter().any(|c| c.restitution > 0.0) {
             dynamics::world_velocities(model, &self.data, v, &mut self.twists_measured);
         }
-        for round in 1..=SELECTION_ROUNDS {
-            self.select_contacts(model);
-            // The contact rows, once per selection: for v₀ here, solved below for the
-            // projected v_ref.
-            self.id.assemble_placed(model, &self.data, v, &self.v0, self.contacts.contacts(), dt)?;
-            self.v_ref.copy_from_slice(&self.v0);
-            self.project_on_stance(nv, v);
-            // The last round projects with every promotion made so far, and promotes no
-            // more.
-            if round == SELECTION_ROUNDS || !self.promote_closing(model) {
-                break;
+    }
+
+    /// The PD's reference v₀ = v + Δt (a_des + kp (q_des ⊖ q) + kd (v_des − v)), and the
+    /// bodies' displacement under q_des ⊖ q (which feet the reference lifts).
+    fn pd_reference(&mut self, model: &Model, q: &[f64], v: &[f64], q_des: &[f64], v_des: &[f64], a_des: &[f64]) {
+        dynamics::difference(model, q, q_des, &mut self.error);
+        for k in 0..model.nv {
+            let (kp, kd) = (self.kp[k], self.kd[k]);
+            self.v0[k] = v[k] + self.dt * (a_des[k] + kp * self.error[k] + kd * (v_des[k] - v[k]));
+        }
+        if self.settings.release_height.is_finite() {
+            dynamics::world_velocities(model, &self.data, &self.error, &mut self.lift);
+        }
+    }
+
+    /// The contacts that can carry load ([`Controller::select_contacts`]), their rows and
+    /// g = J v₀ + γ, and among them the stance: those within the stance gap, promoted,
+    /// and those v₀ would close within the step (c_N < 0: a touch-down, which a rigid
+    /// contact could only meet with an unbounded impulse).
+    fn select_stance(&mut self, model: &Model, v: &[f64]) -> Result<(), ProblemError> {
+        self.select_contacts(model);
+        let bodies = Bodies { robot: Some((model, &self.data)), free: &[], free_states: &[] };
+        let (contacts, settings) = (self.contacts.contacts(), &self.problem_settings);
+        self.rows.assemble(&bodies, contacts, &[], v, &self.v0, self.dt, settings, &mut self.at_v0, Build::Rows)?;
+        self.stance.clear();
+        self.in_stance.fill(false);
+        let g = self.at_v0.g();
+        for (i, c) in contacts.iter().enumerate() {
+            let d = self.source[i];
+            if c.distance <= self.settings.stance_gap || g[3 * i + 2] < 0.0 || self.promoted[d] {
+                self.stance.push(i);
+                self.in_stance[d] = true;
             }
         }
+        Ok(())
+    }
 
-        // Inputs checked and kinematics done above; v_ref is finite from them.
-        self.id.solve_placed(model, &mut self.data, q, v, &self.v_ref, dt);
+    /// The stance contacts' targets t (see the module: a touching contact's measured
+    /// velocity damped, an open one's tangential velocity damped and its gap closed) and
+    /// v_ref = v₀ + W⁻¹ J_Sᵀ μ meeting them ([`StanceProjection`]).
+    fn project_reference(&mut self, nv: usize, v: &[f64]) {
+        self.v_ref.copy_from_slice(&self.v0);
+        self.targets.clear();
+        self.shortfall.clear();
+        let damped = 1.0 - (self.settings.stance_damping * self.dt).min(1.0);
+        let (j, g) = (self.rows.jacobian(), self.at_v0.g());
+        for &i in &self.stance {
+            let support = self.at_v0.factor_support(i);
+            let velocity = |r: usize, x: &[f64]| row_velocity(j, nv, support, 3 * i + r, x);
+            let target = StanceTarget {
+                contact: i,
+                tangential: [damped * velocity(0, v), damped * velocity(1, v)],
+                normal: (self.contacts.contacts()[i].distance <= 0.0).then(|| damped * velocity(2, v)),
+            };
+            // J_T v₀ is the tangential rows' g (their bias is zero); an open contact's
+            // normal row closes its gap, t_N − J_N v₀ = −g_N.
+            let normal = target.normal.map_or(-g[3 * i + 2], |t| t - velocity(2, &self.v0));
+            self.shortfall.push(Vec3::new(
+                target.tangential[0] - g[3 * i],
+                target.tangential[1] - g[3 * i + 1],
+                normal,
+            ));
+            self.targets.push(target);
+        }
+        if !self.stance.is_empty() {
+            let (stance, shortfall) = (&self.stance, &self.shortfall);
+            self.projection.project(&self.at_v0, j, nv, stance, shortfall, &self.w_inv, &mut self.v_ref);
+        }
+    }
+
+    /// τ clamped to the effort limits, and the answer refused when no physical contact
+    /// gives it: a predicted contact force beyond the bound (or not finite), a torque that
+    /// is not finite.
+    fn limit_torques(&mut self) -> Result<(), TickError> {
         for ((t, &x), &limit) in self.tau.iter_mut().zip(self.id.torques()).zip(&self.effort_limit) {
             *t = x.clamp(-limit, limit);
         }
-        self.check_bounds()?;
-        Ok(&self.tau)
-    }
-
-    /// Refuses an answer no physical contact gives: a predicted contact force beyond the
-    /// bound (or not finite), a torque that is not finite.
-    fn check_bounds(&self) -> Result<(), TickError> {
         let lambda = self.id.impulses();
         for i in 0..self.contacts.len() {
             let l = &lambda[3 * i..3 * i + 3];
@@ -390,32 +473,6 @@ impl Controller {
         let world = height(&self.lift[joint]);
         let base = if model.has_free_flyer() { height(&self.lift[1]) } else { 0.0 };
         world.min(world - base) > self.settings.release_height
-    }
-
-    /// The stance contacts, their targets, and v_ref = v₀ + W⁻¹ J_Sᵀ μ meeting them.
-    fn project_on_stance(&mut self, nv: usize, v: &[f64]) {
-        // Those within the stance gap, promoted, and those v₀ would close within the step
-        // (c_N < 0: a touch-down, which a rigid contact could only meet with an unbounded
-        // impulse).
-        self.stance.clear();
-        self.in_stance.fill(false);
-        let gap = self.settings.stance_gap;
-        let (_, problem) = self.id.rows();
-        for (i, c) in self.contacts.contacts().iter().enumerate() {
-            let d = self.source[i];
-            if c.distance <= gap || problem.g()[3 * i + 2] < 0.0 || self.promoted[d] {
-                self.stance.push(i);
-                self.in_stance[d] = true;
-            }
-        }
-        if self.stance.is_empty() {
-            return;
-        }
-        let damped = 1.0 - (self.settings.stance_damping * self.dt).min(1.0);
-        let contacts = self.contacts.contacts();
-        self.id.set_stance_targets(&self.stance, &self.v0, v, damped, |i| contacts[i].distance <= 0.0);
-        let (j, problem) = self.id.rows();
-        self.projection.project(problem, j, nv, &self.stance, &self.w_inv, &mut self.v_ref);
     }
 
     /// Promotes to the stance every detected contact outside it that v_ref closes within

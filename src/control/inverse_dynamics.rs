@@ -31,6 +31,7 @@
 //! of σ + Γ(σ) from the dual cone and its component along λ, as the ADMM's start test).
 
 use super::floating_base::{FloatingBase, FloatingBaseSettings};
+use super::stance::{StanceTarget, row_velocity};
 use crate::collision::{Contact, ContactId};
 use crate::contact::cone::{self, BlockSet};
 use crate::contact::{
@@ -82,8 +83,6 @@ impl Default for InverseDynamicsSettings {
 pub fn solve_impulses(problem: &ContactProblem, settings: &InverseDynamicsSettings, result: &mut SolveResult) {
     let n = problem.contacts();
     let m = 3 * n;
-    let (sets, r, c) = (problem.sets(), problem.compliance(), problem.g());
-    let ncp = settings.model == ContactModel::Ncp;
     if result.lambda.len() != m {
         result.lambda.clear();
         result.lambda.resize(m, 0.0);
@@ -97,31 +96,71 @@ pub fn solve_impulses(problem: &ContactProblem, settings: &InverseDynamicsSettin
     result.iterations = 0;
     result.rho = settings.rho;
     result.factorizations = 0;
-    let rho = settings.rho;
-    let mut change = 0.0f64;
-    for (i, set) in sets.iter().enumerate() {
+    for (i, set) in problem.sets().iter().enumerate() {
         let start = set.project(&cone::block(&result.lambda, i));
         cone::set_block(&mut result.lambda, i, &start);
     }
-    // σ_i = R_i λ_i + c_i.
-    let velocity = |i: usize, l: &cone::Vec3c| {
-        let (ri, ci) = (cone::block(r, i), cone::block(c, i));
-        [ri[0] * l[0] + ci[0], ri[1] * l[1] + ci[1], ri[2] * l[2] + ci[2]]
-    };
+    let mut change = 0.0f64;
     for k in 1..=settings.max_iterations {
-        change = 0.0;
-        let mut largest = 0.0f64;
-        // The change of the compliant blocks, and eq. 47's residual of the rigid ones.
-        let (mut compliant_change, mut rigid_error) = (0.0f64, 0.0f64);
-        for (i, set) in sets.iter().enumerate() {
-            let old = cone::block(&result.lambda, i);
-            let (ri, ci) = (cone::block(r, i), cone::block(c, i));
+        let sweep = Sweep::run(problem, settings, &mut result.lambda);
+        change = sweep.change;
+        result.iterations = k;
+        if !change.is_finite() {
+            break;
+        }
+        let small = |c: f64| c <= settings.absolute || c <= settings.relative * sweep.largest;
+        if small(change) || (small(sweep.compliant_change) && sweep.rigid_error <= settings.velocity) {
+            result.converged = true;
+            break;
+        }
+    }
+    // σ, z and the residual of eq. 47 at the final λ.
+    let ncp = settings.model == ContactModel::Ncp;
+    let mut error = 0.0f64;
+    for (i, set) in problem.sets().iter().enumerate() {
+        let l = cone::block(&result.lambda, i);
+        let sigma = block_velocity(problem, i, &l);
+        let z = cone::add(&sigma, &set.correction(ncp, &sigma));
+        error = error.max(set.velocity_error(&l, &z));
+        cone::set_block(&mut result.sigma, i, &sigma);
+        cone::set_block(&mut result.dual, i, &z);
+    }
+    result.residuals = Residuals { primal: change, dual: error, complementarity: error };
+}
+
+/// σ_i = R_i λ_i + c_i: contact `i`'s velocity under its impulse `l`.
+fn block_velocity(problem: &ContactProblem, i: usize, l: &cone::Vec3c) -> cone::Vec3c {
+    let (ri, ci) = (cone::block(problem.compliance(), i), cone::block(problem.g(), i));
+    [ri[0] * l[0] + ci[0], ri[1] * l[1] + ci[1], ri[2] * l[2] + ci[2]]
+}
+
+/// What one pass of Algorithm 2 over the contacts changed.
+struct Sweep {
+    /// ‖Δλ‖∞.
+    change: f64,
+    /// max(‖λ_k‖∞, ‖λ_{k−1}‖∞).
+    largest: f64,
+    /// ‖Δλ‖∞ of the compliant blocks (R ≠ 0).
+    compliant_change: f64,
+    /// Eq. 47's residual of the rigid blocks (R = 0) at the new λ.
+    rigid_error: f64,
+}
+
+impl Sweep {
+    /// One proximal step (eq. 48 with the De Saxcé fixed point) of every contact of
+    /// `problem`, λ updated in place: they do not couple without G.
+    fn run(problem: &ContactProblem, settings: &InverseDynamicsSettings, lambda: &mut [f64]) -> Self {
+        let (rho, ncp) = (settings.rho, settings.model == ContactModel::Ncp);
+        let mut sweep = Sweep { change: 0.0, largest: 0.0, compliant_change: 0.0, rigid_error: 0.0 };
+        for (i, set) in problem.sets().iter().enumerate() {
+            let old = cone::block(lambda, i);
+            let (ri, ci) = (cone::block(problem.compliance(), i), cone::block(problem.g(), i));
             let rigid = ri.iter().all(|&x| x == 0.0);
             let new = match *set {
                 // σ = c: the step without its cancellation (see the function).
                 BlockSet::Cone(mu) if rigid && ncp => cone::proximal_step_rigid_ncp(mu, &old, &ci, rho),
                 _ => {
-                    let s = set.correction(ncp, &velocity(i, &old));
+                    let s = set.correction(ncp, &block_velocity(problem, i, &old));
                     // The metric R + ρI; the two tangent rows share one compliance in an
                     // assembled problem (their geometric mean otherwise).
                     let d = [ri[0] + rho, ri[1] + rho, ri[2] + rho];
@@ -136,39 +175,20 @@ pub fn solve_impulses(problem: &ContactProblem, settings: &InverseDynamicsSettin
             let mut block_change = 0.0f64;
             for a in 0..3 {
                 block_change = block_change.max((new[a] - old[a]).abs());
-                largest = largest.max(new[a].abs()).max(old[a].abs());
+                sweep.largest = sweep.largest.max(new[a].abs()).max(old[a].abs());
             }
-            change = change.max(block_change);
+            sweep.change = sweep.change.max(block_change);
             if rigid {
-                let sigma = velocity(i, &new);
-                rigid_error =
-                    rigid_error.max(set.velocity_error(&new, &cone::add(&sigma, &set.correction(ncp, &sigma))));
+                let sigma = block_velocity(problem, i, &new);
+                let z = cone::add(&sigma, &set.correction(ncp, &sigma));
+                sweep.rigid_error = sweep.rigid_error.max(set.velocity_error(&new, &z));
             } else {
-                compliant_change = compliant_change.max(block_change);
+                sweep.compliant_change = sweep.compliant_change.max(block_change);
             }
-            cone::set_block(&mut result.lambda, i, &new);
+            cone::set_block(lambda, i, &new);
         }
-        result.iterations = k;
-        if !change.is_finite() {
-            break;
-        }
-        let small = |c: f64| c <= settings.absolute || c <= settings.relative * largest;
-        if small(change) || (small(compliant_change) && rigid_error <= settings.velocity) {
-            result.converged = true;
-            break;
-        }
+        sweep
     }
-    // σ, z and the residual of eq. 47 at the final λ.
-    let mut error = 0.0f64;
-    for (i, set) in sets.iter().enumerate() {
-        let l = cone::block(&result.lambda, i);
-        let sigma = velocity(i, &l);
-        let z = cone::add(&sigma, &set.correction(ncp, &sigma));
-        error = error.max(set.velocity_error(&l, &z));
-        cone::set_block(&mut result.sigma, i, &sigma);
-        cone::set_block(&mut result.dual, i, &z);
-    }
-    result.residuals = Residuals { primal: change, dual: error, complementarity: error };
 }
 
 /// Refuses a step `dt` that is not positive and finite, and each (key, values, expected
@@ -225,8 +245,6 @@ pub struct InverseDynamics {
     cache: WarmStartCache,
     warm: WarmStart,
     result: SolveResult,
-    /// The reference velocity the problem's g was assembled for.
-    assembled_for: Vec<f64>,
     accel: Vec<f64>,
     contact_torque: Vec<f64>,
     tau: Vec<f64>,
@@ -253,7 +271,6 @@ impl InverseDynamics {
             cache: WarmStartCache::with_capacity(capacity),
             warm: WarmStart::with_capacity(capacity),
             result: SolveResult::with_capacity(capacity, 0),
-            assembled_for: vec![0.0; nv],
             accel: vec![0.0; nv],
             contact_torque: vec![0.0; nv],
             tau: vec![0.0; nv],
@@ -280,78 +297,82 @@ impl InverseDynamics {
     ) -> Result<&[f64], ProblemError> {
         check_inputs(dt, &[("q", q, model.nq), ("v", v, model.nv), ("v_ref", v_ref, model.nv)])?;
         dynamics::compute_joint_jacobians(model, data, q);
-        self.assemble_placed(model, data, v, v_ref, contacts, dt)?;
-        Ok(self.solve_placed(model, data, q, v, v_ref, dt))
+        self.compute_placed(model, data, q, v, v_ref, contacts, &[], dt)
     }
 
-    /// The contact rows of `contacts` for inputs already checked, with `data` holding the
-    /// placements and joint Jacobians at q (the controller's kinematics pass), and
-    /// g = J·v_ref + γ; [`InverseDynamics::rows`] gives them before the solve.
-    pub(crate) fn assemble_placed(
+    /// [`InverseDynamics::compute`] for inputs already checked, with `data` holding the
+    /// placements and joint Jacobians at q (the controller's kinematics pass), the contacts
+    /// `targets` names moving as the controller's stance asks: their contact velocity is
+    /// c = J·v_ref − t instead of J·v_ref + γ ([`StanceTarget`]).
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn compute_placed(
+        &mut self,
+        model: &Model,
+        data: &mut Data,
+        q: &[f64],
+        v: &[f64],
+        v_ref: &[f64],
+        contacts: &[Contact],
+        targets: &[StanceTarget],
+        dt: f64,
+    ) -> Result<&[f64], ProblemError> {
+        self.assemble(model, data, v, v_ref, contacts, targets, dt)?;
+        self.solve_contacts();
+        Ok(self.joint_torques(model, data, q, v, v_ref, dt))
+    }
+
+    /// The contact problem of Algorithm 2, assembled once from the reference: its rows J,
+    /// c = J·v_ref + γ (eq. 47; the restitution in γ from the measured v), and for each
+    /// stance target c = J·v_ref − t on the rows it sets. Nothing assembled (and the warm
+    /// start forgotten) beyond the capacity.
+    #[allow(clippy::too_many_arguments)]
+    fn assemble(
         &mut self,
         model: &Model,
         data: &Data,
         v: &[f64],
         v_ref: &[f64],
         contacts: &[Contact],
+        targets: &[StanceTarget],
         dt: f64,
     ) -> Result<(), ProblemError> {
         let bodies = Bodies { robot: Some((model, data)), free: &[], free_states: &[] };
-        let assembled = self.assembly.assemble(
-            &bodies,
-            contacts,
-            &[],
-            v,
-            v_ref,
-            dt,
-            &self.problem_settings,
-            &mut self.problem,
-            Build::Rows,
-        );
+        let settings = &self.problem_settings;
+        let assembled =
+            self.assembly.assemble(&bodies, contacts, &[], v, v_ref, dt, settings, &mut self.problem, Build::Rows);
         if assembled.is_err() {
             self.cache.clear();
         }
-        self.assembled_for.copy_from_slice(v_ref);
-        assembled
-    }
-
-    /// Replaces the bias of the assembled contacts `stance` by the stance targets t of the
-    /// controller ([`super::Controller`]): g_i = J_i v_assembled − t_i, so that the contact
-    /// velocity c_i = J_i v_ref − t_i vanishes where the projection meets t. A contact
-    /// `touching(i)` has t = `damped`·J_i v (its measured velocity, damped); another keeps
-    /// its assembled normal row (it closes its gap within the step) and t_T = `damped`·J_T v.
-    /// The tangential rows' assembled g is J_T v_assembled already (their bias is zero).
-    pub(crate) fn set_stance_targets(
-        &mut self,
-        stance: &[usize],
-        v_assembled: &[f64],
-        v: &[f64],
-        damped: f64,
-        touching: impl Fn(usize) -> bool,
-    ) {
-        let nv = v.len();
-        let j = self.assembly.jacobian();
-        for &i in stance {
-            let rows = if touching(i) { 0..3 } else { 0..2 };
-            for r in rows {
-                let row = &j[(3 * i + r) * nv..(3 * i + r + 1) * nv];
+        assembled?;
+        let (j, nv) = (self.assembly.jacobian(), model.nv);
+        for t in targets {
+            let i = t.contact;
+            // The tangential rows' assembled g is J_T·v_ref already (their bias is zero).
+            self.problem.g[3 * i] -= t.tangential[0];
+            self.problem.g[3 * i + 1] -= t.tangential[1];
+            if let Some(normal) = t.normal {
                 let support = self.problem.factor_support(i);
-                let dot =
-                    |x: &[f64]| support.iter().map(|&(lo, hi)| dynamics::dot(&row[lo..hi], &x[lo..hi])).sum::<f64>();
-                let at_reference = if r < 2 { self.problem.g[3 * i + r] } else { dot(v_assembled) };
-                self.problem.g[3 * i + r] = at_reference - damped * dot(v);
+                self.problem.g[3 * i + 2] = row_velocity(j, nv, support, 3 * i + 2, v_ref) - normal;
             }
         }
+        Ok(())
     }
 
-    /// J (3 n_c rows of nv) and the problem of the last assembly.
-    pub(crate) fn rows(&self) -> (&[f64], &ContactProblem) {
-        (self.assembly.jacobian(), &self.problem)
+    /// Algorithm 2 from the impulses of the contacts that persist (by id), the rest from
+    /// zero; the answer stored for the next call.
+    fn solve_contacts(&mut self) {
+        self.cache.guess(self.problem.ids(), &mut self.warm);
+        self.result.lambda.clear();
+        self.result.lambda.extend_from_slice(&self.warm.lambda);
+        solve_impulses(&self.problem, &self.settings, &mut self.result);
+        self.cache.store(self.problem.ids(), &self.result);
     }
 
-    /// Solves the assembled contacts for the reference `v_ref` (g moved by J·Δv when it
-    /// differs from the one they were assembled for), then τ.
-    pub(crate) fn solve_placed(
+    /// τ = RNEA(q, v, a) + D·v_ref − Jᵀλ/Δt with a = (v_ref − v)/Δt (Algorithm 2's last
+    /// line; D the URDF joint damping the simulator takes implicitly), a floating base's
+    /// sticking impulses chosen first to produce its wrench ([`FloatingBase`]) and what
+    /// they cannot produce absorbed by the joints.
+    fn joint_torques(
         &mut self,
         model: &Model,
         data: &mut Data,
@@ -361,22 +382,6 @@ impl InverseDynamics {
         dt: f64,
     ) -> &[f64] {
         let nv = model.nv;
-        // Δv = v_ref − the assembled reference (in `accel` until the acceleration below).
-        for (d, (x, y)) in self.accel.iter_mut().zip(v_ref.iter().zip(&self.assembled_for)) {
-            *d = x - y;
-        }
-        if self.accel.iter().any(|&d| d != 0.0) {
-            let j = self.assembly.jacobian();
-            for (r, g) in self.problem.g.iter_mut().enumerate() {
-                *g += dynamics::dot(&j[r * nv..r * nv + nv], &self.accel);
-            }
-        }
-        self.cache.guess(self.problem.ids(), &mut self.warm);
-        self.result.lambda.clear();
-        self.result.lambda.extend_from_slice(&self.warm.lambda);
-        solve_impulses(&self.problem, &self.settings, &mut self.result);
-        self.cache.store(self.problem.ids(), &self.result);
-
         for k in 0..nv {
             self.accel[k] = (v_ref[k] - v[k]) / dt;
         }

@@ -1,16 +1,17 @@
-//! The stance projection of the controller's reference velocity.
+//! The stance of the controller's reference velocity: its targets and its projection.
 //!
-//! The stance contacts must stay put, J_S v + γ_S = 0 (γ_S the contact problem's gap
-//! term), so the reference is the velocity nearest the PD's v₀ in the metric W (diagonal)
-//! that keeps them so:
+//! A stance contact i must move as its target t_i says (the controller's
+//! [`StanceTarget`]), J_i v_ref = t_i, so the reference is the velocity nearest the PD's v₀
+//! in the metric W (diagonal) that meets them:
 //!
 //! ```text
-//! v_ref = v₀ + W⁻¹ J_Sᵀ μ,     (J_S W⁻¹ J_Sᵀ + εI) μ = −(J_S v₀ + γ_S)
+//! v_ref = v₀ + W⁻¹ J_Sᵀ μ,     (J_S W⁻¹ J_Sᵀ + εI) μ = t_S − J_S v₀
 //! ```
 //!
-//! γ_S includes the gap term of an open stance contact: the simulator closes a loaded
-//! contact's gap within the step, and a reference that held the point a hair above the
-//! ground would make it a separating contact (c_N = φ/Δt > 0) that carries nothing.
+//! An open stance contact's normal row has no target: it closes its gap within the step,
+//! t_N = −γ_N (the contact problem's gap term): the simulator closes a loaded contact's
+//! gap within the step, and a reference that held the point a hair above the ground would
+//! make it a separating contact (c_N = φ/Δt > 0) that carries nothing.
 //!
 //! The system has one 3 × 3 block per pair of stance contacts and is factored by those
 //! blocks (a block Cholesky, L_ii = chol(A_ii − Σ L_ik L_ikᵀ), L_ij = (A_ij − Σ L_ik L_jkᵀ)
@@ -21,7 +22,29 @@
 
 use crate::contact::ContactProblem;
 use crate::contact::problem::{add_dot3x3, for_overlaps};
+use crate::dynamics;
 use crate::spatial::{Mat3, Vec3};
+
+/// The velocity t a stance contact is to have at the end of the step, in its (Tx, Ty, N)
+/// frame: inverse dynamics then sees its contact velocity c = J·v_ref − t, zero where the
+/// projection meets t.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub(crate) struct StanceTarget {
+    /// The contact (its index in the contact problem).
+    pub contact: usize,
+    /// t_T (m/s).
+    pub tangential: [f64; 2],
+    /// t_N (m/s); None: the contact closes its gap within the step (c_N = J_N·v_ref + γ_N,
+    /// the contact problem's own).
+    pub normal: Option<f64>,
+}
+
+/// Row `row` of the contact rows `j` (rows of `nv`) times `x`, over the `support` of its
+/// contact (the runs of dofs its rows can be non-zero on).
+pub(crate) fn row_velocity(j: &[f64], nv: usize, support: &[(usize, usize)], row: usize, x: &[f64]) -> f64 {
+    let row = &j[row * nv..(row + 1) * nv];
+    support.iter().map(|&(lo, hi)| dynamics::dot(&row[lo..hi], &x[lo..hi])).sum()
+}
 
 /// The stance projection's workspace, sized once.
 #[derive(Debug)]
@@ -48,14 +71,17 @@ impl StanceProjection {
     }
 
     /// Moves `v_ref` (holding v₀) onto the stance: `stance` are contacts of `problem`
-    /// (rows J of `nv` columns, its g = J v₀ + γ), `w_inv` W⁻¹'s diagonal. Returns false
+    /// (rows J of `nv` columns, their supports), `shortfall` what each must add to its
+    /// velocity J v₀ to meet its target (t − J v₀), `w_inv` W⁻¹'s diagonal. Returns false
     /// (and leaves `v_ref`) when the system is singular beyond the regularization.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn project(
         &mut self,
         problem: &ContactProblem,
         j: &[f64],
         nv: usize,
         stance: &[usize],
+        shortfall: &[Vec3],
         w_inv: &[f64],
         v_ref: &mut [f64],
     ) -> bool {
@@ -85,28 +111,12 @@ impl StanceProjection {
             self.blocks.push(Mat3::from_fn(|r, c| block[r][c]));
         }
         let eps = REGULARIZATION * trace / (3 * ns).max(1) as f64;
-        // Block Cholesky.
-        self.inv_diag.clear();
-        for i in 0..ns {
-            for jb in 0..=i {
-                let mut x = self.blocks[block_index(i, jb)];
-                for k in 0..jb {
-                    x -= self.blocks[block_index(i, k)] * self.blocks[block_index(jb, k)].transpose();
-                }
-                if jb < i {
-                    self.blocks[block_index(i, jb)] = x * self.inv_diag[jb].transpose();
-                } else {
-                    x += Mat3::identity() * eps;
-                    let Some((l, l_inv)) = cholesky3(&x) else { return false };
-                    self.blocks[block_index(i, i)] = l;
-                    self.inv_diag.push(l_inv);
-                }
-            }
+        if !self.factor(ns, eps) {
+            return false;
         }
-        // μ: L y = −(J_S v₀ + γ_S), then Lᵀ μ = y.
-        let g = problem.g();
+        // μ: L y = t_S − J_S v₀, then Lᵀ μ = y.
         self.mu.clear();
-        self.mu.extend(stance.iter().map(|&i| -Vec3::new(g[3 * i], g[3 * i + 1], g[3 * i + 2])));
+        self.mu.extend_from_slice(shortfall);
         for i in 0..ns {
             let mut y = self.mu[i];
             for k in 0..i {
@@ -127,6 +137,30 @@ impl StanceProjection {
                 let ([j0, j1, j2], w) = (columns(rows(i), nv, lo, hi), &w_inv[lo..hi]);
                 for (c, v) in v_ref[lo..hi].iter_mut().enumerate() {
                     *v += w[c] * (j0[c] * mu.x + j1[c] * mu.y + j2[c] * mu.z);
+                }
+            }
+        }
+        true
+    }
+
+    /// The block Cholesky factor L of A + εI (A's lower block triangle in `blocks`, for
+    /// `ns` stance contacts) in place, and L_ii⁻¹; false when a pivot block is not
+    /// positive definite.
+    fn factor(&mut self, ns: usize, eps: f64) -> bool {
+        self.inv_diag.clear();
+        for i in 0..ns {
+            for jb in 0..=i {
+                let mut x = self.blocks[block_index(i, jb)];
+                for k in 0..jb {
+                    x -= self.blocks[block_index(i, k)] * self.blocks[block_index(jb, k)].transpose();
+                }
+                if jb < i {
+                    self.blocks[block_index(i, jb)] = x * self.inv_diag[jb].transpose();
+                } else {
+                    x += Mat3::identity() * eps;
+                    let Some((l, l_inv)) = cholesky3(&x) else { return false };
+                    self.blocks[block_index(i, i)] = l;
+                    self.inv_diag.push(l_inv);
                 }
             }
         }

@@ -1,11 +1,12 @@
 //! Rigid-body dynamics on a [`crate::model::Model`], writing into a
 //! [`crate::model::Data`]: forward kinematics, RNEA, CRBA, ABA, Jacobians, the
-//! tree-sparse LTDL factorization of M, and configuration integration. No algorithm
-//! allocates after `Data::new`.
+//! tree-sparse LTDL factorization of M, the contact-free velocity of a time step, and
+//! configuration integration. No algorithm allocates after `Data::new`.
 
 mod aba;
 mod configuration;
 mod crba;
+mod free_velocity;
 mod jacobian;
 mod kinematics;
 mod ltdl;
@@ -14,6 +15,7 @@ mod rnea;
 pub use aba::{aba, aba_with_external_forces};
 pub use configuration::{difference, integrate, normalize};
 pub use crba::{crba, crba_symmetric, mass_matrix_symmetric};
+pub use free_velocity::free_velocity;
 pub use jacobian::{
     ReferenceFrame, body_jacobian, compute_joint_jacobians, frame_jacobian, joint_jacobian, point_jacobian,
     world_velocities,

@@ -1,13 +1,15 @@
-//! One time step of the world, semi-implicit Euler at the velocity level (seed 000 eq. 22):
+//! One time step of the world, semi-implicit Euler at the velocity level (seed 000 eq. 22),
+//! in four stages ([`Stepper::step`]):
 //!
-//! 1. v_f = v + Δt·M⁻¹(τ − b(q, v)) for the robot (τ clamped to the effort limits, URDF
-//!    joint damping D taken implicitly: M + Δt·D is factored) and for every free body
-//!    (gravity, its external wrench, gyroscopic term);
-//! 2. contact detection at q, the joint position limits the step may reach (unilateral
-//!    μ = 0 blocks) and the joints' Coulomb friction (interval blocks,
-//!    [`crate::contact::joint_blocks`]): the contact problem (G, g) of the step, solved
-//!    from the previous step's impulses (warm start by contact id);
-//! 3. v⁺ = v_f + M⁻¹Jᵀλ, q⁺ = q ⊕ Δt·v⁺.
+//! 1. free velocity: v_f = v + Δt·M⁻¹(τ − b(q, v)) for the robot (τ clamped to the effort
+//!    limits, URDF joint damping D taken implicitly: M + Δt·D is factored) and for every
+//!    free body (gravity, its external wrench, gyroscopic term);
+//! 2. detect and assemble: contact detection at q, the joint position limits the step may
+//!    reach (unilateral μ = 0 blocks) and the joints' Coulomb friction (interval blocks,
+//!    [`crate::contact::joint_blocks`]): the contact problem (G, g) of the step;
+//! 3. solve: from the previous step's impulses (warm start by contact id), the warm
+//!    start's active set polished, else the solver, else its fallback;
+//! 4. integrate: v⁺ = v_f + M⁻¹Jᵀλ, q⁺ = q ⊕ Δt·v⁺.
 //!
 //! After [`Stepper::new`] a step neither allocates nor locks (tested with a counting
 //! allocator) as long as the contacts fit the capacity; extra contacts are dropped and
@@ -17,7 +19,7 @@ use crate::collision::ContactBuffer;
 use crate::contact::polish::Polish;
 use crate::contact::{
     Assembly, Bodies, Build, ContactModel, ContactProblem, ContactSettings, Fallback, JointBlock, Metrics,
-    ProblemSettings, SolveResult, Solver, SolverKind, WarmStart, WarmStartCache, joint_blocks, prepare_robot,
+    ProblemError, ProblemSettings, SolveResult, Solver, SolverKind, WarmStart, WarmStartCache, joint_blocks,
 };
 use crate::dynamics;
 use crate::spatial::{Force, Motion};
@@ -173,6 +175,102 @@ impl Stepper {
         self.solver.model()
     }
 
+    /// Advances `world` by one step under joint forces `tau` (robot nv; ignored without a
+    /// robot): the pipeline of seed 000 §II-E, one named stage each, as MuJoCo's `mj_step`.
+    pub fn step(&mut self, world: &mut World, tau: &[f64]) -> &StepReport {
+        self.free_velocity(world, tau);
+        let assembled = self.detect_and_assemble(world).is_ok();
+        let (polished, fallback) = self.solve(assembled);
+        self.integrate(world);
+        self.record(polished, fallback);
+        &self.report
+    }
+
+    /// Stage 1, the contact-free velocity v_f = v + Δt·M⁻¹(τ − b(q, v)) of every body
+    /// (seed 002 eq. 2; seed 000 eq. 22 with λ = 0): the robot's under `tau` clamped to the
+    /// effort limits ([`dynamics::free_velocity`], which leaves the placements, Jacobians
+    /// and M's factors in its Data for the stages below), each free body's under gravity,
+    /// its external wrench and its gyroscopic term. Keeps v, the velocity at the start.
+    fn free_velocity(&mut self, world: &mut World, tau: &[f64]) {
+        let dt = self.dt;
+        let robot_nv = world.robot.as_ref().map_or(0, |r| r.model.nv);
+        if let Some(r) = world.robot.as_mut() {
+            let m = &r.model;
+            for k in 0..m.nv {
+                let limit = m.effort_limit[k];
+                let t = tau.get(k).copied().unwrap_or(0.0);
+                self.tau[k] = if limit > 0.0 && limit.is_finite() { t.clamp(-limit, limit) } else { t };
+            }
+            let (external, damping, v_free) = (r.wrenches.as_slice(), m.damping.as_slice(), &mut self.v_free[..m.nv]);
+            dynamics::free_velocity(m, &mut r.data, &r.q, &r.v, &self.tau, external, damping, dt, v_free);
+            self.v[..m.nv].copy_from_slice(&r.v);
+        }
+        for (b, (body, state)) in world.bodies.iter().zip(&world.states).enumerate() {
+            let w = &world.wrenches[b];
+            let rt = state.pose.rotation.transpose();
+            let external = Force { linear: rt * w.linear, angular: rt * w.angular };
+            let vf = body.free_velocity(state, &world.gravity, &external, dt);
+            let at = robot_nv + 6 * b;
+            self.v_free[at..at + 6].copy_from_slice(vf.to_vector().as_slice());
+            self.v[at..at + 6].copy_from_slice(state.velocity.to_vector().as_slice());
+        }
+    }
+
+    /// Stage 2, the contact problem (G's factor W, g = J v_f + γ; seed 000 eq. 27) of the
+    /// contacts detected at q and of the robot's joint blocks: the position limits v_f may
+    /// reach and the joints' Coulomb friction ([`joint_blocks`]).
+    fn detect_and_assemble(&mut self, world: &mut World) -> Result<(), ProblemError> {
+        if let Some(r) = world.robot.as_ref() {
+            let m = &r.model;
+            joint_blocks::collect(m, &r.q, &self.v_free[..m.nv], self.dt, LIMIT_MARGIN, &mut self.joints);
+            world.collision.update_robot(&r.data);
+        }
+        for (b, state) in world.states.iter().enumerate() {
+            world.collision.set_free_body_pose(b, &state.pose);
+        }
+        world.collision.detect(&mut self.contacts);
+        self.assembly.assemble(
+            &bodies(world),
+            self.contacts.contacts(),
+            &self.joints,
+            &self.v,
+            &self.v_free,
+            self.dt,
+            &self.settings,
+            &mut self.problem,
+            Build::Factor,
+        )
+    }
+
+    /// Stage 3, the impulses λ of the assembled problem: the warm start by contact id,
+    /// then its active set solved exactly ([`Polish`]), else the solver (G built for it)
+    /// and, when it misses its tolerance, the fallback; the warm start stored for the next
+    /// step. No problem (none assembled, or no contact) is no impulse. Returns whether the
+    /// step was polished and the fallback used.
+    fn solve(&mut self, assembled: bool) -> (bool, Fallback) {
+        if !assembled || self.problem.contacts() == 0 {
+            self.result.lambda.clear();
+            self.result.iterations = 0;
+            self.result.converged = assembled;
+            self.cache.clear();
+            return (false, Fallback::None);
+        }
+        self.cache.guess(self.problem.ids(), &mut self.warm);
+        let model = self.solver.model();
+        let polished = (self.polish.as_mut())
+            .is_some_and(|p| p.try_solve(&self.problem, &self.warm, model, self.tolerance, &mut self.result));
+        let mut fallback = Fallback::None;
+        if !polished {
+            self.problem.build_delassus();
+            self.solver.solve(&self.problem, Some(&self.warm), &mut self.result);
+            if !self.result.converged && self.fallback != Fallback::None {
+                fallback = self.fall_back(self.dt);
+            }
+        }
+        self.cache.store(self.problem.ids(), &self.result);
+        (polished, fallback)
+    }
+
     /// After a solve that missed its tolerance: the candidates of `contact.fallback` (the
     /// previous step's impulses, projected onto their sets; the convex relaxation solved by
     /// seed 000's ADMM from them) replace the solver's iterate when their NCP criterion is
@@ -218,99 +316,14 @@ impl Stepper {
         used
     }
 
-    /// Advances `world` by one step under joint forces `tau` (robot nv; ignored without a
-    /// robot).
-    pub fn step(&mut self, world: &mut World, tau: &[f64]) -> &StepReport {
+    /// Stage 4, semi-implicit Euler: v⁺ = v_f + M⁻¹Jᵀλ (seed 000 eq. 22; M's factors of
+    /// stage 1), then q⁺ = q ⊕ Δt·v⁺ for the robot and each free body, and the clock.
+    fn integrate(&mut self, world: &mut World) {
         let dt = self.dt;
         let robot_nv = world.robot.as_ref().map_or(0, |r| r.model.nv);
-
-        // 1. Contact-free velocities.
-        if let Some(r) = world.robot.as_mut() {
-            let m = &r.model;
-            for k in 0..m.nv {
-                let limit = m.effort_limit[k];
-                let t = tau.get(k).copied().unwrap_or(0.0);
-                self.tau[k] = if limit > 0.0 && limit.is_finite() { t.clamp(-limit, limit) } else { t };
-            }
-            let (external, damping) = (r.wrenches.as_slice(), m.damping.as_slice());
-            prepare_robot(m, &mut r.data, &r.q, &r.v, &self.tau, external, damping, dt, &mut self.v_free[..m.nv]);
-            self.v[..m.nv].copy_from_slice(&r.v);
-            joint_blocks::collect(m, &r.q, &self.v_free[..m.nv], dt, LIMIT_MARGIN, &mut self.joints);
-            world.collision.update_robot(&r.data);
-        }
-        for (b, (body, state)) in world.bodies.iter().zip(&world.states).enumerate() {
-            let w = &world.wrenches[b];
-            let rt = state.pose.rotation.transpose();
-            let external = Force { linear: rt * w.linear, angular: rt * w.angular };
-            let vf = body.free_velocity(state, &world.gravity, &external, dt);
-            let at = robot_nv + 6 * b;
-            self.v_free[at..at + 6].copy_from_slice(vf.to_vector().as_slice());
-            self.v[at..at + 6].copy_from_slice(state.velocity.to_vector().as_slice());
-            world.collision.set_free_body_pose(b, &state.pose);
-        }
-
-        // 2. Contacts and their problem.
-        world.collision.detect(&mut self.contacts);
-        let bodies = Bodies {
-            robot: world.robot.as_ref().map(|r| (&r.model, &r.data)),
-            free: &world.bodies,
-            free_states: &world.states,
-        };
-        let assembled = self.assembly.assemble(
-            &bodies,
-            self.contacts.contacts(),
-            &self.joints,
-            &self.v,
-            &self.v_free,
-            dt,
-            &self.settings,
-            &mut self.problem,
-            Build::Factor,
-        );
-        let n = self.problem.contacts();
-        let model = self.solver.model();
-        let mut polished = false;
-        let mut used = Fallback::None;
-        if assembled.is_ok() && n > 0 {
-            self.cache.guess(self.problem.ids(), &mut self.warm);
-            polished = self
-                .polish
-                .as_mut()
-                .is_some_and(|p| p.try_solve(&self.problem, &self.warm, model, self.tolerance, &mut self.result));
-            if !polished {
-                self.problem.build_delassus();
-                self.solver.solve(&self.problem, Some(&self.warm), &mut self.result);
-                if !self.result.converged && self.fallback != Fallback::None {
-                    used = self.fall_back(dt);
-                }
-            }
-            self.cache.store(self.problem.ids(), &self.result);
-        } else {
-            self.result.lambda.clear();
-            self.result.iterations = 0;
-            self.result.converged = assembled.is_ok();
-            self.cache.clear();
-        }
-        // The NCP criterion whatever the solver solves: a CCP's lift-off and an LCP's
-        // anisotropy show there (the same yardstick for every solver, seed 002).
-        let ncp = ContactModel::Ncp;
-        let metrics = if polished {
-            Metrics::of_velocities(&self.problem, &self.result.lambda, &self.result.sigma, dt, ncp)
-        } else if n > 0 {
-            Metrics::evaluate(&self.problem, &self.result.lambda, dt, ncp, &mut self.sigma[..3 * n])
-        } else {
-            Metrics::default()
-        };
-
-        // 3. Impulses, then positions.
         self.v.copy_from_slice(&self.v_free);
-        if n > 0 && self.result.lambda.iter().all(|x| x.is_finite()) {
-            let bodies = Bodies {
-                robot: world.robot.as_ref().map(|r| (&r.model, &r.data)),
-                free: &world.bodies,
-                free_states: &world.states,
-            };
-            self.assembly.apply_impulses(&bodies, &self.result.lambda, &mut self.v);
+        if self.problem.contacts() > 0 && self.result.lambda.iter().all(|x| x.is_finite()) {
+            self.assembly.apply_impulses(&bodies(world), &self.result.lambda, &mut self.v);
         }
         if let Some(r) = world.robot.as_mut() {
             r.v.copy_from_slice(&self.v[..robot_nv]);
@@ -328,11 +341,22 @@ impl Stepper {
         // From the count, not summed: /clock advances by exactly Δt however long it runs.
         world.steps += 1;
         world.time = world.steps as f64 * dt;
+    }
 
-        let max_penetration = self.contacts.contacts().iter().fold(0.0f64, |m, c| m.max(-c.distance));
-        let contacts = self.contacts.len();
+    /// The step's report, with the NCP criterion of its impulses whatever the solver
+    /// solves: a CCP's lift-off and an LCP's anisotropy show there (the same yardstick for
+    /// every solver, seed 002).
+    fn record(&mut self, polished: bool, fallback: Fallback) {
+        let (n, dt, ncp) = (self.problem.contacts(), self.dt, ContactModel::Ncp);
+        let metrics = if polished {
+            Metrics::of_velocities(&self.problem, &self.result.lambda, &self.result.sigma, dt, ncp)
+        } else if n > 0 {
+            Metrics::evaluate(&self.problem, &self.result.lambda, dt, ncp, &mut self.sigma[..3 * n])
+        } else {
+            Metrics::default()
+        };
         self.report = StepReport {
-            contacts,
+            contacts: self.contacts.len(),
             iterations: self.result.iterations,
             converged: self.result.converged,
             polished,
@@ -340,9 +364,13 @@ impl Stepper {
             joint_limits: self.joints.iter().filter(|b| b.is_limit()).count(),
             joint_friction: self.joints.iter().filter(|b| !b.is_limit()).count(),
             metrics,
-            max_penetration,
-            fallback: used,
+            max_penetration: self.contacts.contacts().iter().fold(0.0f64, |m, c| m.max(-c.distance)),
+            fallback,
         };
-        &self.report
     }
+}
+
+/// The bodies of `world` contact impulses act on (the robot's Data as stage 1 left it).
+fn bodies(world: &World) -> Bodies<'_> {
+    Bodies { robot: world.robot.as_ref().map(|r| (&r.model, &r.data)), free: &world.bodies, free_states: &world.states }
 }
