@@ -22,7 +22,7 @@ use std::time::Duration;
 use super::outputs::{OutputLayout, Outputs};
 use crate::app::{JointSlot, Setup, SetupError};
 use crate::config::SafeOutput;
-use crate::control::{Controller, InverseDynamicsSettings, JointTrajectory};
+use crate::control::{Controller, JointTrajectory};
 use crate::dynamics;
 use crate::model::{Data, Model};
 use crate::runtime::MeasuredState;
@@ -101,14 +101,7 @@ impl ControlJob {
     ) -> Result<Self, SetupError> {
         let model = setup.model.clone();
         let config = &setup.config;
-        let controller = Controller::new(
-            &model,
-            setup.collision_world()?,
-            config.collision.max_contacts.get(),
-            config.contact.problem_settings(),
-            config.control.settings(),
-            InverseDynamicsSettings::default(),
-        );
+        let controller = setup.controller()?;
         let layout = OutputLayout::of_objects(setup, controller.collision().objects(), Vec::new());
         let (nq, nv, n) = (model.nq, model.nv, setup.joint_names.len());
         Ok(Self {

@@ -8,10 +8,11 @@ use std::sync::Arc;
 
 use crate::collision::{CollisionError, CollisionShape, CollisionWorld, FreeBodyShape};
 use crate::config::{BodyShape, Config, ConfigError, FiniteF64, MimicJoints};
+use crate::control::{Controller, InverseDynamicsSettings};
 use crate::model::{
     FreeBody, FreeBodyState, JointType, MimicPolicy, Model, ModelError, ModelOptions, RobotDescription, UrdfError,
 };
-use crate::sim::{Robot, World, WorldError};
+use crate::sim::{JointPd, Robot, World, WorldError};
 use crate::spatial::{Motion, SE3, Vec3, rotation_from_rpy};
 
 /// A configuration whose robot was loaded and whose joint names and posture were checked
@@ -296,6 +297,37 @@ impl Setup {
             world.add_body(body, &[shape], FreeBodyState { pose, velocity: Motion::new(velocity, Vec3::zeros()) });
         }
         Ok(world)
+    }
+
+    /// Which velocity dofs the controlled joints drive (the rest, and a floating base,
+    /// are passive).
+    pub fn actuated_dofs(&self) -> Vec<bool> {
+        let mut actuated = vec![false; self.model.nv];
+        for slot in self.joint_slots() {
+            actuated[slot.idx_v] = true;
+        }
+        actuated
+    }
+
+    /// The joint PD of `sim.hold_kp`/`hold_kd` towards the initial posture on the
+    /// controlled joints: what the simulator applies without a (fresh) command.
+    pub fn hold_pd(&self) -> JointPd {
+        let sim = &self.config.sim;
+        let q = self.initial_configuration();
+        JointPd::with_dofs(&self.model, q, sim.hold_kp.get(), sim.hold_kd.get(), self.actuated_dofs())
+    }
+
+    /// The controller of this robot, predicting its contacts with the simulator's contact
+    /// settings (`contact:`) and `control:`'s.
+    pub fn controller(&self) -> Result<Controller, SetupError> {
+        Ok(Controller::new(
+            &self.model,
+            self.collision_world()?,
+            self.config.collision.max_contacts.get(),
+            self.config.contact.problem_settings(),
+            self.config.control.settings(),
+            InverseDynamicsSettings::default(),
+        ))
     }
 
     /// The collision world of the robot and the configured environment (loads meshes).

@@ -121,17 +121,7 @@ impl SimJob {
         let stepper =
             Stepper::new(&world, dt, &setup.config.contact.settings(), setup.config.collision.max_contacts.get());
         let joints = setup.joint_slots();
-        let mut actuated = vec![false; setup.model.nv];
-        for slot in &joints {
-            actuated[slot.idx_v] = true;
-        }
-        let fallback = JointPd::with_dofs(
-            &setup.model,
-            setup.initial_configuration(),
-            setup.config.sim.hold_kp.get(),
-            setup.config.sim.hold_kd.get(),
-            actuated,
-        );
+        let fallback = setup.hold_pd();
         let initial = match world.robot.as_ref() {
             Some(r) => (r.q.clone(), r.v.clone(), world.states.clone()),
             None => (Vec::new(), Vec::new(), world.states.clone()),

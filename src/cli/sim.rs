@@ -7,8 +7,8 @@ use serde::Serialize;
 
 use crate::app::{Setup, SetupError};
 use crate::bag::{BagError, BagRecorder};
-use crate::control::{Controller, InverseDynamicsSettings};
-use crate::sim::{JointPd, Stepper};
+use crate::control::Controller;
+use crate::sim::{JointPd, StepReport, Stepper, World};
 
 /// How to run.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -102,80 +102,26 @@ pub fn run(
     let mut world = setup.sim_world()?;
     let mut recorder = bag.map(|path| BagRecorder::create(path, setup, &world)).transpose()?;
     let dt = setup.config.sim_dt();
-    let capacity = setup.config.collision.max_contacts.get();
-    let mut stepper = Stepper::new(&world, dt, &setup.config.contact.settings(), capacity);
-    // The joint PD of `sim.hold_kp`/`hold_kd` towards the initial posture, for the
-    // controlled joints; zero elsewhere (and on a floating base).
-    let mut actuated = vec![false; setup.model.nv];
-    for slot in setup.joint_slots() {
-        actuated[slot.idx_v] = true;
-    }
-    let mut hold = JointPd::with_dofs(
-        &setup.model,
-        setup.initial_configuration(),
-        setup.config.sim.hold_kp.get(),
-        setup.config.sim.hold_kd.get(),
-        actuated.clone(),
-    );
-    // Or the inverse-dynamics controller towards the posture reference (the floating base
-    // held where it starts), with the simulator's contact settings to predict it.
-    let mut controller = match (options.control, world.robot.as_ref()) {
-        (true, Some(r)) => Some((
-            Controller::new(
-                &setup.model,
-                setup.collision_world()?,
-                capacity,
-                setup.config.contact.problem_settings(),
-                setup.config.control.settings(),
-                InverseDynamicsSettings::default(),
-            ),
-            setup.posture_reference(&r.q),
-        )),
-        _ => None,
+    let mut stepper =
+        Stepper::new(&world, dt, &setup.config.contact.settings(), setup.config.collision.max_contacts.get());
+    let mut drive = Drive::new(setup, options, &world)?;
+    let mut tally = Tally {
+        summary: SimSummary { robot: setup.robot.name.clone(), bodies: world.bodies.len(), dt, ..Default::default() },
+        ..Default::default()
     };
-    let zeros = vec![0.0; setup.model.nv];
-    let robot_nv = setup.model.nv;
-    let mut tau = vec![0.0; robot_nv];
     let steps = (options.duration / dt).round().max(0.0) as u64;
-    let mut s = SimSummary { robot: setup.robot.name.clone(), bodies: world.bodies.len(), dt, ..Default::default() };
-    let (mut iterations, mut contact_steps, mut contacts) = (0u64, 0u64, 0u64);
     let start = Instant::now();
     let mut last_report = start;
     for k in 0..steps {
-        match (world.robot.as_ref(), controller.as_mut()) {
-            (Some(r), Some((controller, posture))) => {
-                let t = controller
-                    .tick(&r.model, &r.q, &r.v, posture, &zeros, &zeros, dt)
-                    .map_err(|source| SimError::Control { time: world.time, source })?;
-                for ((tk, &x), &on) in tau.iter_mut().zip(t).zip(&actuated) {
-                    *tk = if on { x } else { 0.0 };
-                }
-                if let Some(e) = controller.inverse_dynamics().base_residual() {
-                    let e = e.iter().fold(0.0f64, |a, x| a.max(x.abs()));
-                    s.max_base_residual = Some(s.max_base_residual.map_or(e, |m| m.max(e)));
-                }
-            }
-            (Some(r), None) => hold.torques(&r.model, &r.q, &r.v, &mut tau),
-            (None, _) => tau.fill(0.0),
-        }
-        let r = *stepper.step(&mut world, &tau);
+        let tau = drive.torques(&world, dt, &mut tally.summary)?;
+        let r = *stepper.step(&mut world, tau);
         if !world.is_finite() {
             return Err(SimError::Diverged { time: world.time, step: k });
         }
         if let Some(bag) = recorder.as_mut() {
             bag.record(&world, &stepper)?;
         }
-        s.steps = k + 1;
-        if r.contacts > 0 {
-            contact_steps += 1;
-            iterations += r.iterations as u64;
-        }
-        contacts += r.contacts as u64;
-        s.iterations_max = s.iterations_max.max(r.iterations);
-        s.contacts_max = s.contacts_max.max(r.contacts);
-        s.not_converged += u64::from(!r.converged);
-        s.max_penetration_m = s.max_penetration_m.max(r.max_penetration);
-        s.max_eps_abs = s.max_eps_abs.max(r.metrics.eps_abs);
+        tally.step(&r);
         if options.realtime {
             let due = start + Duration::from_secs_f64((k + 1) as f64 * dt);
             if let Some(wait) = due.checked_duration_since(Instant::now()) {
@@ -184,25 +130,108 @@ pub fn run(
         }
         if last_report.elapsed() >= Duration::from_secs(1) {
             last_report = Instant::now();
+            let rate = (k + 1) as f64 / start.elapsed().as_secs_f64();
+            let (t, total) = (world.time, options.duration);
             progress(&format!(
-                "t = {:.3} s of {:.3} s, {} contacts, {} iterations, {:.0} steps/s",
-                world.time,
-                options.duration,
-                r.contacts,
-                r.iterations,
-                (k + 1) as f64 / start.elapsed().as_secs_f64()
+                "t = {t:.3} s of {total:.3} s, {} contacts, {} iterations, {rate:.0} steps/s",
+                r.contacts, r.iterations
             ));
         }
     }
     if let Some(bag) = recorder {
         bag.finish()?;
     }
-    s.wall_time_s = start.elapsed().as_secs_f64();
-    s.sim_time_s = world.time;
-    s.steps_per_s = if s.wall_time_s > 0.0 { s.steps as f64 / s.wall_time_s } else { 0.0 };
-    s.realtime_factor = if s.wall_time_s > 0.0 { s.sim_time_s / s.wall_time_s } else { 0.0 };
-    s.iterations_mean = if contact_steps > 0 { iterations as f64 / contact_steps as f64 } else { 0.0 };
-    s.contacts_mean = if s.steps > 0 { contacts as f64 / s.steps as f64 } else { 0.0 };
-    s.final_base_position = world.robot.as_ref().filter(|r| r.model.has_free_flyer()).map(|r| [r.q[0], r.q[1], r.q[2]]);
-    Ok(s)
+    Ok(tally.finish(start.elapsed().as_secs_f64(), &world))
+}
+
+/// What drives the robot: the hold PD of `sim.hold_kp`/`hold_kd`, or (`--control`) the
+/// inverse-dynamics controller towards the posture reference (the floating base held
+/// where it starts), with the simulator's contact settings to predict it.
+struct Drive {
+    hold: JointPd,
+    controller: Option<(Controller, Vec<f64>)>,
+    actuated: Vec<bool>,
+    zeros: Vec<f64>,
+    tau: Vec<f64>,
+}
+
+impl Drive {
+    fn new(setup: &Setup, options: &SimOptions, world: &World) -> Result<Self, SetupError> {
+        let controller = match (options.control, world.robot.as_ref()) {
+            (true, Some(r)) => Some((setup.controller()?, setup.posture_reference(&r.q))),
+            _ => None,
+        };
+        let nv = setup.model.nv;
+        Ok(Self {
+            hold: setup.hold_pd(),
+            controller,
+            actuated: setup.actuated_dofs(),
+            zeros: vec![0.0; nv],
+            tau: vec![0.0; nv],
+        })
+    }
+
+    /// The robot's joint torques for the next step (the controller's on the actuated
+    /// dofs only); the controller's base residual into `summary`.
+    fn torques(&mut self, world: &World, dt: f64, summary: &mut SimSummary) -> Result<&[f64], SimError> {
+        let Some(r) = world.robot.as_ref() else {
+            self.tau.fill(0.0);
+            return Ok(&self.tau);
+        };
+        let Some((controller, posture)) = self.controller.as_mut() else {
+            self.hold.torques(&r.model, &r.q, &r.v, &mut self.tau);
+            return Ok(&self.tau);
+        };
+        let t = controller
+            .tick(&r.model, &r.q, &r.v, posture, &self.zeros, &self.zeros, dt)
+            .map_err(|source| SimError::Control { time: world.time, source })?;
+        for ((tk, &x), &on) in self.tau.iter_mut().zip(t).zip(&self.actuated) {
+            *tk = if on { x } else { 0.0 };
+        }
+        if let Some(e) = controller.inverse_dynamics().base_residual() {
+            let e = e.iter().fold(0.0f64, |a, x| a.max(x.abs()));
+            summary.max_base_residual = Some(summary.max_base_residual.map_or(e, |m| m.max(e)));
+        }
+        Ok(&self.tau)
+    }
+}
+
+/// The summary as the steps go.
+#[derive(Default)]
+struct Tally {
+    summary: SimSummary,
+    iterations: u64,
+    contact_steps: u64,
+    contacts: u64,
+}
+
+impl Tally {
+    fn step(&mut self, r: &StepReport) {
+        let s = &mut self.summary;
+        s.steps += 1;
+        if r.contacts > 0 {
+            self.contact_steps += 1;
+            self.iterations += r.iterations as u64;
+        }
+        self.contacts += r.contacts as u64;
+        s.iterations_max = s.iterations_max.max(r.iterations);
+        s.contacts_max = s.contacts_max.max(r.contacts);
+        s.not_converged += u64::from(!r.converged);
+        s.max_penetration_m = s.max_penetration_m.max(r.max_penetration);
+        s.max_eps_abs = s.max_eps_abs.max(r.metrics.eps_abs);
+    }
+
+    fn finish(self, wall_time_s: f64, world: &World) -> SimSummary {
+        let per = |x: f64, n: f64| if n > 0.0 { x / n } else { 0.0 };
+        let mut s = self.summary;
+        s.wall_time_s = wall_time_s;
+        s.sim_time_s = world.time;
+        s.steps_per_s = per(s.steps as f64, wall_time_s);
+        s.realtime_factor = per(s.sim_time_s, wall_time_s);
+        s.iterations_mean = per(self.iterations as f64, self.contact_steps as f64);
+        s.contacts_mean = per(self.contacts as f64, s.steps as f64);
+        s.final_base_position =
+            world.robot.as_ref().filter(|r| r.model.has_free_flyer()).map(|r| [r.q[0], r.q[1], r.q[2]]);
+        s
+    }
 }

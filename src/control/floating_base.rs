@@ -131,14 +131,54 @@ impl FloatingBase {
         wrench: &[f64],
         solution: &mut SolveResult,
     ) -> bool {
-        let n = contacts.contacts();
+        let target = self.select_sticking(contacts, jacobian, nv, dt, wrench, solution);
+        let ns = self.sticking.len();
+        if ns == 0 {
+            self.cache.clear();
+            self.residual_of(contacts.contacts(), jacobian, nv, dt, wrench, solution);
+            return true;
+        }
+        let m = 3 * ns;
+        // ε relative to the mean diagonal of G = W Wᵀ (its trace, Σ‖w‖², over m).
+        let trace: f64 = self.rows.iter().flatten().map(|w| w * w).sum();
+        let eps = self.settings.regularization * (trace / m as f64).max(f64::MIN_POSITIVE);
+        // F₀ = 0: the least-norm forces (see the module).
+        self.prior.clear();
+        self.prior.resize(m, 0.0);
+        let converged = match self.interior(contacts, &target, eps) {
+            true => true,
+            false => match self.cone_solve(contacts, &target, eps) {
+                Some(converged) => converged,
+                None => return false,
+            },
+        };
+        for (k, &i) in self.sticking.iter().enumerate() {
+            for r in 0..3 {
+                solution.lambda[3 * i + r] = self.result.lambda[3 * k + r] * dt;
+            }
+        }
+        self.residual_of(contacts.contacts(), jacobian, nv, dt, wrench, solution);
+        converged
+    }
+
+    /// The sticking contacts (rigid, in a cone with friction, slipping at most
+    /// `stick_velocity`) and their base rows W; returns the base wrench they are to
+    /// produce: `wrench` less what the others' impulses already give.
+    fn select_sticking(
+        &mut self,
+        contacts: &ContactProblem,
+        jacobian: &[f64],
+        nv: usize,
+        dt: f64,
+        wrench: &[f64],
+        solution: &SolveResult,
+    ) -> [f64; 6] {
         let base = |i: usize, r: usize| &jacobian[(3 * i + r) * nv..(3 * i + r) * nv + 6];
-        // Sticking contacts, and the wrench the others already give.
         self.sticking.clear();
         self.rows.clear();
         let mut target = [0.0; 6];
         target.copy_from_slice(&wrench[..6]);
-        for i in 0..n {
+        for i in 0..contacts.contacts() {
             let sigma = cone::block(&solution.sigma, i);
             let rigid = cone::block(contacts.compliance(), i).iter().all(|&r| r == 0.0);
             let sticks = rigid
@@ -160,79 +200,57 @@ impl FloatingBase {
                 }
             }
         }
-        let ns = self.sticking.len();
-        let mut converged = true;
-        if ns > 0 {
-            let m = 3 * ns;
-            // ε relative to the mean diagonal of G = W Wᵀ (its trace, Σ‖w‖², over m).
-            let trace: f64 = self.rows.iter().flatten().map(|w| w * w).sum();
-            let eps = self.settings.regularization * (trace / m as f64).max(f64::MIN_POSITIVE);
-            // F₀ = 0: the least-norm forces (see the module).
-            self.prior.clear();
-            self.prior.resize(m, 0.0);
-            if self.interior(contacts, &target, eps) {
-                for (k, &i) in self.sticking.iter().enumerate() {
-                    for r in 0..3 {
-                        solution.lambda[3 * i + r] = self.result.lambda[3 * k + r] * dt;
-                    }
-                }
-                self.residual_of(contacts.contacts(), jacobian, nv, dt, wrench, solution);
-                return true;
+        target
+    }
+
+    /// The cone-constrained least squares by the ADMM (or the polish) on G = W Wᵀ,
+    /// g = −(W c' + ε F₀), in proximal passes; its forces in `self.result`. None when the
+    /// sticking contacts do not fit the problem's capacity.
+    fn cone_solve(&mut self, contacts: &ContactProblem, target: &[f64; 6], eps: f64) -> Option<bool> {
+        let (ns, m) = (self.sticking.len(), 3 * self.sticking.len());
+        let p = &mut self.problem;
+        p.reset(ns).ok()?;
+        p.factor.resize(3 * ns * 6, 0.0);
+        p.factor_cols = 6;
+        for (k, &i) in self.sticking.iter().enumerate() {
+            for r in 0..3 {
+                p.factor[(3 * k + r) * 6..(3 * k + r + 1) * 6].copy_from_slice(&self.rows[3 * k + r]);
             }
-            // W; G = W Wᵀ; g = −(W c' + ε F₀).
-            let p = &mut self.problem;
-            if p.reset(ns).is_err() {
-                return false;
-            }
-            p.factor.resize(3 * ns * 6, 0.0);
-            p.factor_cols = 6;
-            for (k, &i) in self.sticking.iter().enumerate() {
-                for r in 0..3 {
-                    p.factor[(3 * k + r) * 6..(3 * k + r + 1) * 6].copy_from_slice(&self.rows[3 * k + r]);
-                }
-                p.push_support([(0, 6)]);
-                p.sets[k] = contacts.sets()[i];
-                p.ids[k] = contacts.ids()[i];
-            }
-            p.build_delassus();
-            // Proximal point iterations: each pulls towards the last answer, so the bias
-            // of the proximal term (about ε·‖F − F₀‖ in the residual) shrinks by about
-            // ε/σ² per pass: two passes leave the base wrench exact to rounding.
-            for pass in 0..PASSES {
-                let p = &mut self.problem;
-                for row in 0..m {
-                    let wc: f64 = p.factor[row * 6..row * 6 + 6].iter().zip(&target).map(|(w, c)| w * c).sum();
-                    p.g[row] = -(wc + eps * self.prior[row]);
-                    p.compliance[row] = eps;
-                }
-                if pass == 0 {
-                    self.cache.guess(self.problem.ids(), &mut self.warm);
-                } else {
-                    self.warm.lambda.clone_from(&self.result.lambda);
-                    self.warm.dual.clone_from(&self.result.dual);
-                    self.warm.known.clear();
-                    self.warm.known.resize(ns, true);
-                }
-                // Standing, the answer keeps the last one's modes (every foot inside its
-                // cone): one 12 × 12 solve instead of the ADMM.
-                let tolerance = self.settings.tolerance;
-                if !self.polish.try_solve(&self.problem, &self.warm, ContactModel::Ccp, tolerance, &mut self.result) {
-                    self.solver.solve(&self.problem, Some(&self.warm), &mut self.result);
-                }
-                converged = self.result.converged;
-                self.prior.clone_from(&self.result.lambda);
-            }
-            self.cache.store(self.problem.ids(), &self.result);
-            for (k, &i) in self.sticking.iter().enumerate() {
-                for r in 0..3 {
-                    solution.lambda[3 * i + r] = self.result.lambda[3 * k + r] * dt;
-                }
-            }
-        } else {
-            self.cache.clear();
+            p.push_support([(0, 6)]);
+            p.sets[k] = contacts.sets()[i];
+            p.ids[k] = contacts.ids()[i];
         }
-        self.residual_of(n, jacobian, nv, dt, wrench, solution);
-        converged
+        p.build_delassus();
+        let mut converged = true;
+        // Proximal point iterations: each pulls towards the last answer, so the bias of the
+        // proximal term (about ε·‖F − F₀‖ in the residual) shrinks by about ε/σ² per pass:
+        // two passes leave the base wrench exact to rounding.
+        for pass in 0..PASSES {
+            let p = &mut self.problem;
+            for row in 0..m {
+                let wc: f64 = p.factor[row * 6..row * 6 + 6].iter().zip(target).map(|(w, c)| w * c).sum();
+                p.g[row] = -(wc + eps * self.prior[row]);
+                p.compliance[row] = eps;
+            }
+            if pass == 0 {
+                self.cache.guess(self.problem.ids(), &mut self.warm);
+            } else {
+                self.warm.lambda.clone_from(&self.result.lambda);
+                self.warm.dual.clone_from(&self.result.dual);
+                self.warm.known.clear();
+                self.warm.known.resize(ns, true);
+            }
+            // Standing, the answer keeps the last one's modes (every foot inside its cone):
+            // one 12 × 12 solve instead of the ADMM.
+            let tolerance = self.settings.tolerance;
+            if !self.polish.try_solve(&self.problem, &self.warm, ContactModel::Ccp, tolerance, &mut self.result) {
+                self.solver.solve(&self.problem, Some(&self.warm), &mut self.result);
+            }
+            converged = self.result.converged;
+            self.prior.clone_from(&self.result.lambda);
+        }
+        self.cache.store(self.problem.ids(), &self.result);
+        Some(converged)
     }
 
     /// The least squares without the cones, in the friction-sharing metric of the module,

@@ -41,10 +41,17 @@ fn aba_impl<'d>(
     tau: &[f64],
     fext: Option<&[Force]>,
 ) -> &'d DVector<f64> {
-    let n = model.njoints();
     debug_assert!(q.len() == model.nq && v.len() == model.nv && tau.len() == model.nv);
+    forward_pass(model, data, q, v, fext);
+    backward_pass(model, data, tau);
+    acceleration_pass(model, data);
+    &data.ddq
+}
 
-    // Pass 1: placements, world velocities, bias accelerations and forces.
+/// Pass 1 (Pinocchio's AbaForwardStep1): placements, world velocities, bias accelerations
+/// and forces (less the external forces), root to leaves.
+fn forward_pass(model: &Model, data: &mut Data, q: &[f64], v: &[f64], fext: Option<&[Force]>) {
+    let n = model.njoints();
     for i in 1..n {
         place_joint(model, data, i, q);
         fill_world_subspace(model, data, i);
@@ -63,8 +70,11 @@ fn aba_impl<'d>(
         }
         data.of[i] = of;
     }
+}
 
-    // Pass 2: articulated inertias and bias forces, leaves to root.
+/// Pass 2 (AbaBackwardStep): articulated inertias and bias forces, leaves to root.
+fn backward_pass(model: &Model, data: &mut Data, tau: &[f64]) {
+    let n = model.njoints();
     for i in (1..n).rev() {
         let iv = model.idx_v[i];
         let parent = model.parents[i];
@@ -108,8 +118,11 @@ fn aba_impl<'d>(
             }
         }
     }
+}
 
-    // Pass 3: accelerations, root to leaves.
+/// Pass 3 (AbaForwardStep2): joint and body accelerations, root to leaves.
+fn acceleration_pass(model: &Model, data: &mut Data) {
+    let n = model.njoints();
     let minus_gravity = -model.gravity;
     for i in 1..n {
         let iv = model.idx_v[i];
@@ -134,5 +147,4 @@ fn aba_impl<'d>(
         };
         data.oa_gf[i] = Motion::from_vector(&a);
     }
-    &data.ddq
 }

@@ -53,7 +53,31 @@ pub fn status(
     input: Freshness,
     watched: &WatchedInput,
 ) -> Status {
-    let us = |ns: u64| format!("{:.1}", ns as f64 * 1e-3);
+    let problems = problems(report, now, before, input, watched);
+    let level = if now.sim_halted > 0 {
+        Level::Error
+    } else if problems.is_empty() {
+        Level::Ok
+    } else {
+        Level::Warn
+    };
+    let message = if problems.is_empty() {
+        format!("running at {:.1} Hz", report.rate_hz)
+    } else {
+        format!("running at {:.1} Hz; {}", report.rate_hz, problems.join("; "))
+    };
+    let values = values(report, now, input, watched);
+    Status { level, message, values }
+}
+
+/// What went wrong in the window (or is wrong now), in words.
+fn problems(
+    report: &LoopReport,
+    now: &CounterSnapshot,
+    before: &CounterSnapshot,
+    input: Freshness,
+    watched: &WatchedInput,
+) -> Vec<String> {
     let rejected = now.commands_rejected() - before.commands_rejected();
     let dropped = now.samples_dropped - before.samples_dropped;
     let mut problems: Vec<String> = Vec::new();
@@ -93,24 +117,23 @@ pub fn status(
     if input == Freshness::Stale {
         problems.push(format!("{} stale: applying {}", watched.name, watched.when_stale));
     }
-    let level = if now.sim_halted > 0 {
-        Level::Error
-    } else if problems.is_empty() {
-        Level::Ok
-    } else {
-        Level::Warn
-    };
-    let message = if problems.is_empty() {
-        format!("running at {:.1} Hz", report.rate_hz)
-    } else {
-        format!("running at {:.1} Hz; {}", report.rate_hz, problems.join("; "))
-    };
+    problems
+}
+
+/// The key-value pairs of /diagnostics: the loop's figures, then the counters' totals.
+fn values(
+    report: &LoopReport,
+    now: &CounterSnapshot,
+    input: Freshness,
+    watched: &WatchedInput,
+) -> Vec<(&'static str, String)> {
+    let us = |ns: u64| format!("{:.1}", ns as f64 * 1e-3);
     let input_state = match input {
         Freshness::NeverReceived => "none received",
         Freshness::Fresh => "fresh",
         Freshness::Stale => "stale",
     };
-    let values = vec![
+    vec![
         ("rate_hz", format!("{:.2}", report.rate_hz)),
         ("nominal_period_us", us(report.nominal_period_ns)),
         ("period_p50_us", us(report.period.p50)),
@@ -154,8 +177,7 @@ pub fn status(
         ("references_accepted_total", now.references_accepted.to_string()),
         ("references_rejected_total", now.references_rejected.to_string()),
         ("external_wrenches_rejected_total", now.wrenches_rejected.to_string()),
-    ];
-    Status { level, message, values }
+    ]
 }
 
 /// The terminal line: loop figures, then inputs.
