@@ -20,14 +20,14 @@ use std::path::Path;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use signorini::app::Setup;
+use signorini::app::{ExternalWrenches, Setup, WrenchTargets};
 use signorini::collision::{CollisionShape, CollisionWorld, load_mesh};
 use signorini::config::{CollisionConfig, Config, EnvironmentConfig};
 use signorini::control::{JointTrajectory, TrajectoryPoint};
 use signorini::dynamics;
 use signorini::model::{Data, MimicPolicy, Model, ModelOptions, RobotDescription};
-use signorini::runtime::{MeasuredState, Odometry, StateAssembly, select_joints, validate_efforts};
-use signorini::spatial::Vec3;
+use signorini::runtime::{MeasuredState, Odometry, StateAssembly, base_pose, select_joints, validate_efforts};
+use signorini::spatial::{Force, Vec3};
 
 use common::repo;
 use counting::largest_allocation_during;
@@ -588,6 +588,85 @@ fn state_assembly() {
             }
             Ok(any)
         })();
+        (String::new(), result)
+    });
+}
+
+/// `~/external_wrench` by name: any sequence of names (links, free bodies, unknown,
+/// empty) and wrenches (NaN, infinite, huge) leaves a finite table holding exactly the sum
+/// of the accepted wrenches in force on each target.
+#[test]
+fn wrench_targets() {
+    let setup = Setup::load(Path::new(&format!("{}/config/quadruped.yaml", env!("CARGO_MANIFEST_DIR"))), None)
+        .expect("the shipped configuration");
+    let world = setup.sim_world().expect("the shipped world");
+    let links: Vec<String> = setup.model.frames.iter().map(|f| f.name.clone()).collect();
+    let table = ExternalWrenches {
+        joints: vec![Force::ZERO; setup.model.njoints()],
+        bodies: vec![Force::ZERO; world.bodies.len()],
+    };
+    fuzz("wrench targets", cases(), |rng, _| {
+        let mut targets = WrenchTargets::new(&setup.model, &world, table.clone());
+        let mut in_force: std::collections::BTreeMap<String, Force> = Default::default();
+        let result = (|| {
+            for _ in 0..rng.below(20) + 1 {
+                let name = match rng.below(4) {
+                    0 => names_of(rng, &links).pop().unwrap_or_default(),
+                    _ => rng.pick(&links).clone(),
+                };
+                let zero = rng.chance(5);
+                let mut v = || {
+                    if rng.chance(10) { evil_value(rng) } else { (rng.next() as f64 / u64::MAX as f64 - 0.5) * 100.0 }
+                };
+                let wrench = match zero {
+                    true => Force::ZERO,
+                    false => Force { linear: Vec3::new(v(), v(), v()), angular: Vec3::new(v(), v(), v()) },
+                };
+                let Ok(t) = targets.set(&name, wrench) else { continue };
+                let all = wrench.linear.iter().chain(wrench.angular.iter()).all(|x| x.is_finite());
+                if !all {
+                    return Err(format!("`{name}`: a non-finite wrench accepted"));
+                }
+                if wrench == Force::ZERO {
+                    in_force.remove(&name)
+                } else {
+                    in_force.insert(name.clone(), wrench)
+                };
+                let largest = |f: &Force| f.linear.iter().chain(f.angular.iter()).fold(0.0f64, |m, x| m.max(x.abs()));
+                let bound: f64 = in_force.values().map(largest).sum();
+                let tabled = t.joints.iter().chain(&t.bodies).map(largest).fold(0.0, f64::max);
+                if !tabled.is_finite() || tabled > bound * (1.0 + 1e-12) {
+                    return Err(format!("a table entry of {tabled} from wrenches of at most {bound} in force"));
+                }
+            }
+            Ok(!in_force.is_empty())
+        })();
+        (String::new(), result)
+    });
+}
+
+/// A base pose reference is accepted only finite with a unit quaternion, and comes out
+/// normalized.
+#[test]
+fn base_pose_references() {
+    fuzz("base pose", cases(), |rng, _| {
+        let mut v = || if rng.chance(8) { evil_value(rng) } else { rng.next() as f64 / u64::MAX as f64 - 0.5 };
+        let mut pose = [v(), v(), v(), v(), v(), v(), v()];
+        if rng.chance(2) {
+            let norm = pose[3..].iter().map(|x| x * x).sum::<f64>().sqrt();
+            let scale = 1.0 + 0.004 * (rng.next() as f64 / u64::MAX as f64 - 0.5);
+            pose[3..].iter_mut().for_each(|x| *x *= scale / norm);
+        }
+        let result = match base_pose(pose) {
+            None => Ok(false),
+            Some(p) => {
+                let norm = p[3..].iter().map(|x| x * x).sum::<f64>().sqrt();
+                match p.iter().all(|x| x.is_finite()) && (norm - 1.0).abs() < 1e-12 && p[..3] == pose[..3] {
+                    true => Ok(true),
+                    false => Err(format!("{pose:?} accepted as {p:?}")),
+                }
+            }
+        };
         (String::new(), result)
     });
 }

@@ -53,18 +53,30 @@ impl WrenchTargets {
     }
 
     /// Sets the wrench on `name` (world axes; replacing its previous one, zero removes it)
-    /// and rebuilds the table: links of one joint add up. A refused wrench changes nothing.
+    /// and rebuilds the table: links of one joint add up. A refused wrench changes nothing;
+    /// one whose sum with the others in force on its target overflows is refused too.
     pub fn set(&mut self, name: &str, wrench: Force) -> Result<&ExternalWrenches, WrenchRejection> {
-        let finite = wrench.linear.iter().chain(wrench.angular.iter()).all(|x| x.is_finite());
-        if !finite {
+        if !is_finite(&wrench) {
             return Err(WrenchRejection::NotFinite(name.to_owned()));
         }
         let target = *self.targets.get(name).ok_or_else(|| WrenchRejection::UnknownName(name.to_owned()))?;
-        if wrench == Force::ZERO {
-            self.applied.remove(name);
-        } else {
-            self.applied.insert(name.to_owned(), (target, wrench));
+        let before = match wrench == Force::ZERO {
+            true => self.applied.remove(name),
+            false => self.applied.insert(name.to_owned(), (target, wrench)),
+        };
+        if !self.rebuild() {
+            match before {
+                Some(previous) => self.applied.insert(name.to_owned(), previous),
+                None => self.applied.remove(name),
+            };
+            self.rebuild();
+            return Err(WrenchRejection::NotFinite(name.to_owned()));
         }
+        Ok(&self.table)
+    }
+
+    /// The table from the wrenches in force; false if a sum overflowed.
+    fn rebuild(&mut self) -> bool {
         self.table.joints.fill(Force::ZERO);
         self.table.bodies.fill(Force::ZERO);
         for (target, w) in self.applied.values() {
@@ -76,8 +88,12 @@ impl WrenchTargets {
                 *slot += *w;
             }
         }
-        Ok(&self.table)
+        self.table.joints.iter().chain(&self.table.bodies).all(is_finite)
     }
+}
+
+fn is_finite(w: &Force) -> bool {
+    w.linear.iter().chain(w.angular.iter()).all(|x| x.is_finite())
 }
 
 #[cfg(test)]
@@ -128,5 +144,13 @@ mod tests {
         assert_eq!(t.set("nowhere", push(1.0)), Err(WrenchRejection::UnknownName("nowhere".into())));
         assert_eq!(t.set("upper", push(f64::NAN)), Err(WrenchRejection::NotFinite("upper".into())));
         assert_eq!(t.set("tip", Force::ZERO).expect("a link").joints[1], push(1.0));
+    }
+
+    #[test]
+    fn a_wrench_whose_sum_overflows_is_refused() {
+        let mut t = targets();
+        t.set("upper", push(f64::MAX)).expect("finite");
+        assert_eq!(t.set("tip", push(f64::MAX)), Err(WrenchRejection::NotFinite("tip".into())));
+        assert_eq!(t.set("tip", push(-1.0)).expect("finite").joints[1], push(f64::MAX - 1.0));
     }
 }
