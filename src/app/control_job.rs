@@ -26,7 +26,7 @@ use crate::control::{Controller, JointTrajectory};
 use crate::dynamics;
 use crate::model::{Data, Model};
 use crate::runtime::MeasuredState;
-use crate::runtime::{
+use crate::runtime::{HandOff, 
     Counters, EffortCommand, Freshness, Job, MailboxReader, MailboxWriter, SampleProducer, Tick, Watchdog,
 };
 
@@ -81,9 +81,8 @@ pub struct ControlJob {
     /// In one process with the simulator: the torques go straight to it.
     commands_out: Option<MailboxWriter<EffortCommand>>,
     dt: f64,
-    publisher: Option<Thread>,
-    /// Whether the last tick pushed a sample (the publisher is woken for it).
-    pushed: bool,
+    /// The publisher woken after a tick that pushed a sample.
+    hand_off: HandOff,
 }
 
 impl ControlJob {
@@ -131,8 +130,7 @@ impl ControlJob {
             data: Data::new(&model),
             commands_out: None,
             dt: config.period().as_secs_f64(),
-            publisher,
-            pushed: false,
+            hand_off: HandOff::new(publisher),
             model,
         })
     }
@@ -146,7 +144,7 @@ impl ControlJob {
     /// Unparks `publisher` after each sample (the hand-off, measured apart in the loop
     /// report).
     pub fn hand_off_to(&mut self, publisher: Thread) {
-        self.publisher = Some(publisher);
+        self.hand_off.to(publisher);
     }
 
     /// Holds the floating base at the poses `references` delivers (a floating base only).
@@ -344,14 +342,10 @@ impl Job for ControlJob {
         if !pushed {
             self.counters.samples_dropped.fetch_add(1, Ordering::Relaxed);
         }
-        self.pushed = true;
+        self.hand_off.sample_pushed();
     }
 
     fn hand_off(&mut self) {
-        if std::mem::take(&mut self.pushed)
-            && let Some(p) = &self.publisher
-        {
-            p.unpark();
-        }
+        self.hand_off.wake();
     }
 }

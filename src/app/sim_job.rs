@@ -20,7 +20,7 @@ use super::outputs::{OutputLayout, Outputs};
 use crate::app::{JointSlot, Setup};
 use crate::config::{Fallback, NonFinitePolicy};
 use crate::model::FreeBodyState;
-use crate::runtime::{Counters, EffortCommand, Freshness, Job, MailboxReader, SampleProducer, Tick, Watchdog};
+use crate::runtime::{HandOff, Counters, EffortCommand, Freshness, Job, MailboxReader, SampleProducer, Tick, Watchdog};
 use crate::sim::{JointPd, Stepper, World};
 use crate::spatial::Force;
 
@@ -85,9 +85,8 @@ pub struct SimJob {
     tau: Vec<f64>,
     /// The initial robot state and free bodies, for a reset.
     initial: (Vec<f64>, Vec<f64>, Vec<FreeBodyState>),
-    publisher: Option<Thread>,
-    /// Whether the last tick pushed a sample (the publisher is woken for it).
-    pushed: bool,
+    /// The publisher woken after a tick that pushed a sample.
+    hand_off: HandOff,
     /// The simulated state stopped being finite under `sim.on_non_finite: halt`: no step
     /// until `~/reset`.
     halted: bool,
@@ -138,8 +137,7 @@ impl SimJob {
             watchdog: Watchdog::new(stale_after),
             counters,
             initial,
-            publisher,
-            pushed: false,
+            hand_off: HandOff::new(publisher),
             halted: false,
             requests: Arc::default(),
             publish_every: setup.config.sim.publish_every.get() as u64,
@@ -153,7 +151,7 @@ impl SimJob {
     /// Unparks `publisher` after each sample (the hand-off, measured apart in the loop
     /// report).
     pub fn hand_off_to(&mut self, publisher: Thread) {
-        self.publisher = Some(publisher);
+        self.hand_off.to(publisher);
     }
 
     /// Applies the latest command whatever its age (a controller in the same loop writes
@@ -298,15 +296,11 @@ impl Job for SimJob {
         if !self.samples.push_with(|s| layout.fill(world, stepper, s)) {
             self.counters.samples_dropped.fetch_add(1, Ordering::Relaxed);
         }
-        self.pushed = true;
+        self.hand_off.sample_pushed();
     }
 
     fn hand_off(&mut self) {
-        if std::mem::take(&mut self.pushed)
-            && let Some(p) = &self.publisher
-        {
-            p.unpark();
-        }
+        self.hand_off.wake();
     }
 }
 

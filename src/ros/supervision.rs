@@ -129,7 +129,7 @@ async fn wait_for_stop<J: Job + 'static>(
     let mut sigterm =
         signal(SignalKind::terminate()).map_err(|e| NodeError::Thread(format!("SIGTERM handler: {e}")))?;
     let mut check = tokio::time::interval(Duration::from_millis(100));
-    let died = |what: &str| Err(NodeError::Thread(format!("{what} stopped unexpectedly; stopping the node")));
+    let died = |what: &str| Err(NodeError::Thread(format!("{what} unexpectedly; stopping the node")));
     loop {
         tokio::select! {
             _ = tokio::signal::ctrl_c() => return Ok(()),
@@ -137,14 +137,14 @@ async fn wait_for_stop<J: Job + 'static>(
             Some(ended) = running.join_next() => {
                 let (name, panicked) = ended.unwrap_or_else(|e| (format!("a task ({e})"), true));
                 let how = if panicked { "panicked" } else { "ended" };
-                return died(&format!("the task of {name} {how}: it"));
+                return died(&format!("the task of {name} {how}"));
             }
             _ = check.tick() => {
                 if loop_thread.is_finished() {
-                    return died("the loop thread");
+                    return died("the loop thread stopped");
                 }
                 if let Some((name, _)) = threads.iter().find(|(_, t)| t.is_finished()) {
-                    return died(&format!("the thread of {name}"));
+                    return died(&format!("the thread of {name} stopped"));
                 }
             }
         }
