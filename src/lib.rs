@@ -14,6 +14,8 @@
 //! - [`sim`]: what the loop runs.
 //! - [`control`]: contact-aware inverse dynamics.
 //! - [`config`] and [`setup`]: the YAML configuration and what is built from it.
+//! - [`scenes`]: the scenes of the tests, the benches and `signorini bench`, built on the
+//!   cores alone.
 //! - [`bench`]: every contact solver on the scenario suite (`signorini bench`).
 //! - [`cli`]: the logic of the command-line tools.
 //! - `ros` (feature `ros`): the r2r node around the loop.
@@ -31,6 +33,7 @@ pub mod model;
 #[cfg(feature = "ros")]
 pub mod ros;
 pub mod runtime;
+pub mod scenes;
 pub mod setup;
 pub mod sim;
 pub mod spatial;

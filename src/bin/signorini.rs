@@ -116,7 +116,7 @@ enum Command {
         /// Solvers, comma-separated (`admm`, `admm:ncp`, `pgs:ccp`, …; default: all).
         #[arg(long, value_delimiter = ',')]
         solvers: Vec<String>,
-        /// Scenarios, comma-separated (default: all; see src/bench/scenarios.rs).
+        /// Scenarios, comma-separated (default: all; see src/scenes/suite.rs).
         #[arg(long, value_delimiter = ',')]
         scenarios: Vec<String>,
         /// Tolerances of the runs, comma-separated (default: 1e-4,1e-6,1e-8).
