@@ -16,13 +16,20 @@
 //! - [`config`] and [`setup`]: the YAML configuration and what is built from it.
 //! - [`scenes`]: the scenes of the tests, the benches and `signorini bench`, built on the
 //!   cores alone.
-//! - [`bench`]: every contact solver on the scenario suite (`signorini bench`).
-//! - [`cli`]: the logic of the command-line tools.
+//! - `bench` (feature `tools`): every contact solver on the scenario suite (`signorini
+//!   bench`).
+//! - `cli` (feature `tools`): the logic of the command-line tools.
 //! - `ros` (feature `ros`): the r2r node around the loop.
+//!
+//! Features: `ros` (the node) and `tools` (the command-line tools and the figures of
+//! `signorini bench`; the `signorini` binary needs it), both default. Without them
+//! (`--no-default-features`) the crate is the library alone.
 #![warn(missing_docs)]
 
 pub mod bag;
+#[cfg(feature = "tools")]
 pub mod bench;
+#[cfg(feature = "tools")]
 pub mod cli;
 pub mod collision;
 pub mod config;

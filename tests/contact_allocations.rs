@@ -105,7 +105,9 @@ fn the_cube_stacks_solve_without_allocating() {
 
 /// Every solver of `contact.solver` (both models where it has two) steps the quadruped
 /// standing, the polish off, without allocating once the first steps have sized its
-/// workspace (the problem assembled with its factor W, as the simulator does).
+/// workspace (the problem assembled with its factor W, as the simulator does). The list of
+/// variants is `signorini bench`'s (feature `tools`).
+#[cfg(feature = "tools")]
 #[test]
 fn every_solver_steps_the_quadruped_without_allocating() {
     use signorini::bench::Variant;

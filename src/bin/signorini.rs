@@ -307,7 +307,7 @@ fn node(config: Option<PathBuf>) -> Result<(), Failure> {
 
 #[cfg(not(feature = "ros"))]
 fn node(_config: Option<PathBuf>) -> Result<(), Failure> {
-    Err(Failure::Other("this build has no ROS 2 support (built with --no-default-features)".into()))
+    Err(Failure::Other("this build has no ROS 2 support (built without the `ros` feature)".into()))
 }
 
 fn load(config: &std::path::Path) -> Result<Setup, Failure> {
