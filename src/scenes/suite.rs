@@ -15,7 +15,7 @@
 //! | `talos-falling` | talos (example-robot-data), unactuated, released upright | — |
 //! | `boxes-100` | 100 cubes of 1 kg resting on a plane | the deepest sink (0) |
 //!
-//! `signorini bench` (`crate::bench`, feature `tools`) also measures every run's seed 002
+//! `signorini bench` (the `bench` module, feature `tools`) also measures every run's seed 002
 //! trajectory error against a reference run.
 
 use crate::sim::{Stepper, World};
