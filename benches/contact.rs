@@ -1,5 +1,5 @@
 //! Criterion benches of the contact solvers (ADMM and PGS, NCP, tolerance 1e-6), cold and
-//! warm-started from their own solution, on the problems of benches/scenes/contact.rs.
+//! warm-started from their own solution, on `signorini::scenes::problems::benchmark_problems`.
 //! The ratios against Pinocchio's ADMM are measured by scripts/bench_contact.py.
 //!
 //!   cargo bench --bench contact        (make bench)
@@ -8,12 +8,10 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use signorini::contact::{AdmmSettings, AdmmSolver, PgsSettings, PgsSolver, SolveResult, Solver, WarmStart};
-
-#[path = "scenes/contact.rs"]
-mod scenes;
+use signorini::scenes::{Sources, problems};
 
 fn solves(c: &mut Criterion) {
-    let problems = scenes::benchmark_problems();
+    let problems = problems::benchmark_problems(&Sources::repository()).expect("the problems build");
     let mut g = c.benchmark_group("contact solve");
     g.sample_size(20);
     for (_, scene) in &problems {

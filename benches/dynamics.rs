@@ -9,9 +9,7 @@ use std::hint::black_box;
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
 use signorini::dynamics;
 use signorini::model::{Data, MimicPolicy, Model, ModelOptions};
-
-#[path = "../tests/common/mod.rs"]
-mod common;
+use signorini::scenes::find_example_robot_data;
 
 const ROBOTS: [(&str, &str, bool); 4] = [
     ("ur5", "example-robot-data/robots/ur_description/urdf/ur5_robot.urdf", false),
@@ -21,7 +19,8 @@ const ROBOTS: [(&str, &str, bool); 4] = [
 ];
 
 fn robot(rel: &str, floating: bool) -> (Model, Vec<f64>, Vec<f64>, Vec<f64>) {
-    let share = common::erd_share();
+    let share = find_example_robot_data(None, env!("CARGO_MANIFEST_DIR").as_ref())
+        .expect("example-robot-data (`make env`, or EXAMPLE_ROBOT_DATA_SHARE)");
     let options = ModelOptions {
         floating_base: floating,
         mimic: MimicPolicy::Independent,

@@ -1,4 +1,4 @@
-//! Detection time per step on the scenes of benches/scenes/collision.rs (median of
+//! Detection time per step on the scenes of `signorini::scenes::detection` (median of
 //! batches, as examples/dynamics_timing.rs), printed as a markdown table; with --write
 //! the table replaces the collision section of docs/BENCHMARKS.md.
 //!
@@ -6,10 +6,9 @@
 
 use std::hint::black_box;
 
-#[path = "../benches/scenes/collision.rs"]
-mod scenes;
-#[path = "../benches/scenes/timing.rs"]
-mod timing;
+use signorini::scenes::{Sources, detection};
+
+mod common;
 
 fn main() -> std::io::Result<()> {
     let write = std::env::args().any(|a| a == "--write");
@@ -17,9 +16,9 @@ fn main() -> std::io::Result<()> {
         "| scene | shapes | contacts | µs per step (median) | target |".to_owned(),
         "|---|---:|---:|---:|---|".to_owned(),
     ];
-    for mut s in scenes::all() {
+    for mut s in detection::all(&Sources::repository()).expect("the scenes build") {
         let contacts = s.step();
-        let t = timing::median_us(
+        let t = common::median_us(
             |_| {
                 black_box(s.step());
             },

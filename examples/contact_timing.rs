@@ -1,5 +1,5 @@
 //! Contact solve times and iterations, cold and warm, ADMM and PGS, on the Pinocchio
-//! fixtures and the stacks of benches/scenes/contact.rs (same timing method as the other
+//! fixtures and the stacks of `signorini::scenes::problems` (same timing method as the other
 //! examples: batches ≥ 2 ms, median per-call time).
 //!
 //!   cargo run --release --example contact_timing -- [--tol 1e-6] [--rounds 15]
@@ -20,10 +20,9 @@ use signorini::contact::{
     Solver, StoppingRule, WarmStart,
 };
 
-#[path = "../benches/scenes/contact.rs"]
-mod scenes;
-#[path = "../benches/scenes/timing.rs"]
-mod timing;
+use signorini::scenes::{Sources, problems};
+
+mod common;
 
 struct Options {
     tol: f64,
@@ -73,7 +72,7 @@ struct Timed {
 fn time(solver: &mut dyn Solver, p: &ContactProblem, warm: Option<&WarmStart>, rounds: usize) -> (Timed, SolveResult) {
     let mut r = SolveResult::with_capacity(p.contacts(), 0);
     solver.solve(p, warm, &mut r);
-    let us = timing::median_us(
+    let us = common::median_us(
         |_| {
             solver.solve(black_box(p), warm, &mut r);
         },
@@ -118,7 +117,7 @@ fn main() {
     let spectral = AdmmSettings::default().rule;
     let mut rows = Vec::new();
     let mut records = Vec::new();
-    for (key, scene) in scenes::benchmark_problems() {
+    for (key, scene) in problems::benchmark_problems(&Sources::repository()).expect("the problems build") {
         let p = &scene.problem;
         let n = p.contacts();
         let max = StoppingRule::default().max_iterations;

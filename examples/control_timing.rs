@@ -19,12 +19,8 @@ use signorini::collision::{CollisionWorld, Owner};
 use signorini::config::ContactConfig;
 use signorini::control::{Controller, ControllerSettings, InverseDynamics, InverseDynamicsSettings};
 use signorini::model::Data;
+use signorini::scenes::{Sources, worlds};
 use signorini::sim::{Stepper, World};
-
-#[path = "../benches/scenes/collision.rs"]
-mod collision_scenes;
-#[path = "../benches/scenes/sim.rs"]
-mod sim_scenes;
 
 const DT: f64 = 1e-3;
 
@@ -47,9 +43,9 @@ fn time(
     let contact = ContactConfig::default();
     let mut stepper = Stepper::new(&world, DT, &contact.settings(), 64);
     let mut tau = vec![0.0; model.nv];
-    let mut hold = sim_scenes::hold(&world, posture, gains.0, gains.1);
+    let mut hold = worlds::hold(&world, posture, gains.0, gains.1);
     for _ in 0..1000 {
-        sim_scenes::pd(&world, &mut hold, &mut tau);
+        worlds::pd(&world, &mut hold, &mut tau);
         stepper.step(&mut world, &tau);
     }
     let reference = world.robot.as_ref().unwrap().q.clone();
@@ -149,14 +145,14 @@ fn main() {
         }
     }
     let solo12 = || {
-        let (solo, posture) = sim_scenes::solo12_standing(&collision_scenes::erd_share());
+        let (solo, posture) = worlds::solo12_standing(&Sources::repository()).expect("solo12 loads");
         let model = solo.robot.as_ref().unwrap().model.clone();
         let collision = || CollisionWorld::new(&model, &Default::default(), &Default::default()).unwrap();
         time(solo, &posture, (5.0, 0.1), &collision, rounds, ticks)
     };
     let quadruped = || {
         let setup = Setup::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("config/quadruped.yaml"), None).unwrap();
-        let (world, posture, gains) = sim_scenes::quadruped(0.0);
+        let (world, posture, gains) = worlds::quadruped(&Sources::repository(), 0.0).expect("the quadruped loads");
         let collision = || {
             CollisionWorld::new(
                 &setup.model,

@@ -11,15 +11,14 @@
 use std::hint::black_box;
 use std::path::PathBuf;
 
-#[path = "../benches/scenes/timing.rs"]
-mod timing;
+mod common;
 
 use signorini::dynamics;
 use signorini::model::{Data, MimicPolicy, Model, ModelOptions};
 
 /// Median per-call time, cycling through `n_states` inputs.
 fn median_us(mut f: impl FnMut(usize), n_states: usize, rounds: usize) -> f64 {
-    timing::median_us(|i| f(i % n_states), rounds)
+    common::median_us(|i| f(i % n_states), rounds)
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {

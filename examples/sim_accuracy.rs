@@ -14,13 +14,10 @@
 //!   cargo run --release --example sim_accuracy -- [--json OUT.json]
 
 use signorini::config::ContactConfig;
+use signorini::scenes::{G0, worlds};
 use signorini::sim::Stepper;
 use signorini::spatial::Vec3;
 
-#[path = "../benches/scenes/sim.rs"]
-mod sim_scenes;
-
-const G0: f64 = 9.81;
 const DT: f64 = 1e-3;
 const THETA: f64 = 30.0;
 
@@ -45,7 +42,7 @@ fn main() {
     let mut not_converged = 0usize;
 
     // Sticks.
-    let (mut world, b, downhill) = sim_scenes::incline(THETA, 0.7);
+    let (mut world, b, downhill) = worlds::incline(THETA, 0.7);
     let start = world.states[b].pose.translation;
     let mut s = stepper(&world);
     for _ in 0..2000 {
@@ -55,19 +52,19 @@ fn main() {
 
     // Slides.
     let mu = 0.3;
-    let (mut world, b, downhill) = sim_scenes::incline(THETA, mu);
+    let (mut world, b, downhill) = worlds::incline(THETA, mu);
     let mut s = stepper(&world);
     let (mut separation, mut airborne) = (0.0f64, 0usize);
     for _ in 0..1000 {
         not_converged += usize::from(!s.step(&mut world, &[]).converged);
-        separation = separation.max(sim_scenes::cube_gap(&world, b, 0.1, &normal));
-        airborne += usize::from(sim_scenes::total_impulse(&s).dot(&normal) < 1e-9);
+        separation = separation.max(worlds::cube_gap(&world, b, 0.1, &normal));
+        airborne += usize::from(worlds::total_impulse(&s).dot(&normal) < 1e-9);
     }
-    let acceleration = sim_scenes::velocity(&world, b).dot(&downhill) / world.time;
+    let acceleration = worlds::velocity(&world, b).dot(&downhill) / world.time;
     let analytic = G0 * (theta.sin() - mu * theta.cos());
 
     // A ton on a gram.
-    let (mut world, heavy) = sim_scenes::heavy_on_light();
+    let (mut world, heavy) = worlds::heavy_on_light();
     let z0 = world.states[heavy].pose.translation.z;
     let mut s = stepper(&world);
     let mut penetration = 0.0f64;

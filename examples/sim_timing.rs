@@ -11,12 +11,8 @@
 use std::time::Instant;
 
 use signorini::config::ContactConfig;
+use signorini::scenes::{Sources, worlds};
 use signorini::sim::{Stepper, World};
-
-#[path = "../benches/scenes/collision.rs"]
-mod collision_scenes;
-#[path = "../benches/scenes/sim.rs"]
-mod sim_scenes;
 
 const DT: f64 = 1e-3;
 
@@ -32,9 +28,9 @@ struct Figures {
 fn time(mut world: World, reference: &[f64], kp: f64, kd: f64, rounds: usize, contact: &ContactConfig) -> Figures {
     let mut stepper = Stepper::new(&world, DT, &contact.settings(), 128);
     let mut tau = vec![0.0; world.nv()];
-    let mut hold = sim_scenes::hold(&world, reference, kp, kd);
+    let mut hold = worlds::hold(&world, reference, kp, kd);
     for _ in 0..1000 {
-        sim_scenes::pd(&world, &mut hold, &mut tau);
+        worlds::pd(&world, &mut hold, &mut tau);
         stepper.step(&mut world, &tau);
     }
     let (mut times, mut iterations, mut factorizations, mut polished, mut eps) =
@@ -42,7 +38,7 @@ fn time(mut world: World, reference: &[f64], kp: f64, kd: f64, rounds: usize, co
     for _ in 0..rounds.max(1) {
         let t0 = Instant::now();
         for _ in 0..1000 {
-            sim_scenes::pd(&world, &mut hold, &mut tau);
+            worlds::pd(&world, &mut hold, &mut tau);
             let r = stepper.step(&mut world, &tau);
             iterations += r.iterations;
             factorizations += r.factorizations;
@@ -87,11 +83,12 @@ fn main() {
     let wanted = |key: &str| only.as_deref().is_none_or(|o| o == key);
     let mut scenes = Vec::new();
     if wanted("solo12_standing") {
-        let (solo, solo_ref) = sim_scenes::solo12_standing(&collision_scenes::erd_share());
+        let (solo, solo_ref) = worlds::solo12_standing(&Sources::repository()).expect("solo12 loads");
         scenes.push(("solo12_standing", "solo12 standing", time(solo, &solo_ref, 5.0, 0.1, rounds, &contact)));
     }
     if wanted("quadruped_standing") {
-        let (quadruped, quadruped_ref, (kp, kd)) = sim_scenes::quadruped(0.0);
+        let (quadruped, quadruped_ref, (kp, kd)) =
+            worlds::quadruped(&Sources::repository(), 0.0).expect("the quadruped loads");
         scenes.push((
             "quadruped_standing",
             "quadruped standing",

@@ -3,7 +3,7 @@
 
 Accuracy: three scenes built the same way in both (same masses, sizes, friction, Δt = 1 ms;
 MuJoCo from MJCF strings with its defaults otherwise: Newton, pyramidal cones, soft
-constraints; signorini from benches/scenes/sim.rs by examples/sim_accuracy.rs with its
+constraints; signorini from src/scenes/worlds.rs by examples/sim_accuracy.rs with its
 default contact settings, ADMM on the NCP at tolerance 1e-6):
   - a 1 kg cube of side 0.2 on a 30° incline, μ 0.7 > tan 30°: drift along the slope in 2 s;
   - the same, μ 0.3: acceleration v(1 s)/1 s vs g (sin θ − μ cos θ), the highest the lowest

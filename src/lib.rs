@@ -13,15 +13,25 @@
 //!   wait-free exchanges with the I/O side. Nothing below [`ros`] knows ROS exists.
 //! - [`sim`]: what the loop runs.
 //! - [`control`]: contact-aware inverse dynamics.
-//! - [`config`] and [`setup`]: the YAML configuration and what is built from it.
-//! - [`bench`]: every contact solver on the scenario suite (`signorini bench`).
-//! - [`cli`]: the logic of the command-line tools.
+//! - [`config`]: the YAML configuration, read into the cores' settings.
+//! - [`app`]: start-up, the loop jobs and one loop assembly per mode (no ROS).
+//! - [`scenes`]: the scenes of the tests, the benches and `signorini bench`, built on the
+//!   cores alone.
+//! - `bench` (feature `tools`): every contact solver on the scenario suite (`signorini
+//!   bench`).
+//! - `cli` (feature `tools`): the logic of the command-line tools.
 //! - `ros` (feature `ros`): the r2r node around the loop.
+//!
+//! Features: `ros` (the node) and `tools` (the command-line tools and the figures of
+//! `signorini bench`; the `signorini` binary needs it), both default. Without them
+//! (`--no-default-features`) the crate is the library alone.
 #![warn(missing_docs)]
 
 pub mod app;
 pub mod bag;
+#[cfg(feature = "tools")]
 pub mod bench;
+#[cfg(feature = "tools")]
 pub mod cli;
 pub mod collision;
 pub mod config;
@@ -32,7 +42,7 @@ pub mod model;
 #[cfg(feature = "ros")]
 pub mod ros;
 pub mod runtime;
-
+pub mod scenes;
 pub mod sim;
 pub mod spatial;
 #[cfg(test)]

@@ -1,14 +1,4 @@
-//! Helpers shared by the crate's unit tests and, by `#[path]`, by integration tests
-//! (one source, no public test API).
+//! Helpers shared by the crate's unit tests (the integration tests take them from
+//! [`crate::scenes`]).
 
-/// Deterministic pseudo-random numbers in [−1, 1) (xorshift64 from `seed`; 0 acts as 1):
-/// the property tests' inputs, the same on every run.
-pub(crate) fn uniform(seed: u64) -> impl FnMut() -> f64 {
-    let mut x = seed.max(1);
-    move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        (x >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-    }
-}
+pub(crate) use crate::scenes::uniform;

@@ -5,17 +5,11 @@
 //! (compliance), AT-15 (the NCP criterion). AT-01 is in src/contact/cone.rs.
 #![allow(clippy::needless_range_loop)]
 
-#[path = "../benches/scenes/contact.rs"]
-mod scenes;
-#[path = "../src/test_support.rs"]
-mod test_support;
-
 use signorini::contact::{
     AdmmSettings, AdmmSolver, ContactModel, ContactProblem, Metrics, PgsSettings, PgsSolver, SolveResult, Solver,
     StoppingRule, WarmStartCache, cone,
 };
-
-use scenes::G0;
+use signorini::scenes::{G0, problems, uniform};
 
 const DT: f64 = 1e-3;
 
@@ -56,7 +50,7 @@ fn sigma(p: &ContactProblem, lambda: &[f64]) -> Vec<f64> {
 fn at02_admm_iterates_stay_in_the_cones_and_orthogonal_after_every_iteration() {
     for (case, rank) in [(0u64, 12usize), (1, 12), (2, 6), (3, 3), (4, 9)] {
         // G = B·Bᵀ with B 12 × rank: SPD at full rank, singular below; R = 0.
-        let mut next = test_support::uniform(case * 7 + 1);
+        let mut next = uniform(case * 7 + 1);
         let n = 4;
         let m = 3 * n;
         let b: Vec<f64> = (0..m * rank).map(|_| next()).collect();
@@ -188,7 +182,7 @@ fn at05_the_ccp_lifts_a_sliding_mass_off_the_plane_and_the_ncp_criterion_flags_i
 
 #[test]
 fn at08_a_rigid_box_on_four_coplanar_contacts_splits_its_weight_evenly() {
-    let scene = scenes::box_on_ground(1.0, 0.5);
+    let scene = problems::box_on_ground(1.0, 0.5);
     let p = &scene.problem;
     assert_eq!(p.contacts(), 4);
     let r = solve(&mut admm(ContactModel::Ncp, 1e-10, 2000), p);
@@ -208,7 +202,7 @@ fn at08_a_rigid_box_on_four_coplanar_contacts_splits_its_weight_evenly() {
 }
 
 /// Normal impulse through each interface of a two-cube stack: (ground, top).
-fn interface_loads(scene: &scenes::Scene, lambda: &[f64]) -> (f64, f64) {
+fn interface_loads(scene: &problems::Problem, lambda: &[f64]) -> (f64, f64) {
     let mut ground = 0.0;
     let mut top = 0.0;
     for (k, c) in scene.contacts.iter().enumerate() {
@@ -222,7 +216,7 @@ fn interface_loads(scene: &scenes::Scene, lambda: &[f64]) -> (f64, f64) {
 
 #[test]
 fn at09_a_ton_on_a_gram_admm_converges_and_pgs_does_not() {
-    let scene = scenes::two_cubes(1e-3, 1e3, 0.5);
+    let scene = problems::two_cubes(1e-3, 1e3, 0.5);
     let p = &scene.problem;
     assert_eq!(p.contacts(), 8);
     let r = solve(&mut admm(ContactModel::Ncp, 1e-6, 1000), p);
@@ -245,7 +239,7 @@ fn at09_a_ton_on_a_gram_admm_converges_and_pgs_does_not() {
     println!("ratio   ADMM it  ε_abs      PGS sweeps  ε_abs");
     for e in 0..=6 {
         let ratio = 10f64.powi(e);
-        let s = scenes::two_cubes(1.0, ratio, 0.5);
+        let s = problems::two_cubes(1.0, ratio, 0.5);
         let a = solve(&mut admm(ContactModel::Ncp, 1e-6, 1000), &s.problem);
         let b = solve(&mut pgs(ContactModel::Ncp, 1e-6, 1000), &s.problem);
         let (ma, mb) = (
@@ -262,7 +256,7 @@ fn at09_a_ton_on_a_gram_admm_converges_and_pgs_does_not() {
 
 #[test]
 fn at10_the_fifteen_cube_wall_converges_to_1e9_without_tuning() {
-    let scene = scenes::cube_wall();
+    let scene = problems::cube_wall();
     let p = &scene.problem;
     assert!(p.contacts() > 60, "{} contacts", p.contacts());
     let mut solver = admm(ContactModel::Ncp, 1e-9, 5000);

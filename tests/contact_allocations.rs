@@ -7,10 +7,6 @@
 
 mod common;
 mod counting;
-#[path = "../benches/scenes/sim.rs"]
-mod sim_scenes;
-
-use sim_scenes::contact_scenes as scenes;
 
 use signorini::collision::{CollisionWorld, ContactBuffer};
 use signorini::config::{CollisionConfig, EnvironmentConfig};
@@ -20,6 +16,7 @@ use signorini::contact::{
 };
 use signorini::dynamics;
 use signorini::model::Data;
+use signorini::scenes::{Sources, problems};
 
 use counting::allocations_during;
 
@@ -36,7 +33,7 @@ fn solvers(capacity: usize) -> Vec<Box<dyn Solver>> {
 #[test]
 fn the_quadruped_standing_steps_without_allocating() {
     let dt = 1e-3;
-    let (model, q) = scenes::quadruped_standing();
+    let (model, q) = problems::quadruped_standing(&Sources::repository()).unwrap();
     let nv = model.nv;
     let (v, tau) = (vec![0.0; nv], vec![0.0; nv]);
     let mut data = Data::new(&model);
@@ -91,7 +88,7 @@ fn the_quadruped_standing_steps_without_allocating() {
 #[test]
 fn the_cube_stacks_solve_without_allocating() {
     // 48 rows (faer's blocked factorization, first use) and 303 rows.
-    for scene in [scenes::fixture_scene("cube_stack_4"), scenes::cube_wall()] {
+    for scene in [problems::fixture_scene(&Sources::repository(), "cube_stack_4").unwrap(), problems::cube_wall()] {
         let p = &scene.problem;
         let mut cache = WarmStartCache::with_capacity(p.contacts());
         let mut warm = WarmStart::with_capacity(p.contacts());
@@ -114,22 +111,25 @@ fn the_cube_stacks_solve_without_allocating() {
 
 /// Every solver of `contact.solver` (both models where it has two) steps the quadruped
 /// standing, the polish off, without allocating once the first steps have sized its
-/// workspace (the problem assembled with its factor W, as the simulator does).
+/// workspace (the problem assembled with its factor W, as the simulator does). The list of
+/// variants is `signorini bench`'s (feature `tools`).
+#[cfg(feature = "tools")]
 #[test]
 fn every_solver_steps_the_quadruped_without_allocating() {
     use signorini::bench::Variant;
     use signorini::config::ContactConfig;
+    use signorini::scenes::worlds;
     use signorini::sim::Stepper;
     for variant in Variant::all() {
-        let (mut world, posture, (kp, kd)) = sim_scenes::quadruped(0.0);
-        let mut hold = sim_scenes::hold(&world, &posture, kp, kd);
+        let (mut world, posture, (kp, kd)) = worlds::quadruped(&Sources::repository(), 0.0).unwrap();
+        let mut hold = worlds::hold(&world, &posture, kp, kd);
         let contact =
             ContactConfig { solver: variant.solver, model: variant.model, polish: false, ..Default::default() };
         let mut stepper = Stepper::new(&world, 1e-3, &contact.settings(), 64);
         let mut tau = vec![0.0; world.robot.as_ref().unwrap().model.nv];
         for step in 0..8 {
             let n = allocations_during(|| {
-                sim_scenes::pd(&world, &mut hold, &mut tau);
+                worlds::pd(&world, &mut hold, &mut tau);
                 stepper.step(&mut world, &tau);
             });
             assert!(step < 2 || n == 0, "{}: {n} allocations at step {step}", variant.label());

@@ -8,8 +8,6 @@
 //!    every interface and satisfies the NCP criterion as tightly.
 
 mod common;
-#[path = "../benches/scenes/contact.rs"]
-mod scenes;
 
 use serde_json::Value;
 use signorini::contact::{
@@ -18,6 +16,7 @@ use signorini::contact::{
 };
 use signorini::dynamics;
 use signorini::model::{Data, FreeBody, FreeBodyState, joint::quaternion_to_rotation};
+use signorini::scenes::{Sources, problems};
 use signorini::spatial::{Force, Inertia, Mat3, Motion, SE3, Vec3};
 
 fn floats(v: &Value) -> Vec<f64> {
@@ -79,10 +78,10 @@ fn assemble(f: &Value) -> ContactProblem {
 
 #[test]
 fn the_assembled_problems_equal_pinocchios() {
-    for name in scenes::FIXTURES {
-        let f = scenes::fixture(name);
+    for name in problems::FIXTURES {
+        let f = problems::fixture(&Sources::repository(), name).unwrap();
         let ours = assemble(&f);
-        let theirs = scenes::fixture_scene(name).problem;
+        let theirs = problems::fixture_scene(&Sources::repository(), name).unwrap().problem;
         assert_eq!(ours.contacts(), theirs.contacts(), "{name}");
         let scale = theirs.delassus().iter().fold(0.0f64, |a, x| a.max(x.abs()));
         let dg = ours.delassus().iter().zip(theirs.delassus()).fold(0.0f64, |a, (x, y)| a.max((x - y).abs()));
@@ -97,9 +96,9 @@ fn the_assembled_problems_equal_pinocchios() {
 
 #[test]
 fn admm_solutions_agree_with_pinocchios() {
-    for name in scenes::FIXTURES {
-        let f = scenes::fixture(name);
-        let scene = scenes::fixture_scene(name);
+    for name in problems::FIXTURES {
+        let f = problems::fixture(&Sources::repository(), name).unwrap();
+        let scene = problems::fixture_scene(&Sources::repository(), name).unwrap();
         let p = &scene.problem;
         let stop = StoppingRule { absolute: 1e-12, max_iterations: 20_000, ..Default::default() };
         let mut solver = AdmmSolver::with_capacity(p.contacts(), AdmmSettings { stop, ..Default::default() });

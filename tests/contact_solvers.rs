@@ -7,19 +7,11 @@
 //! §4).
 #![allow(clippy::needless_range_loop)]
 
-#[path = "../benches/scenes/sim.rs"]
-mod sim_scenes;
-#[path = "../src/test_support.rs"]
-mod test_support;
-
-use sim_scenes::contact_scenes as scenes;
-
 use signorini::contact::{
     AdmmSettings, AdmmSolver, ChronoAdmmSettings, ChronoAdmmSolver, ContactModel, ContactProblem, SapSettings,
     SapSolver, SolveResult, Solver, StoppingRule, VfpiSettings, VfpiSolver, WarmStart, cone, vfpi::Preconditioner,
 };
-
-use scenes::G0;
+use signorini::scenes::{G0, Sources, problems, uniform, worlds};
 
 const DT: f64 = 1e-3;
 
@@ -92,7 +84,7 @@ fn chrono_admm_holds_a_mass_on_an_incline_below_the_friction_angle() {
 /// carries its weight without friction.
 #[test]
 fn chrono_admm_holds_a_hyperstatic_box() {
-    let scene = scenes::box_on_ground(1.0, 0.5);
+    let scene = problems::box_on_ground(1.0, 0.5);
     for solver in &mut chrono(1e-10, 5000) {
         let r = solve(solver, &scene.problem);
         assert!(r.converged, "{}: {:?} after {}", solver.name(), r.residuals, r.iterations);
@@ -112,7 +104,7 @@ fn chrono_admm_holds_a_hyperstatic_box() {
 fn chrono_admm_converges_across_mass_ratios() {
     for e in 0..=6 {
         let ratio = 10f64.powi(e);
-        let scene = scenes::two_cubes(1.0, ratio, 0.5);
+        let scene = problems::two_cubes(1.0, ratio, 0.5);
         for solver in &mut chrono(1e-6, 5000) {
             if solver.settings.accelerated && e > 4 {
                 continue;
@@ -156,7 +148,7 @@ fn chrono_admm_penetration_is_linear_in_the_compliance() {
 #[test]
 fn chrono_admm_and_the_seed_000_admm_agree_on_random_strictly_convex_ccps() {
     for seed in 1..=20u64 {
-        let mut next = test_support::uniform(seed);
+        let mut next = uniform(seed);
         let (n, rank) = (5, 9);
         let m = 3 * n;
         let b: Vec<Vec<f64>> = (0..m).map(|_| (0..rank).map(|_| next()).collect()).collect();
@@ -196,7 +188,7 @@ fn chrono_admm_and_the_seed_000_admm_agree_on_random_strictly_convex_ccps() {
 /// two iterations (the first restores γ, the second meets both tolerances).
 #[test]
 fn chrono_admm_restarts_from_its_last_solution() {
-    let scene = scenes::two_cubes(1.0, 1e3, 0.5);
+    let scene = problems::two_cubes(1.0, 1e3, 0.5);
     let [mut solver, _] = chrono(1e-8, 5000);
     let cold = solve(&mut solver, &scene.problem);
     assert!(cold.converged);
@@ -279,8 +271,8 @@ fn sap_glides_at_dt_plus_tau_d_times_mu_v_t() {
 fn sap_on_separating_contacts_and_assembled_scenes() {
     let r = solve(&mut sap(), &point_mass([0.1, 0.0, 1.0], 0.5, [0.0; 3]));
     assert!(r.converged && r.iterations == 0 && r.lambda == [0.0; 3], "{:?}", r.lambda);
-    let mut scenes: Vec<(String, scenes::Scene)> = vec![("box".into(), scenes::box_on_ground(1.0, 0.5))];
-    scenes.extend((0..=6).map(|e| (format!("1e{e}"), scenes::two_cubes(1.0, 10f64.powi(e), 0.5))));
+    let mut scenes: Vec<(String, problems::Problem)> = vec![("box".into(), problems::box_on_ground(1.0, 0.5))];
+    scenes.extend((0..=6).map(|e| (format!("1e{e}"), problems::two_cubes(1.0, 10f64.powi(e), 0.5))));
     for (name, scene) in &scenes {
         let p = &scene.problem;
         let mut solver = sap();
@@ -425,7 +417,7 @@ fn vfpi_penetration_is_linear_in_the_compliance() {
 /// that falls tenfold per decade of κ, and its total normal impulse approaches m g₀Δt.
 #[test]
 fn vfpi_virtual_node_error_falls_as_one_over_the_stiffness() {
-    let scene = scenes::box_on_ground(1.0, 0.5);
+    let scene = problems::box_on_ground(1.0, 0.5);
     let mut sink = Vec::new();
     for kappa in [1e3, 1e4, 1e5] {
         let mut solver = VfpiSolver::with_capacity(4, vfpi_settings(ContactModel::Ncp, 1e-12, kappa));
@@ -449,12 +441,12 @@ fn vfpi_virtual_node_error_falls_as_one_over_the_stiffness() {
 #[test]
 fn vfpi_on_the_quadruped_standing() {
     let contact = signorini::config::ContactConfig { polish: false, ..Default::default() };
-    let (mut world, posture, (kp, kd)) = sim_scenes::quadruped(0.0);
-    let mut hold = sim_scenes::hold(&world, &posture, kp, kd);
+    let (mut world, posture, (kp, kd)) = worlds::quadruped(&Sources::repository(), 0.0).unwrap();
+    let mut hold = worlds::hold(&world, &posture, kp, kd);
     let mut stepper = signorini::sim::Stepper::new(&world, DT, &contact.settings(), 16);
     let mut tau = vec![0.0; world.robot.as_ref().unwrap().model.nv];
     for _ in 0..300 {
-        sim_scenes::pd(&world, &mut hold, &mut tau);
+        worlds::pd(&world, &mut hold, &mut tau);
         stepper.step(&mut world, &tau);
     }
     let p = stepper.problem();

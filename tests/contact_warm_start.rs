@@ -4,8 +4,6 @@
 //! and the robot does not move.
 
 mod common;
-#[path = "../benches/scenes/contact.rs"]
-mod scenes;
 
 use nalgebra::{DMatrix, DVector};
 use signorini::collision::{CollisionWorld, ContactBuffer};
@@ -16,11 +14,12 @@ use signorini::contact::{
 };
 use signorini::dynamics;
 use signorini::model::Data;
+use signorini::scenes::{Sources, problems};
 
 #[test]
 fn a_resting_quadruped_needs_at_most_one_iteration_after_the_first_step() {
     let dt = 1e-3;
-    let (model, mut q) = scenes::quadruped_standing();
+    let (model, mut q) = problems::quadruped_standing(&Sources::repository()).unwrap();
     let nv = model.nv;
     // Feet exactly on the ground (the fixture's posture).
     let mut v = vec![0.0; nv];

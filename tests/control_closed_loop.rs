@@ -5,8 +5,6 @@
 
 mod common;
 mod counting;
-#[path = "../benches/scenes/sim.rs"]
-mod sim_scenes;
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -19,6 +17,7 @@ use signorini::control::{
     TrajectoryPoint,
 };
 use signorini::model::{Data, Model, ModelOptions};
+use signorini::scenes::{Sources, worlds};
 use signorini::sim::{Robot, Stepper, World};
 use signorini::spatial::{Mat3, Vec3};
 
@@ -87,7 +86,7 @@ fn compare_feet(
 #[test]
 fn the_quadruped_stands_shifts_and_its_predicted_forces_match_the_simulator() {
     let setup = Setup::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("config/quadruped.yaml"), None).unwrap();
-    let (mut world, reference, _) = sim_scenes::quadruped(0.0);
+    let (mut world, reference, _) = worlds::quadruped(&Sources::repository(), 0.0).unwrap();
     let model = world.robot.as_ref().unwrap().model.clone();
     let contact = ContactConfig::default();
     let mut stepper = Stepper::new(&world, DT, &contact.settings(), 64);
@@ -221,14 +220,14 @@ fn the_arm_tracks_a_sinusoidal_joint_trajectory() {
 /// gives the same torques and impulses, and zero on the points left out.
 #[test]
 fn solo12_stands_under_the_controller_with_its_predicted_forces() {
-    let (mut world, posture) = sim_scenes::solo12_standing(&common::erd_share());
+    let (mut world, posture) = worlds::solo12_standing(&Sources::repository()).unwrap();
     let model = world.robot.as_ref().unwrap().model.clone();
     let contact = ContactConfig::default();
     let mut stepper = Stepper::new(&world, DT, &contact.settings(), 64);
     let mut tau = vec![0.0; model.nv];
-    let mut hold = sim_scenes::hold(&world, &posture, 5.0, 0.1);
+    let mut hold = worlds::hold(&world, &posture, 5.0, 0.1);
     for _ in 0..1000 {
-        sim_scenes::pd(&world, &mut hold, &mut tau);
+        worlds::pd(&world, &mut hold, &mut tau);
         stepper.step(&mut world, &tau);
     }
     let reference = world.robot.as_ref().unwrap().q.clone();
@@ -659,7 +658,7 @@ fn a_contact_the_projected_reference_closes_joins_the_stance() {
 /// settings of its stance, at the measured state q with the reference `q_des`; returns the
 /// links of the contacts it solves and the tick's outcome.
 fn quadruped_tick(q_des: impl Fn(&Model, &[f64]) -> Vec<f64>, settings: ControllerSettings) -> (Vec<String>, bool) {
-    let (world, reference, _) = sim_scenes::quadruped(0.0);
+    let (world, reference, _) = worlds::quadruped(&Sources::repository(), 0.0).unwrap();
     let model = world.robot.as_ref().unwrap().model.clone();
     let setup = Setup::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("config/quadruped.yaml"), None).unwrap();
     let collision =
@@ -742,7 +741,7 @@ fn a_tick_predicting_a_force_beyond_the_bound_is_refused() {
     assert!(ok && solved.len() == 4, "{solved:?}");
     let (_, ok) = quadruped_tick(posture, ControllerSettings { max_contact_force: Some(20.0), ..Default::default() });
     assert!(!ok, "refused beyond 20 N");
-    let (world, reference, _) = sim_scenes::quadruped(0.0);
+    let (world, reference, _) = worlds::quadruped(&Sources::repository(), 0.0).unwrap();
     let model = world.robot.as_ref().unwrap().model.clone();
     let collision = CollisionWorld::new(
         &model,

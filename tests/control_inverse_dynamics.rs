@@ -5,13 +5,12 @@
 
 mod common;
 mod counting;
-#[path = "../benches/scenes/sim.rs"]
-mod sim_scenes;
 
 use signorini::config::ContactConfig;
 use signorini::contact::ProblemSettings;
 use signorini::control::{InverseDynamics, InverseDynamicsSettings};
 use signorini::model::{Data, Model};
+use signorini::scenes::{Sources, worlds};
 use signorini::sim::{JointPd, StepReport, Stepper, World};
 
 const DT: f64 = 1e-3;
@@ -30,8 +29,8 @@ struct Rig {
 
 impl Rig {
     fn new(yaml: &str) -> Self {
-        let (world, reference, (kp, kd)) = sim_scenes::quadruped(0.0);
-        let hold = sim_scenes::hold(&world, &reference, kp, kd);
+        let (world, reference, (kp, kd)) = worlds::quadruped(&Sources::repository(), 0.0).unwrap();
+        let hold = worlds::hold(&world, &reference, kp, kd);
         let config: ContactConfig = serde_yaml_ng::from_str(yaml).unwrap();
         let stepper = Stepper::new(&world, DT, &config.settings(), 64);
         let model = world.robot.as_ref().unwrap().model.clone();
@@ -42,7 +41,7 @@ impl Rig {
 
     /// One PD step: the state before it, the torques, the report.
     fn step(&mut self, tau: &mut [f64]) -> (Vec<f64>, Vec<f64>, StepReport) {
-        sim_scenes::pd(&self.world, &mut self.hold, tau);
+        worlds::pd(&self.world, &mut self.hold, tau);
         let r = self.world.robot.as_ref().unwrap();
         let (q, v) = (r.q.clone(), r.v.clone());
         let report = *self.stepper.step(&mut self.world, tau);
@@ -146,7 +145,7 @@ fn a_control_tick_of_inverse_dynamics_allocates_nothing() {
 
 #[test]
 fn bad_states_and_references_are_refused_by_name() {
-    let (world, _, _) = sim_scenes::quadruped(0.0);
+    let (world, _, _) = worlds::quadruped(&Sources::repository(), 0.0).unwrap();
     let model = world.robot.as_ref().unwrap().model.clone();
     let mut data = Data::new(&model);
     let mut id = InverseDynamics::new(&model, 8, Default::default(), InverseDynamicsSettings::default());
@@ -177,7 +176,7 @@ fn bad_states_and_references_are_refused_by_name() {
 #[test]
 fn floating_base_inverse_dynamics_predicts_the_simulated_rigid_contact_forces() {
     let mut rig = Rig::new("tolerance: 1e-13");
-    let (mut replay, _, _) = sim_scenes::quadruped(0.0);
+    let (mut replay, _, _) = worlds::quadruped(&Sources::repository(), 0.0).unwrap();
     let mut replayer = Stepper::new(&replay, DT, &rig.config.settings(), 64);
     let mut tau = vec![0.0; rig.world.nv()];
     let mut checked = 0;

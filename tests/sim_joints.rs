@@ -11,12 +11,11 @@
 
 mod common;
 mod counting;
-#[path = "../benches/scenes/sim.rs"]
-mod sim_scenes;
 
 use signorini::config::{CollisionConfig, ContactConfig, EnvironmentConfig};
 use signorini::contact::JointBlockKind;
 use signorini::model::{Model, ModelOptions};
+use signorini::scenes::{Sources, worlds};
 use signorini::sim::{Robot, Stepper, World};
 
 const DT: f64 = 1e-3;
@@ -198,7 +197,7 @@ fn an_arm_with_friction_above_its_gravity_torques_holds_any_pose_unpowered() {
 /// on its feet.
 #[test]
 fn the_quadruped_with_joint_friction_stands_on_its_feet() {
-    let (mut world, reference, (kp, kd)) = sim_scenes::quadruped(0.0);
+    let (mut world, reference, (kp, kd)) = worlds::quadruped(&Sources::repository(), 0.0).unwrap();
     let r = world.robot.as_mut().unwrap();
     let joints = r.model.nv - 6;
     for f in r.model.friction.iter_mut().skip(6) {
@@ -207,9 +206,9 @@ fn the_quadruped_with_joint_friction_stands_on_its_feet() {
     let weight = r.model.total_mass() * 9.81;
     let mut stepper = Stepper::new(&world, DT, &ContactConfig::default().settings(), 64);
     let mut tau = vec![0.0; world.nv()];
-    let mut hold = sim_scenes::hold(&world, &reference, kp, kd);
+    let mut hold = worlds::hold(&world, &reference, kp, kd);
     for k in 0..3000 {
-        sim_scenes::pd(&world, &mut hold, &mut tau);
+        worlds::pd(&world, &mut hold, &mut tau);
         let allocations = counting::allocations_during(|| {
             stepper.step(&mut world, &tau);
         });

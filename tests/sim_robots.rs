@@ -3,14 +3,14 @@
 
 mod common;
 mod counting;
-#[path = "../benches/scenes/sim.rs"]
-mod sim_scenes;
 
 use std::sync::Arc;
 
+use signorini::app::Setup;
 use signorini::collision::{CollisionShape, FreeBodyShape};
 use signorini::config::{CollisionConfig, ContactConfig, EnvironmentConfig};
 use signorini::model::{FreeBody, FreeBodyState, Model, ModelOptions};
+use signorini::scenes::{Sources, robots, worlds};
 use signorini::sim::{Robot, Stepper, World};
 use signorini::spatial::{SE3, Vec3};
 
@@ -23,16 +23,31 @@ fn normal_force(stepper: &Stepper) -> f64 {
     (0..stepper.contacts().len()).map(|i| stepper.impulses()[3 * i + 2]).sum::<f64>() / DT
 }
 
+/// The scenes' quadruped is the one config/quadruped.yaml simulates: the same URDF,
+/// initial posture (also the contact fixture quadruped_standing's), environment, collision
+/// settings and posture hold.
+#[test]
+fn the_quadruped_scenes_are_the_configured_quadruped() {
+    let setup = Setup::load(&common::repo("config/quadruped.yaml"), None).unwrap();
+    let (_, reference, gains) = worlds::quadruped(&Sources::repository(), 0.0).unwrap();
+    let (_, posture) = robots::quadruped(&Sources::repository()).unwrap();
+    assert_eq!(reference[3..], setup.initial_configuration()[3..], "the fixture's posture is the configured one");
+    assert_eq!(posture[3..], reference[3..], "robots::QUADRUPED_POSTURE is the configured posture");
+    assert_eq!(setup.config.environment, EnvironmentConfig::default());
+    assert_eq!(setup.config.collision, CollisionConfig::default());
+    assert_eq!(gains, (setup.config.sim.hold_kp.get(), setup.config.sim.hold_kd.get()));
+}
+
 #[test]
 fn the_quadruped_stands_under_a_joint_pd_for_ten_seconds() {
-    let (mut world, reference, (kp, kd)) = sim_scenes::quadruped(0.0);
+    let (mut world, reference, (kp, kd)) = worlds::quadruped(&Sources::repository(), 0.0).unwrap();
     let mass = world.robot.as_ref().unwrap().model.total_mass();
     let mut stepper = Stepper::new(&world, DT, &ContactConfig::default().settings(), 64);
     let mut tau = vec![0.0; world.nv()];
     let mut settled = 0.0;
-    let mut hold = sim_scenes::hold(&world, &reference, kp, kd);
+    let mut hold = worlds::hold(&world, &reference, kp, kd);
     for k in 0..10_000 {
-        sim_scenes::pd(&world, &mut hold, &mut tau);
+        worlds::pd(&world, &mut hold, &mut tau);
         let report = *stepper.step(&mut world, &tau);
         assert_eq!(report.contacts, 4, "step {k}");
         assert!(report.converged, "step {k}: {report:?}");
@@ -51,14 +66,14 @@ fn the_quadruped_stands_under_a_joint_pd_for_ten_seconds() {
 
 #[test]
 fn the_quadruped_dropped_from_thirty_centimetres_lands_and_settles() {
-    let (mut world, reference, (kp, kd)) = sim_scenes::quadruped(0.3);
+    let (mut world, reference, (kp, kd)) = worlds::quadruped(&Sources::repository(), 0.3).unwrap();
     let z0 = world.robot.as_ref().unwrap().q[2] - 0.3;
     let mut stepper = Stepper::new(&world, DT, &ContactConfig::default().settings(), 64);
     let mut tau = vec![0.0; world.nv()];
     let mut deepest = 0.0f64;
-    let mut hold = sim_scenes::hold(&world, &reference, kp, kd);
+    let mut hold = worlds::hold(&world, &reference, kp, kd);
     for k in 0..6000 {
-        sim_scenes::pd(&world, &mut hold, &mut tau);
+        worlds::pd(&world, &mut hold, &mut tau);
         let report = *stepper.step(&mut world, &tau);
         deepest = deepest.max(report.max_penetration);
         let r = world.robot.as_ref().unwrap();
@@ -74,7 +89,7 @@ fn the_quadruped_dropped_from_thirty_centimetres_lands_and_settles() {
 
 #[test]
 fn a_step_with_a_robot_and_a_free_body_does_not_allocate() {
-    let (mut world, reference, (kp, kd)) = sim_scenes::quadruped(0.05);
+    let (mut world, reference, (kp, kd)) = worlds::quadruped(&Sources::repository(), 0.05).unwrap();
     let shape = FreeBodyShape {
         name: "crate".into(),
         shape: Arc::new(CollisionShape::cuboid(Vec3::repeat(0.05))),
@@ -91,9 +106,9 @@ fn a_step_with_a_robot_and_a_free_body_does_not_allocate() {
         stepper.step(&mut world, &tau[..robot_nv]);
     }
     // Landing, new contacts, settling: none of it allocates.
-    let mut hold = sim_scenes::hold(&world, &reference, kp, kd);
+    let mut hold = worlds::hold(&world, &reference, kp, kd);
     for k in 0..500 {
-        sim_scenes::pd(&world, &mut hold, &mut tau);
+        worlds::pd(&world, &mut hold, &mut tau);
         let n = allocations_during(|| {
             stepper.step(&mut world, &tau[..robot_nv]);
         });
@@ -245,14 +260,14 @@ fn an_arm_joint_pushed_into_its_limits_stops_there_and_the_limit_carries_the_loa
 
 #[test]
 fn solo12_stands_under_a_joint_pd() {
-    let (mut world, reference) = sim_scenes::solo12_standing(&common::erd_share());
+    let (mut world, reference) = worlds::solo12_standing(&Sources::repository()).unwrap();
     let mass = world.robot.as_ref().unwrap().model.total_mass();
     let mut stepper = Stepper::new(&world, DT, &ContactConfig::default().settings(), 64);
     let mut tau = vec![0.0; world.nv()];
     let mut settled = 0.0;
-    let mut hold = sim_scenes::hold(&world, &reference, 5.0, 0.1);
+    let mut hold = worlds::hold(&world, &reference, 5.0, 0.1);
     for k in 0..3000 {
-        sim_scenes::pd(&world, &mut hold, &mut tau);
+        worlds::pd(&world, &mut hold, &mut tau);
         let report = *stepper.step(&mut world, &tau);
         assert!(report.converged, "step {k}: {report:?}");
         if k == 999 {
@@ -271,18 +286,18 @@ fn solo12_stands_under_a_joint_pd() {
 /// without it, and once settled nearly every step is polished (no solver iteration).
 #[test]
 fn polished_steps_match_the_solver() {
-    let (mut polished, reference) = sim_scenes::solo12_standing(&common::erd_share());
-    let mut solved = sim_scenes::solo12_standing(&common::erd_share()).0;
+    let (mut polished, reference) = worlds::solo12_standing(&Sources::repository()).unwrap();
+    let mut solved = worlds::solo12_standing(&Sources::repository()).unwrap().0;
     let off = ContactConfig { polish: false, ..ContactConfig::default() };
     let mut with = Stepper::new(&polished, DT, &ContactConfig::default().settings(), 64);
     let mut without = Stepper::new(&solved, DT, &off.settings(), 64);
     let (mut tau, mut count, mut worst) = (vec![0.0; polished.nv()], 0, 0.0f64);
-    let mut hold_polished = sim_scenes::hold(&polished, &reference, 5.0, 0.1);
-    let mut hold_solved = sim_scenes::hold(&solved, &reference, 5.0, 0.1);
+    let mut hold_polished = worlds::hold(&polished, &reference, 5.0, 0.1);
+    let mut hold_solved = worlds::hold(&solved, &reference, 5.0, 0.1);
     for k in 0..2000 {
-        sim_scenes::pd(&polished, &mut hold_polished, &mut tau);
+        worlds::pd(&polished, &mut hold_polished, &mut tau);
         let a = *with.step(&mut polished, &tau);
-        sim_scenes::pd(&solved, &mut hold_solved, &mut tau);
+        worlds::pd(&solved, &mut hold_solved, &mut tau);
         let b = *without.step(&mut solved, &tau);
         assert!(a.converged && b.converged && !b.polished, "step {k}");
         count += usize::from(a.polished && k >= 1000);

@@ -4,18 +4,14 @@
 //! self-consistency), and the CCP's lift-off artifact, which proves the model switch
 //! reaches the simulator.
 
-#[path = "../benches/scenes/sim.rs"]
-mod sim_scenes;
-
 use signorini::collision::CollisionShape;
 use signorini::config::ContactConfig;
 use signorini::model::{FreeBody, FreeBodyState};
+use signorini::scenes::G0;
+use signorini::scenes::worlds::{cube, ground, heavy_on_light, incline, shape, total_impulse, velocity};
 use signorini::sim::{Stepper, World};
 use signorini::spatial::{Force, Inertia, Mat3, Motion, SE3, Vec3};
 
-use sim_scenes::{cube, ground, heavy_on_light, incline, shape, total_impulse, velocity};
-
-const G0: f64 = 9.81;
 const DT: f64 = 1e-3;
 
 fn contact_config(yaml: &str) -> ContactConfig {

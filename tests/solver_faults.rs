@@ -5,14 +5,14 @@
 //! 1 kg one (seed 002 Fig. 13): without a fallback the heavy cube sinks through the light
 //! one (10 cm); with the CCP fallback it stays on it (a nanometre).
 
-use signorini::bench::{Sources, scenarios};
 use signorini::config::{ContactConfig, Fallback, SolverKind};
 use signorini::contact::ContactModel;
+use signorini::scenes::{Sources, suite};
 use signorini::sim::Stepper;
 
 /// (largest sink of the top cube in m, steps flagged, steps that used each fallback).
 fn run(fallback: Fallback) -> (f64, usize, [usize; 3]) {
-    let scene = scenarios::by_name("stack-1e6").unwrap().build(&Sources::default()).unwrap();
+    let scene = suite::by_name("stack-1e6").unwrap().build(&Sources::default()).unwrap();
     let mut world = scene.world;
     let contact = ContactConfig {
         solver: SolverKind::Pgs,

@@ -26,8 +26,8 @@ use crate::control::{Controller, JointTrajectory};
 use crate::dynamics;
 use crate::model::{Data, Model};
 use crate::runtime::MeasuredState;
-use crate::runtime::{HandOff, 
-    Counters, EffortCommand, Freshness, Job, MailboxReader, MailboxWriter, SampleProducer, Tick, Watchdog,
+use crate::runtime::{
+    Counters, EffortCommand, Freshness, HandOff, Job, MailboxReader, MailboxWriter, SampleProducer, Tick, Watchdog,
 };
 
 /// The controller's reference from `~/reference`: a trajectory of the controlled joints

@@ -20,7 +20,7 @@ use super::outputs::{OutputLayout, Outputs};
 use crate::app::{JointSlot, Setup};
 use crate::config::{Fallback, NonFinitePolicy};
 use crate::model::FreeBodyState;
-use crate::runtime::{HandOff, Counters, EffortCommand, Freshness, Job, MailboxReader, SampleProducer, Tick, Watchdog};
+use crate::runtime::{Counters, EffortCommand, Freshness, HandOff, Job, MailboxReader, SampleProducer, Tick, Watchdog};
 use crate::sim::{JointPd, Stepper, World};
 use crate::spatial::Force;
 

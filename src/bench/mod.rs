@@ -1,7 +1,7 @@
 //! `signorini bench`: every contact solver on the scenario suite, measured on one
 //! yardstick (issue 9; seed 002's criteria and scenarios, seed 000 Fig. 4 and 7).
 //!
-//! For each scenario ([`scenarios`]) and each solver variant (a solver, with the NCP or
+//! For each scenario ([`crate::scenes::suite`]) and each solver variant (a solver, with the NCP or
 //! the CCP where it has both), at each tolerance: a trajectory run ([`run::trajectory`]).
 //! The reference run — seed 000's ADMM on the NCP at the tightest tolerance — goes
 //! first; its positions are what the trajectory error of the others is measured
@@ -18,7 +18,6 @@ pub mod plots;
 pub mod progress;
 pub mod report;
 pub mod run;
-pub mod scenarios;
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -28,8 +27,10 @@ use serde::Serialize;
 use crate::config::SolverKind;
 use crate::contact::ContactModel;
 
+use crate::scenes::suite::Scenario;
+use crate::scenes::{SceneError, Sources};
+
 pub use run::{Curve, Point, Trajectory};
-pub use scenarios::{Outcome, Scenario, Sources};
 
 /// What can go wrong.
 #[derive(Debug, thiserror::Error)]
@@ -53,6 +54,12 @@ pub enum BenchError {
         /// What went wrong.
         message: String,
     },
+}
+
+impl From<SceneError> for BenchError {
+    fn from(e: SceneError) -> Self {
+        BenchError::Scene { scenario: e.scene, message: e.message }
+    }
 }
 
 /// A solver and the contact model it is asked for.

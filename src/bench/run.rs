@@ -20,7 +20,9 @@ use crate::config::ContactConfig;
 use crate::contact::{ContactModel, ContactProblem, Metrics, SolveResult, StoppingRule};
 use crate::sim::{Stepper, World};
 
-use super::scenarios::{Outcome, Scenario, Sources};
+use crate::scenes::Sources;
+use crate::scenes::suite::{Outcome, Scenario};
+
 use super::{BenchError, Variant};
 
 /// Contacts a step may have.

@@ -116,7 +116,7 @@ enum Command {
         /// Solvers, comma-separated (`admm`, `admm:ncp`, `pgs:ccp`, …; default: all).
         #[arg(long, value_delimiter = ',')]
         solvers: Vec<String>,
-        /// Scenarios, comma-separated (default: all; see src/bench/scenarios.rs).
+        /// Scenarios, comma-separated (default: all; see src/scenes/suite.rs).
         #[arg(long, value_delimiter = ',')]
         scenarios: Vec<String>,
         /// Tolerances of the runs, comma-separated (default: 1e-4,1e-6,1e-8).
@@ -307,7 +307,7 @@ fn node(config: Option<PathBuf>) -> Result<(), Failure> {
 
 #[cfg(not(feature = "ros"))]
 fn node(_config: Option<PathBuf>) -> Result<(), Failure> {
-    Err(Failure::Other("this build has no ROS 2 support (built with --no-default-features)".into()))
+    Err(Failure::Other("this build has no ROS 2 support (built without the `ros` feature)".into()))
 }
 
 fn load(config: &std::path::Path) -> Result<Setup, Failure> {

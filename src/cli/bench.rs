@@ -3,7 +3,9 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::bench::{self, BenchError, Options, Results, Scenario, Sources, Variant, plots, progress, report};
+use crate::bench::{BenchError, Options, Results, Variant, plots, progress, report};
+use crate::scenes::Sources;
+use crate::scenes::suite::{self, Scenario};
 
 /// The command's options.
 #[derive(Clone, Debug)]
@@ -32,23 +34,6 @@ pub struct BenchArgs {
     pub command: String,
 }
 
-/// example-robot-data's `share` directory: `given`, $EXAMPLE_ROBOT_DATA_SHARE, or the pip
-/// package in the project's venv under `root` (`.ros/lib/python3.*/site-packages/cmeel.prefix/share`).
-pub fn find_example_robot_data(given: Option<&Path>, root: &Path) -> Option<PathBuf> {
-    if let Some(p) = given {
-        return Some(p.to_owned());
-    }
-    if let Some(p) = std::env::var_os("EXAMPLE_ROBOT_DATA_SHARE") {
-        return Some(PathBuf::from(p));
-    }
-    let lib = root.join(".ros/lib");
-    std::fs::read_dir(lib)
-        .ok()?
-        .flatten()
-        .map(|e| e.path().join("site-packages/cmeel.prefix/share"))
-        .find(|share| share.join("example-robot-data").is_dir())
-}
-
 /// Today's date (UTC), YYYY-MM-DD.
 fn today() -> String {
     let days =
@@ -69,13 +54,13 @@ fn today() -> String {
 /// Runs the benchmark and writes its outputs; returns the results.
 pub fn run(args: &BenchArgs) -> Result<Results, BenchError> {
     let scenarios: Vec<Scenario> = if args.scenarios.is_empty() {
-        bench::scenarios::ALL.to_vec()
+        suite::ALL.to_vec()
     } else {
         args.scenarios
             .iter()
             .map(|name| {
-                bench::scenarios::by_name(name).ok_or_else(|| {
-                    let names: Vec<&str> = bench::scenarios::ALL.iter().map(|s| s.name).collect();
+                suite::by_name(name).ok_or_else(|| {
+                    let names: Vec<&str> = suite::ALL.iter().map(|s| s.name).collect();
                     BenchError::Options(format!("--scenarios: unknown scenario `{name}` (one of {})", names.join(", ")))
                 })
             })
@@ -102,13 +87,10 @@ pub fn run(args: &BenchArgs) -> Result<Results, BenchError> {
     }
     plots::register_font(args.font.as_deref())?;
     let jobs = if args.jobs == 0 { std::thread::available_parallelism().map_or(1, |n| n.get()) } else { args.jobs };
-    let sources = Sources {
-        robots: args.robots.clone(),
-        example_robot_data: find_example_robot_data(args.example_robot_data.as_deref(), &args.robots),
-    };
+    let sources = Sources::new(args.robots.clone(), args.example_robot_data.as_deref());
     let options = Options { scenarios, variants, tolerances, duration_scale: args.duration_scale, jobs, sources };
     let mut bar = progress::Bar::default();
-    let mut results = bench::run(&options, &mut bar)?;
+    let mut results = crate::bench::run(&options, &mut bar)?;
     results.measured = format!("Measured {} on {jobs} thread(s), one run per thread.", today());
 
     // The figures' directory as the doc links it: relative to the doc's directory.

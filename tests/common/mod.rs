@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 
 /// Runs the signorini binary in the repository with `args`: (exit code, stdout, stderr).
-/// For integration tests (cargo names the binary for them; this module is also compiled
-/// into the benches' scenes, where it is not).
+/// For the integration tests of the binary (feature `tools`; cargo names the binary for
+/// them).
 pub fn signorini(args: &[&str]) -> (i32, String, String) {
     let binary = option_env!("CARGO_BIN_EXE_signorini").map_or_else(|| repo("target/release/signorini"), PathBuf::from);
     let out = std::process::Command::new(binary)
@@ -30,22 +30,12 @@ pub fn repo(path: &str) -> PathBuf {
 /// project's venv `.ros/` (installed by `make`). Panics with instructions if absent: the
 /// golden tests must not pass by skipping.
 pub fn erd_share() -> PathBuf {
-    if let Some(dir) = std::env::var_os("EXAMPLE_ROBOT_DATA_SHARE") {
-        return PathBuf::from(dir);
-    }
-    let lib = repo(".ros/lib");
-    if let Ok(entries) = std::fs::read_dir(&lib) {
-        for e in entries.flatten() {
-            let share = e.path().join("site-packages/cmeel.prefix/share");
-            if share.join("example-robot-data").is_dir() {
-                return share;
-            }
-        }
-    }
-    panic!(
-        "example-robot-data not found: run `make env` (installs it into .ros/) or set EXAMPLE_ROBOT_DATA_SHARE \
-         to the `share` directory of the pip package"
-    );
+    signorini::scenes::find_example_robot_data(None, &repo(".")).unwrap_or_else(|| {
+        panic!(
+            "example-robot-data not found: run `make env` (installs it into .ros/) or set EXAMPLE_ROBOT_DATA_SHARE \
+             to the `share` directory of the pip package"
+        )
+    })
 }
 
 /// max |got − want| / max(1, max |want|): a relative error with an absolute floor at 1.

@@ -2,7 +2,6 @@
 //! Pinocchio harness of scripts/bench_dynamics.py): batches long enough to last 2 ms,
 //! then the median per-call time over `rounds` batches. `f` gets the call number (to
 //! cycle through inputs).
-#![allow(dead_code)]
 
 use std::time::Instant;
 
