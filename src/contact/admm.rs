@@ -27,7 +27,8 @@ use super::cone;
 use super::delassus::AugmentedDelassus;
 use super::dense::largest_eigenvalue;
 use super::problem::ContactProblem;
-use super::solver::{ContactModel, Residuals, SolveResult, Solver, StoppingRule, WarmStart, norm_inf};
+use super::solve_skeleton::{self, Needs};
+use super::solver::{ContactModel, Residuals, SolveError, SolveResult, Solver, StoppingRule, WarmStart};
 
 /// How ρ adapts.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -149,30 +150,30 @@ impl Solver for AdmmSolver {
         self.settings.model
     }
 
-    fn solve(&mut self, problem: &ContactProblem, warm: Option<&WarmStart>, result: &mut SolveResult) {
-        let n = problem.contacts();
+    fn solve(
+        &mut self,
+        problem: &ContactProblem,
+        warm: Option<&WarmStart>,
+        result: &mut SolveResult,
+    ) -> Result<(), SolveError> {
+        let Some(n) = solve_skeleton::start(self.name(), self.capacity, Needs::Delassus, problem, result)? else {
+            return Ok(());
+        };
         let m = 3 * n;
-        assert!(n <= self.capacity, "ADMM workspace holds {} contacts, the problem has {n}", self.capacity);
-        assert!(problem.has_delassus(), "the ADMM needs G: ContactProblem::build_delassus");
         let s = self.settings;
-        result.reset(m);
-        for v in [
-            &mut self.shift,
-            &mut self.scale,
-            &mut self.f,
-            &mut self.f_prev,
-            &mut self.y_prev,
-            &mut self.z_prev,
-            &mut self.rhs,
-            &mut self.scratch,
-        ] {
-            v.clear();
-            v.resize(m, 0.0);
-        }
-        if n == 0 {
-            result.converged = true;
-            return;
-        }
+        solve_skeleton::zeroed(
+            m,
+            [
+                &mut self.shift,
+                &mut self.scale,
+                &mut self.f,
+                &mut self.f_prev,
+                &mut self.y_prev,
+                &mut self.z_prev,
+                &mut self.rhs,
+                &mut self.scratch,
+            ],
+        );
         let sets = &problem.sets;
         let ncp = s.model == ContactModel::Ncp;
         // (λ, z) are reused only when every contact has them. A partial guess — a new
@@ -184,11 +185,7 @@ impl Solver for AdmmSolver {
         // Start: y = P_K(λ guess), f = y; z from the guess, else the dual-cone projection of
         // the De Saxcé-shifted contact velocity of y (what Pinocchio does).
         let y = &mut result.lambda;
-        if let Some(w) = guess {
-            for i in 0..n {
-                cone::set_block(y, i, &sets[i].project(&cone::block(&w.lambda, i)));
-            }
-        }
+        solve_skeleton::warm_impulses(guess, sets, y, cone::BlockSet::project);
         self.f.copy_from_slice(y);
         let sigma = &mut result.sigma;
         problem.contact_velocity(y, sigma);
@@ -213,14 +210,11 @@ impl Solver for AdmmSolver {
         }
         if start_error <= s.stop.absolute {
             // σ is exact here; z = σ + Γ(σ) is the consistent dual.
-            for i in 0..n {
-                let si = cone::block(sigma, i);
-                cone::set_block(z, i, &cone::add(&si, &sets[i].correction(ncp, &si)));
-            }
+            solve_skeleton::dual_of_velocity(problem, ncp, sigma, z);
             result.converged = true;
             result.rho_power = warm.and_then(|w| w.rho_power).unwrap_or(s.rho_power);
-            result.residuals = Residuals { primal: 0.0, dual: 0.0, complementarity: start_error };
-            return;
+            result.stats.residuals = Residuals { primal: 0.0, dual: 0.0, complementarity: start_error };
+            return Ok(());
         }
 
         // Per-block penalty scale. A joint block (one row: a limit or a friction interval)
@@ -290,9 +284,9 @@ impl Solver for AdmmSolver {
         if !self.factor(problem, rho) {
             result.rho = rho;
             result.rho_power = power;
-            return;
+            return Ok(());
         }
-        result.factorizations = 1;
+        result.stats.factorizations = 1;
 
         let y = &mut result.lambda;
         let z = &mut result.dual;
@@ -332,27 +326,14 @@ impl Solver for AdmmSolver {
                 complementarity = complementarity.max(sets[i].gap(&fi, &zi));
             }
             let residuals = Residuals { primal, dual, complementarity };
-            if s.record_history && result.history.len() < result.history.capacity() {
-                result.history.push(residuals);
-            }
-            result.iterations = k;
-            result.residuals = residuals;
-            if residuals.max() <= s.stop.absolute {
+            result.stats.record(k, residuals, s.record_history);
+            if s.stop.reached(&residuals) {
                 result.converged = true;
                 break;
             }
-            if s.stop.relative > 0.0 && k > 1 {
-                let still = |now: &[f64], before: &[f64]| {
-                    let mut change = 0.0f64;
-                    for (a, b) in now.iter().zip(before) {
-                        change = change.max((a - b).abs());
-                    }
-                    change <= s.stop.relative * norm_inf(now).max(norm_inf(before))
-                };
-                if still(y, &self.y_prev) && still(z, &self.z_prev) {
-                    result.stalled = true;
-                    break;
-                }
+            if k > 1 && s.stop.still(y, &self.y_prev) && s.stop.still(z, &self.z_prev) {
+                result.stats.stalled = true;
+                break;
             }
             // Penalty update (eq. 44 or 46); refactor only when ρ changes.
             let grow = primal >= s.ratio * dual;
@@ -377,7 +358,7 @@ impl Solver for AdmmSolver {
                     if !self.factor(problem, rho) {
                         break;
                     }
-                    result.factorizations += 1;
+                    result.stats.factorizations += 1;
                 }
             }
         }
@@ -388,5 +369,6 @@ impl Solver for AdmmSolver {
         }
         result.rho = rho;
         result.rho_power = power;
+        Ok(())
     }
 }

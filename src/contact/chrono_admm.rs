@@ -35,7 +35,8 @@
 use super::cone;
 use super::delassus::AugmentedDelassus;
 use super::problem::ContactProblem;
-use super::solver::{ContactModel, Residuals, SolveResult, Solver, StoppingRule, WarmStart, norm_inf};
+use super::solve_skeleton::{self, Needs};
+use super::solver::{ContactModel, Residuals, SolveError, SolveResult, Solver, StoppingRule, WarmStart};
 
 /// Settings of Chrono's ADMM.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -158,33 +159,33 @@ impl Solver for ChronoAdmmSolver {
         ContactModel::Ccp
     }
 
-    fn solve(&mut self, problem: &ContactProblem, warm: Option<&WarmStart>, result: &mut SolveResult) {
-        let n = problem.contacts();
+    fn solve(
+        &mut self,
+        problem: &ContactProblem,
+        warm: Option<&WarmStart>,
+        result: &mut SolveResult,
+    ) -> Result<(), SolveError> {
+        let Some(n) = solve_skeleton::start(self.name(), self.capacity, Needs::Delassus, problem, result)? else {
+            return Ok(());
+        };
         let m = 3 * n;
-        assert!(n <= self.capacity, "Chrono ADMM workspace holds {} contacts, the problem has {n}", self.capacity);
-        assert!(problem.has_delassus(), "Chrono's ADMM needs G: ContactProblem::build_delassus");
         let s = self.settings;
-        result.reset(m);
-        for v in [
-            &mut self.diagonal,
-            &mut self.shift,
-            &mut self.gamma,
-            &mut self.gamma_prev,
-            &mut self.z,
-            &mut self.z_prev,
-            &mut self.y,
-            &mut self.y_prev,
-            &mut self.gamma_hat,
-            &mut self.y_hat,
-            &mut self.rhs,
-        ] {
-            v.clear();
-            v.resize(m, 0.0);
-        }
-        if n == 0 {
-            result.converged = true;
-            return;
-        }
+        solve_skeleton::zeroed(
+            m,
+            [
+                &mut self.diagonal,
+                &mut self.shift,
+                &mut self.gamma,
+                &mut self.gamma_prev,
+                &mut self.z,
+                &mut self.z_prev,
+                &mut self.y,
+                &mut self.y_prev,
+                &mut self.gamma_hat,
+                &mut self.y_hat,
+                &mut self.rhs,
+            ],
+        );
         let sets = &problem.sets;
         // S⁻² per cone: the mean diagonal of N = G + R over the block's rows (a joint
         // block's one row).
@@ -201,13 +202,7 @@ impl Solver for ChronoAdmmSolver {
             self.diagonal[3 * i..3 * i + 3].fill(d);
         }
         // Warm start (Algorithm 2): γ⁰ = z⁰ the projected guess, y⁰ = −(Nγ⁰ + r).
-        if let Some(w) = warm {
-            for i in 0..n {
-                if w.known.get(i).copied().unwrap_or(false) {
-                    cone::set_block(&mut self.z, i, &sets[i].project(&cone::block(&w.lambda, i)));
-                }
-            }
-        }
+        solve_skeleton::warm_impulses(warm, sets, &mut self.z, cone::BlockSet::project);
         problem.contact_velocity(&self.z, &mut result.sigma);
         for (y, sigma) in self.y.iter_mut().zip(&result.sigma) {
             *y = -sigma;
@@ -222,9 +217,9 @@ impl Solver for ChronoAdmmSolver {
         if !self.factor(problem, rho) {
             result.rho = rho;
             result.rho_power = rho.ln();
-            return;
+            return Ok(());
         }
-        result.factorizations = 1;
+        result.stats.factorizations = 1;
         // FADMM's state: extrapolated iterates, α, the last combined residual.
         self.gamma_hat.copy_from_slice(&self.gamma);
         self.y_hat.copy_from_slice(&self.y);
@@ -280,23 +275,14 @@ impl Solver for ChronoAdmmSolver {
                 dual_scaled = dual_scaled.max((r_dual / d.sqrt()).abs());
             }
             let residuals = Residuals { primal, dual, complementarity: 0.0 };
-            if s.record_history && result.history.len() < result.history.capacity() {
-                result.history.push(residuals);
-            }
-            result.iterations = k;
-            result.residuals = residuals;
+            result.stats.record(k, residuals, s.record_history);
             if primal <= s.stop.absolute && dual <= s.stop.absolute {
                 result.converged = true;
                 break;
             }
-            if s.stop.relative > 0.0 && k > 1 {
-                let change = self.z.iter().zip(&self.z_prev).fold(0.0f64, |c, (a, b)| c.max((a - b).abs()));
-                if change <= s.stop.relative * norm_inf(&self.z).max(norm_inf(&self.z_prev))
-                    && primal <= s.stop.absolute
-                {
-                    result.stalled = true;
-                    break;
-                }
+            if k > 1 && s.stop.still(&self.z, &self.z_prev) && primal <= s.stop.absolute {
+                result.stats.stalled = true;
+                break;
             }
             if s.accelerated {
                 // Combined residual in the scaled metric; extrapolate or restart.
@@ -326,7 +312,7 @@ impl Solver for ChronoAdmmSolver {
             } else if s.balance_every > 0
                 && k % s.balance_every == 0
                 && dual_scaled > 0.0
-                && result.factorizations <= s.max_rho_changes
+                && result.stats.factorizations <= s.max_rho_changes
             {
                 // Balanced policy (eq. 42) with its clamp and dead band.
                 let eta = (primal_scaled / dual_scaled).clamp(1.0 / s.clamp, s.clamp);
@@ -335,15 +321,14 @@ impl Solver for ChronoAdmmSolver {
                     if !self.factor(problem, rho) {
                         break;
                     }
-                    result.factorizations += 1;
+                    result.stats.factorizations += 1;
                 }
             }
         }
         // λ = z, σ = Nλ + r (z = σ: no De Saxcé term in the CCP).
-        result.lambda.copy_from_slice(&self.z);
-        problem.contact_velocity(&result.lambda, &mut result.sigma);
-        result.dual.copy_from_slice(&result.sigma);
+        solve_skeleton::finish_from_impulses(problem, &self.z, result);
         result.rho = rho;
         result.rho_power = rho.ln();
+        Ok(())
     }
 }

@@ -21,7 +21,8 @@ use super::cone::{self, BlockSet, Vec3c};
 use super::dense::dot;
 use super::lcp;
 use super::problem::ContactProblem;
-use super::solver::{ContactModel, Residuals, SolveResult, Solver, StoppingRule, WarmStart, norm_inf};
+use super::solve_skeleton::{self, Needs};
+use super::solver::{ContactModel, Residuals, SolveError, SolveResult, Solver, StoppingRule, WarmStart};
 
 /// PGS settings.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -67,15 +68,17 @@ impl Solver for PgsSolver {
         self.settings.model
     }
 
-    fn solve(&mut self, problem: &ContactProblem, warm: Option<&WarmStart>, result: &mut SolveResult) {
-        let n = problem.contacts();
+    fn solve(
+        &mut self,
+        problem: &ContactProblem,
+        warm: Option<&WarmStart>,
+        result: &mut SolveResult,
+    ) -> Result<(), SolveError> {
+        // An empty problem is one empty sweep: converged at iteration 1.
+        let n = solve_skeleton::check_and_size(self.name(), self.capacity, Needs::Delassus, problem, result)?;
         let m = 3 * n;
-        assert!(n <= self.capacity, "PGS workspace holds {} contacts, the problem has {n}", self.capacity);
         let s = self.settings;
-        result.reset(m);
-        self.previous.clear();
-        self.previous.resize(m, 0.0);
-        assert!(problem.has_delassus(), "PGS needs G: ContactProblem::build_delassus");
+        solve_skeleton::zeroed(m, [&mut self.previous]);
         let (g_mat, g, sets, r) = (&problem.delassus, &problem.g, &problem.sets, &problem.compliance);
         let ncp = s.model == ContactModel::Ncp;
         // Projection on a block's set: the pyramid for the LCP, else the cone.
@@ -83,13 +86,7 @@ impl Solver for PgsSolver {
             if s.model == ContactModel::Lcp { lcp::project(set, x) } else { set.project(x) }
         };
         let lambda = &mut result.lambda;
-        if let Some(w) = warm {
-            for i in 0..n {
-                if w.known.get(i).copied().unwrap_or(false) {
-                    cone::set_block(lambda, i, &project(&sets[i], &cone::block(&w.lambda, i)));
-                }
-            }
-        }
+        solve_skeleton::warm_impulses(warm, sets, lambda, project);
         // σ_i = row i of (G + R)λ + g.
         let velocity = |lambda: &[f64], i: usize| -> Vec3c {
             let mut v = [0.0; 3];
@@ -172,32 +169,18 @@ impl Solver for PgsSolver {
                     worst.complementarity = worst.complementarity.max(sets[i].gap(&next, &shifted));
                 }
             }
-            if s.record_history && result.history.len() < result.history.capacity() {
-                result.history.push(worst);
-            }
-            result.iterations = k;
-            result.residuals = worst;
-            if worst.max() <= s.stop.absolute {
+            result.stats.record(k, worst, s.record_history);
+            if s.stop.reached(&worst) {
                 result.converged = true;
                 break;
             }
-            if s.stop.relative > 0.0 {
-                let mut change = 0.0f64;
-                for (a, b) in lambda.iter().zip(&self.previous) {
-                    change = change.max((a - b).abs());
-                }
-                if change <= s.stop.relative * norm_inf(lambda).max(norm_inf(&self.previous)) {
-                    result.stalled = true;
-                    break;
-                }
+            if s.stop.still(lambda, &self.previous) {
+                result.stats.stalled = true;
+                break;
             }
         }
         // σ and z = σ + Γ(σ) for the final λ.
-        problem.contact_velocity(&result.lambda, &mut result.sigma);
-        for i in 0..n {
-            let si = cone::block(&result.sigma, i);
-            let zi = cone::add(&si, &sets[i].correction(ncp, &si));
-            cone::set_block(&mut result.dual, i, &zi);
-        }
+        solve_skeleton::finish_with_velocity(problem, ncp, result);
+        Ok(())
     }
 }

@@ -183,9 +183,9 @@ impl Polish {
             return false;
         }
         result.converged = true;
-        result.iterations = 0;
-        result.residuals = Residuals { primal: 0.0, dual: 0.0, complementarity: error };
-        result.polished = true;
+        result.stats.iterations = 0;
+        result.stats.residuals = Residuals { primal: 0.0, dual: 0.0, complementarity: error };
+        result.stats.polished = true;
         true
     }
 
@@ -228,7 +228,7 @@ mod tests {
         let g = [[2.0, 0.1, 0.3], [0.1, 1.5, 0.2], [0.3, 0.2, 1.0]];
         let p = ContactProblem::from_dense(&rows(g), &[0.1, -0.05, -1.0], &[0.8], &[]).unwrap();
         let r = solve(&p, &[0.0, 0.0, 0.5]).expect("polished");
-        assert!(r.converged && r.polished && r.iterations == 0);
+        assert!(r.converged && r.stats.polished && r.stats.iterations == 0);
         let mut sigma = vec![0.0; 3];
         p.contact_velocity(&r.lambda, &mut sigma);
         assert!(sigma.iter().all(|s| s.abs() < 1e-14), "{sigma:?}");

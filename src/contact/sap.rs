@@ -30,10 +30,11 @@
 //! previous impulses). γ is in the cone and complementary to the regularized velocity at
 //! every iterate: only the momentum balance is iterated.
 
-use super::cone::{self, BlockSet};
+use super::cone::BlockSet;
 use super::dense::{Cholesky, dot};
 use super::problem::ContactProblem;
-use super::solver::{ContactModel, Residuals, SolveResult, Solver, WarmStart};
+use super::solve_skeleton::{self, Needs};
+use super::solver::{ContactModel, Residuals, SolveError, SolveResult, Solver, WarmStart};
 
 /// Settings of SAP (defaults: the digest's, from Drake).
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -236,37 +237,25 @@ impl Solver for SapSolver {
         ContactModel::Ccp
     }
 
-    fn solve(&mut self, problem: &ContactProblem, warm: Option<&WarmStart>, result: &mut SolveResult) {
-        let n = problem.contacts();
+    fn solve(
+        &mut self,
+        problem: &ContactProblem,
+        warm: Option<&WarmStart>,
+        result: &mut SolveResult,
+    ) -> Result<(), SolveError> {
+        let Some(n) = solve_skeleton::start(self.name(), self.capacity, Needs::Delassus, problem, result)? else {
+            return Ok(());
+        };
         let m = 3 * n;
-        assert!(n <= self.capacity, "SAP workspace holds {} contacts, the problem has {n}", self.capacity);
-        assert!(problem.has_delassus(), "SAP needs G: ContactProblem::build_delassus");
         let s = self.settings;
-        result.reset(m);
-        if n == 0 {
-            result.converged = true;
-            return;
-        }
         // W: the problem's, or G's square root.
         let (factor, cols) = problem.factor_or_square_root(&mut self.own_factor);
         let ws = &mut self.ws;
-        for (v, len) in [
-            (&mut ws.r, m),
-            (&mut ws.w, cols),
-            (&mut ws.grad, cols),
-            (&mut ws.dir, cols),
-            (&mut ws.jc, cols),
-            (&mut ws.vc, m),
-            (&mut ws.dvc, m),
-            (&mut ws.gamma, m),
-            (&mut ws.hess_blocks, 9 * n),
-            (&mut ws.gw, m * cols),
-            (&mut ws.hessian, cols * cols),
-            (&mut ws.ones, cols),
-        ] {
-            v.clear();
-            v.resize(len, 0.0);
-        }
+        solve_skeleton::zeroed(m, [&mut ws.r, &mut ws.vc, &mut ws.dvc, &mut ws.gamma]);
+        solve_skeleton::zeroed(cols, [&mut ws.w, &mut ws.grad, &mut ws.dir, &mut ws.jc, &mut ws.ones]);
+        solve_skeleton::zeroed(9 * n, [&mut ws.hess_blocks]);
+        solve_skeleton::zeroed(m * cols, [&mut ws.gw]);
+        solve_skeleton::zeroed(cols * cols, [&mut ws.hessian]);
         ws.ones.fill(1.0);
         if ws.cholesky.as_ref().is_none_or(|c| c.capacity() < cols) {
             ws.cholesky = Some(Cholesky::with_capacity(cols));
@@ -296,16 +285,11 @@ impl Solver for SapSolver {
             ws.r[k + 2] = (near_rigid * w).max(c[2]);
         }
         // Warm start: w⁰ = Wᵀλ (known, projected blocks).
-        if let Some(warm) = warm {
-            for i in 0..n {
-                if let Some(start) = warm.projected(i, &sets[i]) {
-                    cone::set_block(&mut ws.gamma, i, &start);
-                }
-            }
+        if warm.is_some() {
+            solve_skeleton::warm_impulses(warm, sets, &mut ws.gamma, BlockSet::project);
             wt_times(factor, cols, &ws.gamma, &mut ws.w);
         }
 
-        let mut gradient_norm = f64::INFINITY;
         for k in 0..=s.max_iterations {
             // v_c, γ, G_c, ∇ℓ at w.
             w_times(factor, cols, &ws.w, &mut ws.vc);
@@ -325,11 +309,9 @@ impl Solver for SapSolver {
             for j in 0..cols {
                 ws.grad[j] = ws.w[j] - ws.jc[j];
             }
-            gradient_norm = norm2(&ws.grad);
-            result.iterations = k;
-            if s.record_history && result.history.len() < result.history.capacity() {
-                result.history.push(Residuals { primal: 0.0, dual: gradient_norm, complementarity: 0.0 });
-            }
+            let gradient_norm = norm2(&ws.grad);
+            let residuals = Residuals { primal: 0.0, dual: gradient_norm, complementarity: 0.0 };
+            result.stats.record(k, residuals, s.record_history);
             if gradient_norm <= s.absolute + s.relative * norm2(&ws.w).max(norm2(&ws.jc)) {
                 result.converged = true;
                 break;
@@ -369,10 +351,10 @@ impl Solver for SapSolver {
             }
             let Some(cholesky) = ws.cholesky.as_mut() else { break };
             if cholesky.factor(&ws.hessian, &ws.ones, cols).is_err() {
-                result.stalled = true;
+                result.stats.stalled = true;
                 break;
             }
-            result.factorizations += 1;
+            result.stats.factorizations += 1;
             for j in 0..cols {
                 ws.dir[j] = -ws.grad[j];
             }
@@ -381,7 +363,7 @@ impl Solver for SapSolver {
             w_times(factor, cols, &ws.dir, &mut ws.dvc);
             let d0 = dot(&ws.grad, &ws.dir);
             if d0 >= 0.0 {
-                result.stalled = true;
+                result.stats.stalled = true;
                 break;
             }
             let (d_max, _) = ws.along(sets, s.alpha_max);
@@ -413,10 +395,8 @@ impl Solver for SapSolver {
                 ws.w[j] += alpha * ws.dir[j];
             }
         }
-        result.residuals = Residuals { primal: 0.0, dual: gradient_norm, complementarity: 0.0 };
-        result.lambda.copy_from_slice(&ws.gamma);
-        problem.contact_velocity(&result.lambda, &mut result.sigma);
-        result.dual.copy_from_slice(&result.sigma);
+        solve_skeleton::finish_from_impulses(problem, &ws.gamma, result);
+        Ok(())
     }
 }
 

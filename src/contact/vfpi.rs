@@ -66,7 +66,8 @@
 use super::cone::{self, BlockSet};
 use super::dense::{Cholesky, dot};
 use super::problem::ContactProblem;
-use super::solver::{ContactModel, Residuals, SolveResult, Solver, StoppingRule, WarmStart};
+use super::solve_skeleton::{self, Needs};
+use super::solver::{ContactModel, Residuals, SolveError, SolveResult, Solver, StoppingRule, WarmStart};
 
 /// Settings of V-FPI.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -209,38 +210,27 @@ impl Solver for VfpiSolver {
         self.settings.model
     }
 
-    fn solve(&mut self, problem: &ContactProblem, warm: Option<&WarmStart>, result: &mut SolveResult) {
-        let n = problem.contacts();
+    fn solve(
+        &mut self,
+        problem: &ContactProblem,
+        warm: Option<&WarmStart>,
+        result: &mut SolveResult,
+    ) -> Result<(), SolveError> {
+        let Some(n) = solve_skeleton::start(self.name(), self.capacity, Needs::DelassusOrFactor, problem, result)?
+        else {
+            return Ok(());
+        };
         let m = 3 * n;
-        assert!(n <= self.capacity, "V-FPI workspace holds {} contacts, the problem has {n}", self.capacity);
         let s = self.settings;
-        result.reset(m);
-        if n == 0 {
-            result.converged = true;
-            return;
-        }
         let (factor, cols) = problem.factor_or_square_root(&mut self.own_factor);
         let all = [(0, cols)];
         let ws = &mut self.ws;
-        for (v, len) in [
-            (&mut ws.k, m),
-            (&mut ws.d_u, m),
-            (&mut ws.e, m),
-            (&mut ws.d_w, cols),
-            (&mut ws.w, cols),
-            (&mut ws.w_prev, cols),
-            (&mut ws.w_hat, cols),
-            (&mut ws.t, cols),
-            (&mut ws.u, m),
-            (&mut ws.u_prev, m),
-            (&mut ws.u_hat, m),
-            (&mut ws.lambda, m),
-            (&mut ws.hessian, cols * cols),
-            (&mut ws.zeros, cols),
-        ] {
-            v.clear();
-            v.resize(len, 0.0);
-        }
+        let rows = [&mut ws.k, &mut ws.d_u, &mut ws.e, &mut ws.u, &mut ws.u_prev, &mut ws.u_hat];
+        solve_skeleton::zeroed(m, rows);
+        solve_skeleton::zeroed(m, [&mut ws.lambda]);
+        let body = [&mut ws.d_w, &mut ws.w, &mut ws.w_prev, &mut ws.w_hat, &mut ws.t, &mut ws.zeros];
+        solve_skeleton::zeroed(cols, body);
+        solve_skeleton::zeroed(cols * cols, [&mut ws.hessian]);
         let sets = &problem.sets[..n];
         let row = |r: usize| &factor[r * cols..(r + 1) * cols];
 
@@ -301,13 +291,7 @@ impl Solver for VfpiSolver {
 
         // Start: λ from the warm start (projected), w = Wᵀλ, u = W w + g + K⁻¹λ (the
         // fixed point's relations).
-        if let Some(warm) = warm {
-            for i in 0..n {
-                if let Some(start) = warm.projected(i, &sets[i]) {
-                    cone::set_block(&mut ws.lambda, i, &start);
-                }
-            }
-        }
+        solve_skeleton::warm_impulses(warm, sets, &mut ws.lambda, BlockSet::project);
         for r in 0..m {
             if ws.lambda[r] != 0.0 {
                 row_axpy(ws.lambda[r], row(r), &mut ws.w, support(problem, r / 3, &all));
@@ -386,7 +370,7 @@ impl Solver for VfpiSolver {
                 ws.u[r] = x;
             }
             residuals.dual = du;
-            result.iterations = l;
+            result.stats.iterations = l;
             if !du.is_finite() {
                 break;
             }
@@ -407,18 +391,15 @@ impl Solver for VfpiSolver {
                 }
                 residuals.primal = consistency;
             }
-            if s.record_history && result.history.len() < result.history.capacity() {
-                result.history.push(residuals);
-            }
+            result.stats.record(l, residuals, s.record_history);
             if residuals.primal <= s.stop.absolute && du <= s.stop.absolute {
                 result.converged = true;
                 break;
             }
         }
-        result.residuals = residuals;
-        result.lambda.copy_from_slice(&ws.lambda);
-        problem.contact_velocity(&result.lambda, &mut result.sigma);
-        result.dual.copy_from_slice(&result.sigma);
+        result.stats.residuals = residuals;
+        solve_skeleton::finish_from_impulses(problem, &ws.lambda, result);
+        Ok(())
     }
 }
 

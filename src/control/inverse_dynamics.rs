@@ -93,10 +93,10 @@ pub fn solve_impulses(problem: &ContactProblem, settings: &InverseDynamicsSettin
         v.resize(m, 0.0);
     }
     result.converged = n == 0;
-    result.stalled = false;
-    result.iterations = 0;
+    result.stats.stalled = false;
+    result.stats.iterations = 0;
     result.rho = settings.rho;
-    result.factorizations = 0;
+    result.stats.factorizations = 0;
     let rho = settings.rho;
     let mut change = 0.0f64;
     for (i, set) in sets.iter().enumerate() {
@@ -148,7 +148,7 @@ pub fn solve_impulses(problem: &ContactProblem, settings: &InverseDynamicsSettin
             }
             cone::set_block(&mut result.lambda, i, &new);
         }
-        result.iterations = k;
+        result.stats.iterations = k;
         if !change.is_finite() {
             break;
         }
@@ -168,7 +168,7 @@ pub fn solve_impulses(problem: &ContactProblem, settings: &InverseDynamicsSettin
         cone::set_block(&mut result.sigma, i, &sigma);
         cone::set_block(&mut result.dual, i, &z);
     }
-    result.residuals = Residuals { primal: change, dual: error, complementarity: error };
+    result.stats.residuals = Residuals { primal: change, dual: error, complementarity: error };
 }
 
 /// Refuses a step `dt` that is not positive and finite, and each (key, values, expected
@@ -473,11 +473,11 @@ mod tests {
         let settings = InverseDynamicsSettings::default();
         solve_impulses(&sliding(), &settings, &mut result);
         assert!(result.converged);
-        assert!(result.iterations <= 2, "{}", result.iterations);
+        assert!(result.stats.iterations <= 2, "{}", result.stats.iterations);
         for a in 0..3 {
             assert!((result.lambda[a] - want[a]).abs() < 1e-9, "{:?}", result.lambda);
         }
-        assert!(result.residuals.dual < 1e-15, "{:?}", result.residuals);
+        assert!(result.stats.residuals.dual < 1e-15, "{:?}", result.stats.residuals);
     }
 
     #[test]

@@ -206,8 +206,8 @@ impl Stepper {
             self.result.lambda.copy_from_slice(&self.candidate);
         }
         if let Some((solver, result)) = self.ccp.as_mut() {
-            solver.solve(&self.problem, Some(&self.warm), result);
-            if criterion(&self.problem, &result.lambda) < best {
+            let solved = solver.solve(&self.problem, Some(&self.warm), result).is_ok();
+            if solved && criterion(&self.problem, &result.lambda) < best {
                 used = Fallback::Ccp;
                 self.result.lambda.copy_from_slice(&result.lambda);
             }
@@ -280,7 +280,11 @@ impl Stepper {
                 .is_some_and(|p| p.try_solve(&self.problem, &self.warm, model, self.tolerance, &mut self.result));
             if !polished {
                 self.problem.build_delassus();
-                self.solver.solve(&self.problem, Some(&self.warm), &mut self.result);
+                if self.solver.solve(&self.problem, Some(&self.warm), &mut self.result).is_err() {
+                    // Sized for the problem's capacity, with G built: the solver does not
+                    // refuse it. Were it to, the step has no impulses and did not converge.
+                    self.result.reset(3 * n);
+                }
                 if !self.result.converged && self.fallback != Fallback::None {
                     used = self.fall_back(dt);
                 }
@@ -288,7 +292,7 @@ impl Stepper {
             self.cache.store(self.problem.ids(), &self.result);
         } else {
             self.result.lambda.clear();
-            self.result.iterations = 0;
+            self.result.stats.iterations = 0;
             self.result.converged = assembled.is_ok();
             self.cache.clear();
         }
@@ -334,10 +338,10 @@ impl Stepper {
         let contacts = self.contacts.len();
         self.report = StepReport {
             contacts,
-            iterations: self.result.iterations,
+            iterations: self.result.stats.iterations,
             converged: self.result.converged,
             polished,
-            factorizations: if n > 0 { self.result.factorizations } else { 0 },
+            factorizations: if n > 0 { self.result.stats.factorizations } else { 0 },
             joint_limits: self.joints.iter().filter(|b| b.is_limit()).count(),
             joint_friction: self.joints.iter().filter(|b| !b.is_limit()).count(),
             metrics,
