@@ -39,7 +39,7 @@ pub mod solver;
 pub mod vfpi;
 pub mod warm_start;
 
-pub use admm::{AdmmSettings, AdmmSolver, RhoRule};
+pub use admm::{AdmmSettings, AdmmSolver, Penalty, RhoRule};
 pub use assembly::{Assembly, Bodies, Build, ProblemSettings, prepare_robot};
 pub use chrono_admm::{ChronoAdmmSettings, ChronoAdmmSolver};
 pub use joint_blocks::{JointBlock, JointBlockKind};
