@@ -112,6 +112,19 @@ pub enum Build {
     Rows,
 }
 
+/// The inputs of one [`Assembly::assemble`] its stages share.
+struct Step<'a> {
+    bodies: &'a Bodies<'a>,
+    /// Velocity at the start of the step (nv).
+    v: &'a [f64],
+    /// Velocity at its end without contact impulses (nv).
+    v_free: &'a [f64],
+    dt: f64,
+    settings: &'a ProblemSettings,
+    /// Whether W is built.
+    factor: bool,
+}
+
 /// The Jacobian and the factor W (G = W·Wᵀ) of the last assembled problem, in buffers
 /// sized once.
 #[derive(Clone, Debug)]
@@ -203,9 +216,24 @@ impl Assembly {
         problem: &mut ContactProblem,
         build: Build,
     ) -> Result<(), ProblemError> {
-        let delassus = build != Build::Rows;
-        let (nc, n) = (contacts.len(), contacts.len() + joints.len());
-        let nv = bodies.nv();
+        let step = Step { bodies, v, v_free, dt, settings, factor: build != Build::Rows };
+        self.size(&step, contacts.len() + joints.len(), problem)?;
+        for (k, c) in contacts.iter().enumerate() {
+            self.contact_rows(&step, k, c, problem);
+        }
+        for (i, l) in joints.iter().enumerate() {
+            self.joint_rows(&step, contacts.len() + i, l, problem);
+        }
+        if build == Build::Delassus {
+            problem.build_delassus();
+        }
+        Ok(())
+    }
+
+    /// Sizes J, `problem` and (with W) its factor for `n` blocks, and D^{-1/2}; beyond the
+    /// capacity, an empty problem and the error.
+    fn size(&mut self, step: &Step, n: usize, problem: &mut ContactProblem) -> Result<(), ProblemError> {
+        let nv = step.bodies.nv();
         assert_eq!(nv, self.nv, "the assembly was sized for {} dofs", self.nv);
         if n > self.capacity {
             problem.reset(0)?;
@@ -219,80 +247,79 @@ impl Assembly {
             self.jacobian.resize(m * nv, 0.0); // within the capacity reserved
         }
         self.jacobian[..m * nv].fill(0.0);
-        if delassus {
+        if step.factor {
             problem.factor.resize(m * nv, 0.0);
             problem.factor_cols = nv;
-            if let Some((_, data)) = bodies.robot {
+            if let Some((_, data)) = step.bodies.robot {
                 for (s, d) in self.inv_sqrt_d.iter_mut().zip(data.ltdl_d.iter()) {
                     *s = 1.0 / d.sqrt();
                 }
             }
         }
-        let robot_nv = bodies.robot_nv();
-        let r_n = settings.compliance_normal / (dt * dt);
-        let r_t = settings.compliance_tangential / (dt * dt);
-
-        // The contacts' rows, support, g = J v_f + γ, μ, R and ids, in one pass.
-        for (k, c) in contacts.iter().enumerate() {
-            self.support.clear();
-            // J_r·v_f for the three rows, and J_N·v (restitution).
-            let mut velocity = [0.0; 4];
-            for (owner, sign) in [(c.body1, 1.0), (c.body2, -1.0)] {
-                let part = self.add_body_rows(bodies, k, &owner, c, sign, robot_nv, v, v_free);
-                for (x, y) in velocity.iter_mut().zip(part) {
-                    *x += y;
-                }
-            }
-            self.close_support(problem);
-            if delassus {
-                let w = &mut problem.factor[3 * k * nv..3 * (k + 1) * nv];
-                self.factor_rows(bodies, [c.body1, c.body2], k, robot_nv, w);
-            }
-            let rn = 3 * k + 2;
-            problem.g[3 * k..3 * k + 3].copy_from_slice(&velocity[..3]);
-            let (phi, before) = (c.distance, velocity[3]);
-            let mut target = settings.gap_velocity(phi, dt);
-            if c.restitution > 0.0 && before < -settings.restitution_threshold && phi + dt * before < 0.0 {
-                target = target.max(-c.restitution * before);
-            }
-            problem.g[rn] -= target;
-            problem.sets[k] = BlockSet::Cone(c.friction);
-            problem.compliance[3 * k] = r_t;
-            problem.compliance[3 * k + 1] = r_t;
-            problem.compliance[rn] = r_n;
-            problem.ids[k] = c.id;
-        }
-        // Joint blocks: one normal row ±e_dof, no tangent rows.
-        for (i, l) in joints.iter().enumerate() {
-            let k = nc + i;
-            self.support.clear();
-            if let Some((model, _)) = bodies.robot.filter(|_| l.dof < robot_nv) {
-                self.add_chain(model, l.dof);
-                self.jacobian[(3 * k + 2) * nv + l.dof] = l.sign();
-            }
-            self.close_support(problem);
-            if delassus && !self.support.is_empty() {
-                let w = &mut problem.factor[3 * k * nv..3 * (k + 1) * nv];
-                self.factor_rows(bodies, [Owner::Static; 2], k, robot_nv, w);
-            }
-            let rn = 3 * k + 2;
-            let velocity = v_free.get(l.dof).map_or(0.0, |v| l.sign() * v);
-            match l.kind {
-                JointBlockKind::Limit { gap, .. } => {
-                    problem.g[rn] = velocity - settings.gap_velocity(gap, dt);
-                    problem.sets[k] = BlockSet::Cone(0.0);
-                }
-                JointBlockKind::Friction { force } => {
-                    problem.g[rn] = velocity;
-                    problem.sets[k] = BlockSet::Interval(force * dt);
-                }
-            }
-            problem.ids[k] = l.id;
-        }
-        if build == Build::Delassus {
-            problem.build_delassus();
-        }
         Ok(())
+    }
+
+    /// Contact `k`'s rows, support, g = J v_f + γ (with restitution), μ, R and id, in one
+    /// pass.
+    fn contact_rows(&mut self, step: &Step, k: usize, c: &Contact, problem: &mut ContactProblem) {
+        let (settings, dt, nv, robot_nv) = (step.settings, step.dt, self.nv, step.bodies.robot_nv());
+        self.support.clear();
+        // J_r·v_f for the three rows, and J_N·v (restitution).
+        let mut velocity = [0.0; 4];
+        for (owner, sign) in [(c.body1, 1.0), (c.body2, -1.0)] {
+            let part = self.add_body_rows(step.bodies, k, &owner, c, sign, robot_nv, step.v, step.v_free);
+            for (x, y) in velocity.iter_mut().zip(part) {
+                *x += y;
+            }
+        }
+        self.close_support(problem);
+        if step.factor {
+            let w = &mut problem.factor[3 * k * nv..3 * (k + 1) * nv];
+            self.factor_rows(step.bodies, [c.body1, c.body2], k, robot_nv, w);
+        }
+        let rn = 3 * k + 2;
+        problem.g[3 * k..3 * k + 3].copy_from_slice(&velocity[..3]);
+        let (phi, before) = (c.distance, velocity[3]);
+        let mut target = settings.gap_velocity(phi, dt);
+        if c.restitution > 0.0 && before < -settings.restitution_threshold && phi + dt * before < 0.0 {
+            target = target.max(-c.restitution * before);
+        }
+        problem.g[rn] -= target;
+        problem.sets[k] = BlockSet::Cone(c.friction);
+        let (r_n, r_t) = (settings.compliance_normal / (dt * dt), settings.compliance_tangential / (dt * dt));
+        problem.compliance[3 * k] = r_t;
+        problem.compliance[3 * k + 1] = r_t;
+        problem.compliance[rn] = r_n;
+        problem.ids[k] = c.id;
+    }
+
+    /// Joint block `l` as block `k`: one normal row ±e_dof, no tangent rows; a limit's
+    /// gap velocity, or a friction interval's bound F·Δt.
+    fn joint_rows(&mut self, step: &Step, k: usize, l: &JointBlock, problem: &mut ContactProblem) {
+        let (nv, robot_nv) = (self.nv, step.bodies.robot_nv());
+        self.support.clear();
+        if let Some((model, _)) = step.bodies.robot.filter(|_| l.dof < robot_nv) {
+            self.add_chain(model, l.dof);
+            self.jacobian[(3 * k + 2) * nv + l.dof] = l.sign();
+        }
+        self.close_support(problem);
+        if step.factor && !self.support.is_empty() {
+            let w = &mut problem.factor[3 * k * nv..3 * (k + 1) * nv];
+            self.factor_rows(step.bodies, [Owner::Static; 2], k, robot_nv, w);
+        }
+        let rn = 3 * k + 2;
+        let velocity = step.v_free.get(l.dof).map_or(0.0, |v| l.sign() * v);
+        match l.kind {
+            JointBlockKind::Limit { gap, .. } => {
+                problem.g[rn] = velocity - step.settings.gap_velocity(gap, step.dt);
+                problem.sets[k] = BlockSet::Cone(0.0);
+            }
+            JointBlockKind::Friction { force } => {
+                problem.g[rn] = velocity;
+                problem.sets[k] = BlockSet::Interval(force * step.dt);
+            }
+        }
+        problem.ids[k] = l.id;
     }
 
     /// Adds dof `last` and its ancestors to the support.
