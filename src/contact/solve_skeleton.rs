@@ -123,3 +123,50 @@ pub(crate) fn finish_from_impulses(problem: &ContactProblem, lambda: &[f64], res
     problem.contact_velocity(&result.lambda, &mut result.sigma);
     result.dual.copy_from_slice(&result.sigma);
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::SolverKind;
+    use crate::contact::{ContactModel, StoppingRule};
+
+    /// Two unit contacts resting on the ground (G = I, g = (0, 0, −1) each).
+    fn two_contacts() -> ContactProblem {
+        let rows: Vec<Vec<f64>> = (0..6).map(|i| (0..6).map(|j| f64::from(u8::from(i == j))).collect()).collect();
+        ContactProblem::from_dense(&rows, &[0.0, 0.0, -1.0, 0.0, 0.0, -1.0], &[0.5, 0.5], &[]).unwrap()
+    }
+
+    /// Every solver refuses a problem beyond its capacity, or without G, with the error
+    /// that says so (no panic), and leaves an empty, unconverged result; within its
+    /// capacity it solves the same problem (λ_N = 1 per contact, less its model's
+    /// compliance).
+    #[test]
+    fn a_problem_beyond_capacity_or_without_g_is_refused_not_a_panic() {
+        let mut no_g = ContactProblem::with_capacity(2);
+        no_g.reset(2).unwrap();
+        for kind in SolverKind::ALL {
+            let stop = StoppingRule { absolute: 1e-10, ..Default::default() };
+            let mut result = SolveResult::with_capacity(2, 0);
+            let e = kind.build(ContactModel::Ncp, stop, 1, false).solve(&two_contacts(), None, &mut result);
+            assert_eq!(e, Err(SolveError::Capacity { contacts: 2, capacity: 1 }), "{kind:?}");
+            assert!(result.lambda.is_empty() && !result.converged, "{kind:?}");
+            let mut solver = kind.build(ContactModel::Ncp, stop, 2, false);
+            let e = solver.solve(&no_g, None, &mut result);
+            assert_eq!(e, Err(SolveError::NoDelassus { solver: solver.name() }), "{kind:?}");
+            assert!(result.lambda.is_empty() && !result.converged, "{kind:?}");
+            solver.solve(&two_contacts(), None, &mut result).unwrap();
+            assert!(result.converged, "{kind:?}: {:?}", result.stats);
+            // λ_N = 1/(1 + the compliance the solver's model adds): SAP's near-rigid
+            // R_n = w/(4π²) with w = ‖G_ii‖_F/3 = √3/3 (β = 1), V-FPI's virtual node
+            // 1/k_v = 1e-4.
+            let added = match kind {
+                SolverKind::Sap => 3f64.sqrt() / 3.0 / (4.0 * std::f64::consts::PI.powi(2)),
+                SolverKind::Vfpi | SolverKind::VfpiBlock => 1e-4,
+                _ => 0.0,
+            };
+            let want = 1.0 / (1.0 + added);
+            let ok = (result.lambda[2] - want).abs() < 1e-9 && (result.lambda[5] - want).abs() < 1e-9;
+            assert!(ok, "{kind:?}: {:?}, want λ_N = {want}", result.lambda);
+        }
+    }
+}
