@@ -23,7 +23,7 @@ fn solves(c: &mut Criterion) {
         ];
         for mut solver in solvers {
             let mut r = SolveResult::with_capacity(n, 0);
-            solver.solve(p, None, &mut r);
+            solver.solve(p, None, &mut r).unwrap();
             if !r.converged {
                 continue; // PGS on the ill-conditioned stacks: timed to its cap, not a solve.
             }

@@ -71,10 +71,10 @@ struct Timed {
 
 fn time(solver: &mut dyn Solver, p: &ContactProblem, warm: Option<&WarmStart>, rounds: usize) -> (Timed, SolveResult) {
     let mut r = SolveResult::with_capacity(p.contacts(), 0);
-    solver.solve(p, warm, &mut r);
+    solver.solve(p, warm, &mut r).unwrap();
     let us = common::median_us(
         |_| {
-            solver.solve(black_box(p), warm, &mut r);
+            solver.solve(black_box(p), warm, &mut r).unwrap();
         },
         rounds,
     );
@@ -82,9 +82,9 @@ fn time(solver: &mut dyn Solver, p: &ContactProblem, warm: Option<&WarmStart>, r
     let m = Metrics::evaluate(p, &r.lambda, 1.0, ContactModel::Ncp, &mut sigma);
     let t = Timed {
         us,
-        iterations: r.iterations,
+        iterations: r.stats.iterations,
         converged: r.converged,
-        factorizations: r.factorizations,
+        factorizations: r.stats.factorizations,
         eps_abs: m.eps_abs,
     };
     (t, r)
@@ -97,9 +97,9 @@ fn history(mut make: impl FnMut(usize) -> Box<dyn Solver>, p: &ContactProblem, m
     let mut r = SolveResult::with_capacity(p.contacts(), 0);
     let mut sigma = vec![0.0; 3 * p.contacts()];
     for k in 1..=max {
-        make(k).solve(p, None, &mut r);
+        make(k).solve(p, None, &mut r).unwrap();
         out.push(Metrics::evaluate(p, &r.lambda, 1.0, ContactModel::Ncp, &mut sigma).eps_abs);
-        if r.converged || r.iterations < k {
+        if r.converged || r.stats.iterations < k {
             break;
         }
     }

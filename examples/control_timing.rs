@@ -123,7 +123,7 @@ fn time(
     serde_json::json!({"tick_us": median(tick), "inverse_dynamics_us": median(inverse), "kinematics_us": kinematics,
         "detection_us": detection, "contacts": contacts.len(), "detected": controller.detected().len(),
         "q": q, "v": v, "v_ref": v_ref, "loaded": loaded, "tau": id.torques(),
-        "iterations": id.result().iterations})
+        "iterations": id.result().stats.iterations})
 }
 
 fn main() {

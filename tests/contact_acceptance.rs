@@ -25,7 +25,7 @@ fn pgs(model: ContactModel, tol: f64, max_iterations: usize) -> PgsSolver {
 
 fn solve(solver: &mut dyn Solver, problem: &ContactProblem) -> SolveResult {
     let mut r = SolveResult::with_capacity(problem.contacts(), 0);
-    solver.solve(problem, None, &mut r);
+    solver.solve(problem, None, &mut r).unwrap();
     r
 }
 
@@ -63,7 +63,7 @@ fn at02_admm_iterates_stay_in_the_cones_and_orthogonal_after_every_iteration() {
         // The iterates after k iterations are those of a solve capped at k (deterministic).
         for k in 1..=60 {
             let r = solve(&mut admm(ContactModel::Ncp, 0.0, k), &p);
-            assert!(r.factorizations >= 1, "G + (η+ρ)I factors even when G is singular");
+            assert!(r.stats.factorizations >= 1, "G + (η+ρ)I factors even when G is singular");
             let scale = 1.0 + r.lambda.iter().chain(&r.dual).fold(0.0f64, |a, x| a.max(x.abs()));
             for i in 0..n {
                 let (y, z) = (cone::block(&r.lambda, i), cone::block(&r.dual, i));
@@ -126,7 +126,7 @@ fn at04_a_sliding_point_mass_keeps_its_heading_and_stops_at_the_analytic_time() 
         for k in 1..=300 {
             let p = point_mass(1.0, [v[0], v[1], -G0 * DT], mu, [0.0; 3]);
             cache.guess(p.ids(), &mut warm);
-            solver.solve(&p, Some(&warm), &mut r);
+            solver.solve(&p, Some(&warm), &mut r).unwrap();
             assert!(r.converged, "step {k}");
             cache.store(p.ids(), &r);
             let c = sigma(&p, &r.lambda);
@@ -186,7 +186,7 @@ fn at08_a_rigid_box_on_four_coplanar_contacts_splits_its_weight_evenly() {
     let p = &scene.problem;
     assert_eq!(p.contacts(), 4);
     let r = solve(&mut admm(ContactModel::Ncp, 1e-10, 2000), p);
-    assert!(r.converged, "{:?}", r.residuals);
+    assert!(r.converged, "{:?}", r.stats.residuals);
     let weight = G0 * DT;
     let normals: Vec<f64> = (0..4).map(|i| r.lambda[3 * i + 2]).collect();
     assert!((normals.iter().sum::<f64>() - weight).abs() < 1e-9, "{normals:?}");
@@ -220,18 +220,18 @@ fn at09_a_ton_on_a_gram_admm_converges_and_pgs_does_not() {
     let p = &scene.problem;
     assert_eq!(p.contacts(), 8);
     let r = solve(&mut admm(ContactModel::Ncp, 1e-6, 1000), p);
-    assert!(r.converged, "ADMM: {:?} after {}", r.residuals, r.iterations);
+    assert!(r.converged, "ADMM: {:?} after {}", r.stats.residuals, r.stats.iterations);
     // At 1e-6 (velocity·impulse) the heavy cube's velocity is known to ~1e-7 m/s, its
     // load to ~1e3 × 1e-7; tighter, the loads are the static ones to 1e-9 relative.
     let (ground, top) = interface_loads(&scene, &r.lambda);
     assert!((top / (1e3 * G0 * DT) - 1.0).abs() < 1e-3, "top interface {top}");
     assert!((ground / ((1e3 + 1e-3) * G0 * DT) - 1.0).abs() < 1e-3, "ground {ground}");
     let tight = solve(&mut admm(ContactModel::Ncp, 1e-12, 5000), p);
-    assert!(tight.converged, "ADMM to 1e-12: {:?}", tight.residuals);
+    assert!(tight.converged, "ADMM to 1e-12: {:?}", tight.stats.residuals);
     let (ground, top) = interface_loads(&scene, &tight.lambda);
     assert!((top / (1e3 * G0 * DT) - 1.0).abs() < 1e-9, "top interface {top}");
     assert!((ground / ((1e3 + 1e-3) * G0 * DT) - 1.0).abs() < 1e-9, "ground {ground}");
-    println!("ADMM: {} iterations at 1e-6, {} at 1e-12", r.iterations, tight.iterations);
+    println!("ADMM: {} iterations at 1e-6, {} at 1e-12", r.stats.iterations, tight.stats.iterations);
     // PGS, the same cap: does not reach the tolerance (the negative control).
     let q = solve(&mut pgs(ContactModel::Ncp, 1e-6, 1000), p);
     assert!(!q.converged, "PGS should fail at a mass ratio of 1e6");
@@ -246,7 +246,10 @@ fn at09_a_ton_on_a_gram_admm_converges_and_pgs_does_not() {
             metrics(&s.problem, &a.lambda, 1.0, ContactModel::Ncp),
             metrics(&s.problem, &b.lambda, 1.0, ContactModel::Ncp),
         );
-        println!("1e{e}     {:>6}  {:.1e}    {:>6}      {:.1e}", a.iterations, ma.eps_abs, b.iterations, mb.eps_abs);
+        println!(
+            "1e{e}     {:>6}  {:.1e}    {:>6}      {:.1e}",
+            a.stats.iterations, ma.eps_abs, b.stats.iterations, mb.eps_abs
+        );
         assert!(a.converged, "ADMM at ratio 1e{e}");
         if e == 0 {
             assert!(b.converged, "PGS at ratio 1");
@@ -265,17 +268,17 @@ fn at10_the_fifteen_cube_wall_converges_to_1e9_without_tuning() {
         "{}: {} contacts, {} iterations, {} factorizations, residuals {:?}",
         scene.name,
         p.contacts(),
-        r.iterations,
-        r.factorizations,
-        r.residuals
+        r.stats.iterations,
+        r.stats.factorizations,
+        r.stats.residuals
     );
-    assert!(r.converged, "residuals {:?} after {} iterations", r.residuals, r.iterations);
+    assert!(r.converged, "residuals {:?} after {} iterations", r.stats.residuals, r.stats.iterations);
     let m = metrics(p, &r.lambda, 1.0, ContactModel::Ncp);
     assert!(m.eps_p < 1e-9 && m.eps_d < 1e-6, "{m:?}");
     // PGS stagnates far from it in the same number of sweeps.
     let q = solve(&mut pgs(ContactModel::Ncp, 1e-9, 5000), p);
     assert!(!q.converged);
-    println!("PGS: {:?} after {} sweeps", q.residuals, q.iterations);
+    println!("PGS: {:?} after {} sweeps", q.stats.residuals, q.stats.iterations);
 }
 
 #[test]

@@ -73,7 +73,7 @@ fn the_quadruped_standing_steps_without_allocating() {
                     )
                     .unwrap();
                 cache.guess(problem.ids(), &mut warm);
-                solver.solve(&problem, Some(&warm), &mut result);
+                solver.solve(&problem, Some(&warm), &mut result).unwrap();
                 cache.store(problem.ids(), &result);
                 Metrics::evaluate(&problem, &result.lambda, dt, ContactModel::Ncp, &mut sigma);
                 v_next.copy_from_slice(&v_free);
@@ -99,7 +99,7 @@ fn the_cube_stacks_solve_without_allocating() {
             for round in 0..3 {
                 let n = allocations_during(|| {
                     cache.guess(p.ids(), &mut warm);
-                    solver.solve(p, Some(&warm), &mut result);
+                    solver.solve(p, Some(&warm), &mut result).unwrap();
                     cache.store(p.ids(), &result);
                     Metrics::evaluate(p, &result.lambda, 1e-3, ContactModel::Ncp, &mut sigma);
                 });

@@ -103,8 +103,8 @@ fn admm_solutions_agree_with_pinocchios() {
         let stop = StoppingRule { absolute: 1e-12, max_iterations: 20_000, ..Default::default() };
         let mut solver = AdmmSolver::with_capacity(p.contacts(), AdmmSettings { stop, ..Default::default() });
         let mut r = SolveResult::with_capacity(p.contacts(), 0);
-        solver.solve(p, None, &mut r);
-        assert!(r.converged, "{name}: {:?}", r.residuals);
+        solver.solve(p, None, &mut r).unwrap();
+        assert!(r.converged, "{name}: {:?}", r.stats.residuals);
         let theirs = floats(&f["pinocchio_admm"]["lambda"]);
         let diff = r.lambda.iter().zip(&theirs).fold(0.0f64, |a, (x, y)| a.max((x - y).abs()));
         let mut sigma = vec![0.0; 3 * p.contacts()];
@@ -112,7 +112,7 @@ fn admm_solutions_agree_with_pinocchios() {
         let their_m = Metrics::evaluate(p, &theirs, 1.0, ContactModel::Ncp, &mut sigma);
         println!(
             "{name}: {} iterations; max |λ − λ_pin| = {diff:.1e}; ε_abs ours {:.1e}, Pinocchio's {:.1e}",
-            r.iterations, ours_m.eps_abs, their_m.eps_abs
+            r.stats.iterations, ours_m.eps_abs, their_m.eps_abs
         );
         if f["solution_unique"].as_bool().unwrap() {
             assert!(diff <= 1e-6, "{name}: λ differs by {diff}");

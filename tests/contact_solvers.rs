@@ -35,7 +35,7 @@ fn chrono(tol: f64, max_iterations: usize) -> [ChronoAdmmSolver; 2] {
 
 fn solve(solver: &mut dyn Solver, problem: &ContactProblem) -> SolveResult {
     let mut r = SolveResult::with_capacity(problem.contacts(), 0);
-    solver.solve(problem, None, &mut r);
+    solver.solve(problem, None, &mut r).unwrap();
     r
 }
 
@@ -51,11 +51,11 @@ fn point_mass(g: [f64; 3], mu: f64, r: [f64; 3]) -> ContactProblem {
 fn chrono_admm_solves_the_ccp_of_a_point_mass_at_rest_and_sliding() {
     for solver in &mut chrono(1e-12, 5000) {
         let rest = solve(solver, &point_mass([0.0, 0.0, -G0 * DT], 0.5, [0.0; 3]));
-        assert!(rest.converged, "{}: {:?}", solver.name(), rest.residuals);
+        assert!(rest.converged, "{}: {:?}", solver.name(), rest.stats.residuals);
         assert!((rest.lambda[2] - G0 * DT).abs() < 1e-12 && rest.lambda[0].abs() < 1e-12);
         let (mu, u) = (0.5, 1.0);
         let slide = solve(solver, &point_mass([u, 0.0, -G0 * DT], mu, [0.0; 3]));
-        assert!(slide.converged, "{}: {:?}", solver.name(), slide.residuals);
+        assert!(slide.converged, "{}: {:?}", solver.name(), slide.stats.residuals);
         let expected = cone::project_cone(mu, &[-u, 0.0, G0 * DT]);
         for a in 0..3 {
             assert!((slide.lambda[a] - expected[a]).abs() < 1e-11, "{}: {:?}", solver.name(), slide.lambda);
@@ -87,7 +87,7 @@ fn chrono_admm_holds_a_hyperstatic_box() {
     let scene = problems::box_on_ground(1.0, 0.5);
     for solver in &mut chrono(1e-10, 5000) {
         let r = solve(solver, &scene.problem);
-        assert!(r.converged, "{}: {:?} after {}", solver.name(), r.residuals, r.iterations);
+        assert!(r.converged, "{}: {:?} after {}", solver.name(), r.stats.residuals, r.stats.iterations);
         let total: f64 = (0..4).map(|i| r.lambda[3 * i + 2]).sum();
         assert!((total - G0 * DT).abs() < 1e-8, "{}: {total}", solver.name());
         assert!((0..4).all(|i| r.lambda[3 * i].abs() < 1e-8 && r.lambda[3 * i + 1].abs() < 1e-8));
@@ -110,7 +110,7 @@ fn chrono_admm_converges_across_mass_ratios() {
                 continue;
             }
             let r = solve(solver, &scene.problem);
-            assert!(r.converged, "{} at 1e{e}: {:?} after {}", solver.name(), r.residuals, r.iterations);
+            assert!(r.converged, "{} at 1e{e}: {:?} after {}", solver.name(), r.stats.residuals, r.stats.iterations);
             let top: f64 = scene
                 .contacts
                 .iter()
@@ -119,7 +119,12 @@ fn chrono_admm_converges_across_mass_ratios() {
                 .map(|(k, _)| r.lambda[3 * k + 2])
                 .sum();
             assert!((top / (ratio * G0 * DT) - 1.0).abs() < 1e-3, "{} at 1e{e}: top {top}", solver.name());
-            println!("1e{e}: {} {} iterations, {} factorizations", solver.name(), r.iterations, r.factorizations);
+            println!(
+                "1e{e}: {} {} iterations, {} factorizations",
+                solver.name(),
+                r.stats.iterations,
+                r.stats.factorizations
+            );
         }
     }
 }
@@ -167,7 +172,7 @@ fn chrono_admm_and_the_seed_000_admm_agree_on_random_strictly_convex_ccps() {
             ),
             &p,
         );
-        assert!(reference.converged, "seed {seed}: reference {:?}", reference.residuals);
+        assert!(reference.converged, "seed {seed}: reference {:?}", reference.stats.residuals);
         let sap = SapSolver::with_capacity(n, SapSettings { relative: 1e-13, ..Default::default() });
         let [admm, fadmm] = chrono(1e-11, 20_000);
         // V-FPI's proximal operator with virtual nodes of compliance R (K = 1/R: the very
@@ -177,7 +182,13 @@ fn chrono_admm_and_the_seed_000_admm_agree_on_random_strictly_convex_ccps() {
         for solver in &mut solvers {
             let solver = solver.as_mut();
             let x = solve(solver, &p);
-            assert!(x.converged, "seed {seed}, {}: {:?} after {}", solver.name(), x.residuals, x.iterations);
+            assert!(
+                x.converged,
+                "seed {seed}, {}: {:?} after {}",
+                solver.name(),
+                x.stats.residuals,
+                x.stats.iterations
+            );
             let diff = x.lambda.iter().zip(&reference.lambda).fold(0.0f64, |d, (a, b)| d.max((a - b).abs()));
             assert!(diff < 1e-8, "seed {seed}, {}: λ differs by {diff}", solver.name());
         }
@@ -194,12 +205,12 @@ fn chrono_admm_restarts_from_its_last_solution() {
     assert!(cold.converged);
     let warm = WarmStart::from_result(&cold);
     let mut again = SolveResult::with_capacity(scene.problem.contacts(), 0);
-    solver.solve(&scene.problem, Some(&warm), &mut again);
+    solver.solve(&scene.problem, Some(&warm), &mut again).unwrap();
     assert!(
-        again.converged && again.iterations <= 2 && cold.iterations > 8,
+        again.converged && again.stats.iterations <= 2 && cold.stats.iterations > 8,
         "{} iterations from the last solution (cold {})",
-        again.iterations,
-        cold.iterations
+        again.stats.iterations,
+        cold.stats.iterations
     );
 }
 
@@ -227,13 +238,13 @@ fn sap_holds_a_point_mass_at_its_near_rigid_equilibrium() {
     let mut solver = sap();
     let p = problem_at(phi_eq);
     let r = solve(&mut solver, &p);
-    assert!(r.converged, "{:?}", r.residuals);
+    assert!(r.converged, "{:?}", r.stats.residuals);
     assert!((r.lambda[2] / (m * G0 * dt) - 1.0).abs() < 1e-10 && r.lambda[0] == 0.0, "{:?}", r.lambda);
     let v_n = r.lambda[2] / m - G0 * dt;
     assert!(v_n.abs() < 1e-10, "{v_n}");
     let mut again = SolveResult::with_capacity(1, 0);
-    solver.solve(&p, Some(&WarmStart::from_result(&r)), &mut again);
-    assert!(again.converged && again.iterations == 0, "{} iterations from the solution", again.iterations);
+    solver.solve(&p, Some(&WarmStart::from_result(&r)), &mut again).unwrap();
+    assert!(again.converged && again.stats.iterations == 0, "{} iterations from the solution", again.stats.iterations);
 
     let phi0 = 10.0 * phi_eq;
     let r = solve(&mut solver, &problem_at(phi0));
@@ -270,15 +281,15 @@ fn sap_glides_at_dt_plus_tau_d_times_mu_v_t() {
 #[test]
 fn sap_on_separating_contacts_and_assembled_scenes() {
     let r = solve(&mut sap(), &point_mass([0.1, 0.0, 1.0], 0.5, [0.0; 3]));
-    assert!(r.converged && r.iterations == 0 && r.lambda == [0.0; 3], "{:?}", r.lambda);
+    assert!(r.converged && r.stats.iterations == 0 && r.lambda == [0.0; 3], "{:?}", r.lambda);
     let mut scenes: Vec<(String, problems::Problem)> = vec![("box".into(), problems::box_on_ground(1.0, 0.5))];
     scenes.extend((0..=6).map(|e| (format!("1e{e}"), problems::two_cubes(1.0, 10f64.powi(e), 0.5))));
     for (name, scene) in &scenes {
         let p = &scene.problem;
         let mut solver = sap();
         let r = solve(&mut solver, p);
-        assert!(r.converged, "{name}: {:?} after {}", r.residuals, r.iterations);
-        assert!(r.iterations <= 20, "{name}: {} Newton iterations", r.iterations);
+        assert!(r.converged, "{name}: {:?} after {}", r.stats.residuals, r.stats.iterations);
+        assert!(r.stats.iterations <= 20, "{name}: {} Newton iterations", r.stats.iterations);
         let m = 3 * p.contacts();
         let rows: Vec<Vec<f64>> = (0..m).map(|i| p.delassus()[i * m..(i + 1) * m].to_vec()).collect();
         let mu: Vec<f64> = p
@@ -294,8 +305,8 @@ fn sap_on_separating_contacts_and_assembled_scenes() {
         let x = solve(&mut admm, &same);
         let scale = norm_inf(&x.lambda);
         let diff = x.lambda.iter().zip(&r.lambda).fold(0.0f64, |d, (a, b)| d.max((a - b).abs()));
-        assert!(diff < 1e-8 * scale, "{name}: λ differs by {diff} (of {scale}); Chrono {:?}", x.residuals);
-        println!("{name}: sap {} Newton iterations, Chrono's ADMM {}", r.iterations, x.iterations);
+        assert!(diff < 1e-8 * scale, "{name}: λ differs by {diff} (of {scale}); Chrono {:?}", x.stats.residuals);
+        println!("{name}: sap {} Newton iterations, Chrono's ADMM {}", r.stats.iterations, x.stats.iterations);
     }
 }
 
@@ -318,7 +329,7 @@ fn vfpi(model: ContactModel, stiffness: f64) -> VfpiSolver {
 fn vfpi_lets_a_separating_contact_go_in_one_iteration() {
     for model in [ContactModel::Ncp, ContactModel::Ccp] {
         let r = solve(&mut vfpi(model, 1e4), &point_mass([0.3, -0.2, 0.5], 0.5, [0.0; 3]));
-        assert!(r.converged && r.iterations == 1 && r.lambda == [0.0; 3], "{model:?}: {r:?}");
+        assert!(r.converged && r.stats.iterations == 1 && r.lambda == [0.0; 3], "{model:?}: {r:?}");
     }
 }
 
@@ -335,12 +346,12 @@ fn vfpi_strict_slides_a_point_mass_by_coulomb_along_its_heading() {
     for kappa in [1e3, 1e4] {
         let want_n = m * G0 * DT * kappa / (1.0 + kappa);
         let rest = solve(&mut vfpi(ContactModel::Ncp, kappa), &point_mass([0.0, 0.0, -G0 * DT], mu, [0.0; 3]));
-        assert!(rest.converged, "{:?}", rest.residuals);
+        assert!(rest.converged, "{:?}", rest.stats.residuals);
         assert!((rest.lambda[2] - want_n).abs() < 1e-11 && rest.lambda[0] == 0.0 && rest.lambda[1] == 0.0);
         for phi in [0.0f64, 30.0, 137.0] {
             let (c, s) = (phi.to_radians().cos(), phi.to_radians().sin());
             let r = solve(&mut vfpi(ContactModel::Ncp, kappa), &point_mass([c, s, -G0 * DT], mu, [0.0; 3]));
-            assert!(r.converged, "{phi}°: {:?}", r.residuals);
+            assert!(r.converged, "{phi}°: {:?}", r.stats.residuals);
             assert!((r.lambda[2] - want_n).abs() < 1e-11, "{phi}°: {:?} vs {want_n}", r.lambda);
             let lt = r.lambda[0].hypot(r.lambda[1]);
             assert!((lt - mu * r.lambda[2]).abs() < 1e-12, "{phi}°: friction {lt} not on the cone");
@@ -362,7 +373,7 @@ fn vfpi_proximal_solves_the_ccp_and_lifts_off_while_sliding() {
     let g = [1.0, 0.0, -G0 * DT];
     let p = point_mass(g, mu, [r; 3]);
     let x = solve(&mut vfpi(ContactModel::Ccp, 1e4), &p);
-    assert!(x.converged, "{:?}", x.residuals);
+    assert!(x.converged, "{:?}", x.stats.residuals);
     let want = cone::project_cone(mu, &[-g[0] / (1.0 + r), -g[1] / (1.0 + r), -g[2] / (1.0 + r)]);
     for a in 0..3 {
         assert!((x.lambda[a] - want[a]).abs() < 1e-11, "{:?} vs {want:?}", x.lambda);
@@ -422,7 +433,7 @@ fn vfpi_virtual_node_error_falls_as_one_over_the_stiffness() {
     for kappa in [1e3, 1e4, 1e5] {
         let mut solver = VfpiSolver::with_capacity(4, vfpi_settings(ContactModel::Ncp, 1e-12, kappa));
         let r = solve(&mut solver, &scene.problem);
-        assert!(r.converged, "κ {kappa}: {:?} after {}", r.residuals, r.iterations);
+        assert!(r.converged, "κ {kappa}: {:?} after {}", r.stats.residuals, r.stats.iterations);
         let total: f64 = (0..4).map(|i| r.lambda[3 * i + 2]).sum();
         assert!((total / (G0 * DT) - 1.0).abs() < 2.0 / kappa, "κ {kappa}: {total}");
         sink.push((0..4).fold(0.0f64, |m, i| m.max(-r.sigma[3 * i + 2])));
@@ -456,7 +467,7 @@ fn vfpi_on_the_quadruped_standing() {
         let settings = VfpiSettings { preconditioner: pre, stop: stop(1e-9, cap), ..Default::default() };
         let mut solver = VfpiSolver::with_capacity(n, settings);
         let r = solve(&mut solver, p);
-        assert!(r.converged, "{pre:?}: {:?} after {}", r.residuals, r.iterations);
+        assert!(r.converged, "{pre:?}: {:?} after {}", r.stats.residuals, r.stats.iterations);
         let m = 3 * n;
         let rows: Vec<Vec<f64>> = (0..m).map(|i| p.delassus()[i * m..(i + 1) * m].to_vec()).collect();
         let mu: Vec<f64> = p.sets().iter().map(|s| s.friction()).collect();
@@ -467,6 +478,6 @@ fn vfpi_on_the_quadruped_standing() {
         let diff = x.lambda.iter().zip(&r.lambda).fold(0.0f64, |d, (a, b)| d.max((a - b).abs()));
         // λ to the velocity tolerance times the nodes' stiffness.
         assert!(diff < 1e-9 / nodes[2], "{pre:?}: λ differs by {diff}");
-        println!("{pre:?}: {} iterations", r.iterations);
+        println!("{pre:?}: {} iterations", r.stats.iterations);
     }
 }

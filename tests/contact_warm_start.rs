@@ -73,10 +73,10 @@ fn a_resting_quadruped_needs_at_most_one_iteration_after_the_first_step() {
             .assemble(&bodies, contacts.contacts(), &[], &v, &v_free, dt, &settings, &mut problem, Build::Delassus)
             .unwrap();
         cache.guess(problem.ids(), &mut warm);
-        solver.solve(&problem, Some(&warm), &mut result);
+        solver.solve(&problem, Some(&warm), &mut result).unwrap();
         assert!(result.converged, "step {step}");
         cache.store(problem.ids(), &result);
-        iterations.push(result.iterations);
+        iterations.push(result.stats.iterations);
         v.copy_from_slice(&v_free);
         assembly.apply_impulses(&bodies, &result.lambda, &mut v);
         let displacement: Vec<f64> = v.iter().map(|x| x * dt).collect();

@@ -117,7 +117,7 @@ fn compliant_inverse_dynamics_matches_pinocchios_contact_inverse_dynamics() {
         let force: Vec<f64> = id.impulses().iter().map(|l| l / dt).collect();
         let (want_force, want_tau) = (floats(&state["lambda"]), floats(&state["tau"]));
         let (e_force, e_tau) = (common::rel_error(&force, &want_force), common::rel_error(&tau, &want_tau));
-        println!("{name}: λ {e_force:.1e}, τ {e_tau:.1e} (relative), {} iterations", id.result().iterations);
+        println!("{name}: λ {e_force:.1e}, τ {e_tau:.1e} (relative), {} iterations", id.result().stats.iterations);
         assert!(e_force < 1e-9, "{name}: λ {force:?} vs Pinocchio's {want_force:?}");
         assert!(e_tau < 1e-9, "{name}: τ {tau:?} vs Pinocchio's {want_tau:?}");
     }

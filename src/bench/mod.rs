@@ -250,7 +250,7 @@ pub fn run(options: &Options, progress: &mut dyn progress::Progress) -> Result<R
         let name = scenarios[s].name;
         match references[s].as_ref().and_then(|r| r.problems.get(p)) {
             Some((what, problem, dt)) => {
-                (Ok(run::curve(name, what, problem, *dt, v)), format!("{name} ({what}) {}", v.label()))
+                (run::curve(name, what, problem, *dt, v), format!("{name} ({what}) {}", v.label()))
             }
             None => (Err(BenchError::Options(format!("{name}: no problem {p}"))), String::new()),
         }

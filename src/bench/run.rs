@@ -220,8 +220,14 @@ pub struct Curve {
 pub(crate) const BUDGETS: [usize; 15] = [1, 2, 3, 5, 8, 13, 20, 32, 50, 80, 126, 200, 316, 500, 1000];
 
 /// Solves `problem` cold with `variant` stopped after each of [`BUDGETS`] iterations (or
-/// at 10⁻¹⁴, where it stops early).
-pub(crate) fn curve(scenario: &'static str, what: &str, problem: &ContactProblem, dt: f64, variant: Variant) -> Curve {
+/// at 10⁻¹⁴, where it stops early); the solver's refusal is the scenario's error.
+pub(crate) fn curve(
+    scenario: &'static str,
+    what: &str,
+    problem: &ContactProblem,
+    dt: f64,
+    variant: Variant,
+) -> Result<Curve, BenchError> {
     let n = problem.contacts();
     let mut points = Vec::new();
     let mut sigma = vec![0.0; 3 * n];
@@ -235,7 +241,9 @@ pub(crate) fn curve(scenario: &'static str, what: &str, problem: &ContactProblem
         let mut reps = 0;
         while reps < 3 || (started.elapsed().as_secs_f64() < 1e-3 && reps < 200) {
             let t = Instant::now();
-            solver.solve(problem, None, &mut result);
+            solver
+                .solve(problem, None, &mut result)
+                .map_err(|e| BenchError::Scene { scenario: scenario.to_owned(), message: format!("{what}: {e}") })?;
             best = best.min(t.elapsed().as_secs_f64() * 1e6);
             reps += 1;
             if t.elapsed().as_secs_f64() > 0.05 {
@@ -248,10 +256,10 @@ pub(crate) fn curve(scenario: &'static str, what: &str, problem: &ContactProblem
         } else {
             f64::INFINITY
         };
-        points.push(Point { iterations: result.iterations, us: best, eps_abs: eps });
-        if result.converged || result.iterations < budget {
+        points.push(Point { iterations: result.stats.iterations, us: best, eps_abs: eps });
+        if result.converged || result.stats.iterations < budget {
             break;
         }
     }
-    Curve { scenario, problem: what.to_owned(), contacts: n, variant, points }
+    Ok(Curve { scenario, problem: what.to_owned(), contacts: n, variant, points })
 }

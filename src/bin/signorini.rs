@@ -424,7 +424,8 @@ fn solve(problem: &std::path::Path, solver: &str, mode: &str, tol: f64, max_iter
         tolerance: tol,
         max_iterations: max_iter,
     };
-    let json = serde_json::to_string_pretty(&solve(&parsed, &options)).map_err(|e| Failure::Other(e.to_string()))?;
+    let output = solve(&parsed, &options).map_err(|e| Failure::Other(e.to_string()))?;
+    let json = serde_json::to_string_pretty(&output).map_err(|e| Failure::Other(e.to_string()))?;
     println!("{json}");
     Ok(())
 }

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{InputError, parse_json};
 
-use crate::contact::{ContactModel, ContactProblem, Metrics, Residuals, SolveResult, StoppingRule};
+use crate::contact::{ContactModel, ContactProblem, Metrics, Residuals, SolveError, SolveResult, StoppingRule};
 
 /// The input file. Contact blocks are ordered (Tx, Ty, N).
 #[derive(Clone, Debug, Deserialize)]
@@ -87,8 +87,8 @@ pub fn parse_input(text: &str, file: &str) -> Result<ContactProblem, InputError>
     })
 }
 
-/// Solves, times and evaluates.
-pub fn solve(problem: &ContactProblem, options: &SolveOptions) -> SolveOutput {
+/// Solves, times and evaluates; the solver's refusal is returned.
+pub fn solve(problem: &ContactProblem, options: &SolveOptions) -> Result<SolveOutput, SolveError> {
     let n = problem.contacts();
     let stop =
         StoppingRule { absolute: options.tolerance, max_iterations: options.max_iterations, ..Default::default() };
@@ -100,19 +100,19 @@ pub fn solve(problem: &ContactProblem, options: &SolveOptions) -> SolveOutput {
     let start = Instant::now();
     while times.len() < 5 || (start.elapsed().as_secs_f64() < 0.02 && times.len() < 10_000) {
         let t = Instant::now();
-        solver.solve(problem, None, &mut result);
+        solver.solve(problem, None, &mut result)?;
         times.push(t.elapsed().as_secs_f64() * 1e6);
     }
     times.sort_by(f64::total_cmp);
     let mut sigma = vec![0.0; 3 * n];
     let m = Metrics::evaluate(problem, &result.lambda, 1.0, ContactModel::Ncp, &mut sigma);
-    SolveOutput {
+    Ok(SolveOutput {
         lambda: result.lambda.clone(),
         sigma,
-        iterations: result.iterations,
+        iterations: result.stats.iterations,
         converged: result.converged,
-        residuals: result.residuals,
+        residuals: result.stats.residuals,
         metrics: OutputMetrics { eps_p: m.eps_p, eps_d: m.eps_d, eps_c: m.eps_c, signorini: m.signorini, mdp: m.mdp },
         solve_us: times[times.len() / 2],
-    }
+    })
 }

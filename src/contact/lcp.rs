@@ -102,8 +102,8 @@ mod tests {
 
     fn solve(problem: &ContactProblem, solver: &mut dyn Solver) -> SolveResult {
         let mut result = SolveResult::with_capacity(1, 0);
-        solver.solve(problem, None, &mut result);
-        assert!(result.converged, "{}: {:?}", solver.name(), result.residuals);
+        solver.solve(problem, None, &mut result).unwrap();
+        assert!(result.converged, "{}: {:?}", solver.name(), result.stats.residuals);
         result
     }
 

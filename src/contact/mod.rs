@@ -6,7 +6,9 @@
 //!   (intervals) as blocks of the same problem.
 //! - [`cone`]: the friction cone, its dual, the De Saxcé correction, projections, and the
 //!   set of each block ([`cone::BlockSet`]).
-//! - Solvers behind one [`Solver`] trait: [`AdmmSolver`] (seed 000 Alg. 1, the default)
+//! - Solvers behind one [`Solver`] trait, each filling a [`SolveResult`] and its
+//!   [`SolveStats`] or refusing the problem with a [`SolveError`], through the same
+//!   stages (`solve_skeleton`): [`AdmmSolver`] (seed 000 Alg. 1, the default)
 //!   and [`PgsSolver`] (the per-contact baseline), each for the NCP or the CCP;
 //!   [`ChronoAdmmSolver`], Project Chrono's ADMM for the CCP (seed 003: balanced ρ, Jacobi
 //!   preconditioning, the accelerated variant with restart); [`PgsSolver`] also solves the
@@ -33,11 +35,12 @@ pub mod polish;
 pub mod problem;
 pub mod sap;
 pub mod settings;
+mod solve_skeleton;
 pub mod solver;
 pub mod vfpi;
 pub mod warm_start;
 
-pub use admm::{AdmmSettings, AdmmSolver, RhoRule};
+pub use admm::{AdmmSettings, AdmmSolver, Penalty, RhoRule};
 pub use assembly::{Assembly, Bodies, Build, ProblemSettings};
 pub use chrono_admm::{ChronoAdmmSettings, ChronoAdmmSolver};
 pub use joint_blocks::{JointBlock, JointBlockKind};
@@ -46,6 +49,6 @@ pub use pgs::{PgsSettings, PgsSolver};
 pub use problem::{ContactProblem, ProblemError};
 pub use sap::{SapSettings, SapSolver};
 pub use settings::{ContactSettings, Fallback, SolverKind};
-pub use solver::{ContactModel, Residuals, SolveResult, Solver, StoppingRule, WarmStart};
+pub use solver::{ContactModel, Residuals, SolveError, SolveResult, SolveStats, Solver, StoppingRule, WarmStart};
 pub use vfpi::{VfpiSettings, VfpiSolver};
 pub use warm_start::WarmStartCache;

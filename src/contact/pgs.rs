@@ -21,7 +21,8 @@ use super::cone::{self, BlockSet, Vec3c};
 use super::dense::dot;
 use super::lcp;
 use super::problem::ContactProblem;
-use super::solver::{ContactModel, Residuals, SolveResult, Solver, StoppingRule, WarmStart, norm_inf};
+use super::solve_skeleton::{self, Needs};
+use super::solver::{ContactModel, Residuals, SolveError, SolveResult, Solver, StoppingRule, WarmStart};
 
 /// PGS settings.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -58,6 +59,116 @@ impl PgsSolver {
     }
 }
 
+/// Projection on a block's set: the pyramid for the LCP, else the cone.
+fn project(model: ContactModel, set: &BlockSet, x: &Vec3c) -> Vec3c {
+    if model == ContactModel::Lcp { lcp::project(set, x) } else { set.project(x) }
+}
+
+/// σ_i = row i of (G + R)λ + g, from the latest values.
+fn velocity(problem: &ContactProblem, lambda: &[f64], i: usize) -> Vec3c {
+    let (g_mat, g, r, m) = (&problem.delassus, &problem.g, &problem.compliance, 3 * problem.contacts());
+    let mut v = [0.0; 3];
+    for a in 0..3 {
+        let j = 3 * i + a;
+        v[a] = dot(&g_mat[j * m..j * m + m], lambda) + r[j] * lambda[j] + g[j];
+    }
+    v
+}
+
+/// Block `i`'s new impulse from `old` and its velocity `sigma`, before relaxation: the
+/// exact 1-D step clamped for a joint-friction interval; for a cone the normal then the
+/// tangential step projected on the disk (NCP, seed 002 Alg. 6), the pyramid's step (LCP,
+/// Alg. 1) or the projected step 3σ_i / tr(G_ii) (CCP, Alg. 2).
+fn block_step(problem: &ContactProblem, model: ContactModel, i: usize, old: &Vec3c, sigma: &Vec3c) -> Vec3c {
+    let (g_mat, r, m) = (&problem.delassus, &problem.compliance, 3 * problem.contacts());
+    let d = |a: usize| g_mat[(3 * i + a) * m + 3 * i + a] + r[3 * i + a];
+    // Column N of the contact's block: σ_T after the normal change.
+    let column = |a: usize| g_mat[(3 * i + a) * m + 3 * i + 2];
+    match (problem.sets[i], model) {
+        (BlockSet::Interval(b), _) => [0.0, 0.0, (old[2] - sigma[2] / d(2).max(f64::MIN_POSITIVE)).clamp(-b, b)],
+        (BlockSet::Cone(mu), ContactModel::Ncp) => {
+            let normal = (old[2] - sigma[2] / d(2).max(f64::MIN_POSITIVE)).max(0.0);
+            let dn = normal - old[2];
+            let st = [sigma[0] + column(0) * dn, sigma[1] + column(1) * dn];
+            let step = 1.0 / d(0).min(d(1)).max(f64::MIN_POSITIVE);
+            let mut t = [old[0] - st[0] * step, old[1] - st[1] * step];
+            let limit = mu * normal;
+            let len = (t[0] * t[0] + t[1] * t[1]).sqrt();
+            if len > limit {
+                let scale = if len > 0.0 { limit / len } else { 0.0 };
+                t = [t[0] * scale, t[1] * scale];
+            }
+            [t[0], t[1], normal]
+        }
+        (BlockSet::Cone(mu), ContactModel::Lcp) => lcp::pyramid_step(
+            mu,
+            old,
+            sigma,
+            d(0).min(d(1)).max(f64::MIN_POSITIVE),
+            d(2).max(f64::MIN_POSITIVE),
+            [column(0), column(1)],
+        ),
+        (BlockSet::Cone(mu), ContactModel::Ccp) => {
+            let step = 3.0 / (d(0) + d(1) + d(2)).max(f64::MIN_POSITIVE);
+            cone::project_cone(mu, &[old[0] - step * sigma[0], old[1] - step * sigma[1], old[2] - step * sigma[2]])
+        }
+    }
+}
+
+/// Adds to `worst` block `i`'s criterion with its new impulse `next` (was `old`, at
+/// velocity `sigma`; σ_i moves by (G_ii + R_i)Δλ_i): the LCP's, or the NCP's (the CCP's)
+/// cone violation, dual-cone violation and complementarity (seed 002 §2.3).
+fn add_criterion(
+    problem: &ContactProblem,
+    model: ContactModel,
+    i: usize,
+    (old, next, sigma): (&Vec3c, &Vec3c, &Vec3c),
+    worst: &mut Residuals,
+) {
+    let (g_mat, r, m) = (&problem.delassus, &problem.compliance, 3 * problem.contacts());
+    let set = &problem.sets[i];
+    let change = cone::sub(next, old);
+    let mut after = *sigma;
+    for a in 0..3 {
+        let j = 3 * i + a;
+        after[a] += (0..3).map(|b| g_mat[j * m + 3 * i + b] * change[b]).sum::<f64>() + r[j] * change[a];
+    }
+    if model == ContactModel::Lcp {
+        worst.dual = worst.dual.max(lcp::violation(set, next, &after));
+        worst.complementarity = worst.complementarity.max((next[2] * after[2]).abs());
+    } else {
+        let shifted = cone::add(&after, &set.correction(model == ContactModel::Ncp, &after));
+        worst.primal = worst.primal.max(set.distance(next));
+        worst.dual = worst.dual.max(set.dual_distance(&shifted));
+        worst.complementarity = worst.complementarity.max(set.gap(next, &shifted));
+    }
+}
+
+impl PgsSolver {
+    /// One Gauss–Seidel sweep over the blocks, each relaxed (λ ← ω·λ_new + (1 − ω)·λ_old,
+    /// projected again when ω > 1); returns the worst criterion of the blocks right after
+    /// their update.
+    fn sweep(&self, problem: &ContactProblem, lambda: &mut [f64]) -> Residuals {
+        let (model, omega) = (self.settings.model, self.settings.relaxation);
+        let mut worst = Residuals::default();
+        for (i, set) in problem.sets.iter().enumerate() {
+            let old = cone::block(lambda, i);
+            let sigma = velocity(problem, lambda, i);
+            let new = block_step(problem, model, i, &old, &sigma);
+            let mut next = [0.0; 3];
+            for a in 0..3 {
+                next[a] = omega * new[a] + (1.0 - omega) * old[a];
+            }
+            if omega > 1.0 {
+                next = project(model, set, &next);
+            }
+            cone::set_block(lambda, i, &next);
+            add_criterion(problem, model, i, (&old, &next, &sigma), &mut worst);
+        }
+        worst
+    }
+}
+
 impl Solver for PgsSolver {
     fn name(&self) -> &'static str {
         if self.settings.model == ContactModel::Lcp { "lcp" } else { "pgs" }
@@ -67,137 +178,32 @@ impl Solver for PgsSolver {
         self.settings.model
     }
 
-    fn solve(&mut self, problem: &ContactProblem, warm: Option<&WarmStart>, result: &mut SolveResult) {
-        let n = problem.contacts();
-        let m = 3 * n;
-        assert!(n <= self.capacity, "PGS workspace holds {} contacts, the problem has {n}", self.capacity);
+    fn solve(
+        &mut self,
+        problem: &ContactProblem,
+        warm: Option<&WarmStart>,
+        result: &mut SolveResult,
+    ) -> Result<(), SolveError> {
+        // An empty problem is one empty sweep: converged at iteration 1.
+        let n = solve_skeleton::check_and_size(self.name(), self.capacity, Needs::Delassus, problem, result)?;
         let s = self.settings;
-        result.reset(m);
-        self.previous.clear();
-        self.previous.resize(m, 0.0);
-        assert!(problem.has_delassus(), "PGS needs G: ContactProblem::build_delassus");
-        let (g_mat, g, sets, r) = (&problem.delassus, &problem.g, &problem.sets, &problem.compliance);
-        let ncp = s.model == ContactModel::Ncp;
-        // Projection on a block's set: the pyramid for the LCP, else the cone.
-        let project = |set: &BlockSet, x: &Vec3c| {
-            if s.model == ContactModel::Lcp { lcp::project(set, x) } else { set.project(x) }
-        };
-        let lambda = &mut result.lambda;
-        if let Some(w) = warm {
-            for i in 0..n {
-                if w.known.get(i).copied().unwrap_or(false) {
-                    cone::set_block(lambda, i, &project(&sets[i], &cone::block(&w.lambda, i)));
-                }
-            }
-        }
-        // σ_i = row i of (G + R)λ + g.
-        let velocity = |lambda: &[f64], i: usize| -> Vec3c {
-            let mut v = [0.0; 3];
-            for a in 0..3 {
-                let j = 3 * i + a;
-                v[a] = dot(&g_mat[j * m..j * m + m], lambda) + r[j] * lambda[j] + g[j];
-            }
-            v
-        };
-        let omega = s.relaxation;
+        solve_skeleton::zeroed(3 * n, [&mut self.previous]);
+        solve_skeleton::warm_impulses(warm, &problem.sets, &mut result.lambda, |set, x| project(s.model, set, x));
         for k in 1..=s.stop.max_iterations {
-            self.previous.copy_from_slice(lambda);
-            let mut worst = Residuals::default();
-            for i in 0..n {
-                let d = |a: usize| g_mat[(3 * i + a) * m + 3 * i + a] + r[3 * i + a];
-                let old = cone::block(lambda, i);
-                let sigma = velocity(lambda, i);
-                let new = match (sets[i], s.model) {
-                    // A joint-friction interval: the exact 1-D step, clamped.
-                    (BlockSet::Interval(b), _) => {
-                        [0.0, 0.0, (old[2] - sigma[2] / d(2).max(f64::MIN_POSITIVE)).clamp(-b, b)]
-                    }
-                    (BlockSet::Cone(mu), ContactModel::Ncp) => {
-                        let normal = (old[2] - sigma[2] / d(2).max(f64::MIN_POSITIVE)).max(0.0);
-                        // σ_T after the normal change: column N of the contact's block.
-                        let dn = normal - old[2];
-                        let row = |a: usize| g_mat[(3 * i + a) * m + 3 * i + 2];
-                        let st = [sigma[0] + row(0) * dn, sigma[1] + row(1) * dn];
-                        let step = 1.0 / d(0).min(d(1)).max(f64::MIN_POSITIVE);
-                        let mut t = [old[0] - st[0] * step, old[1] - st[1] * step];
-                        let limit = mu * normal;
-                        let len = (t[0] * t[0] + t[1] * t[1]).sqrt();
-                        if len > limit {
-                            let scale = if len > 0.0 { limit / len } else { 0.0 };
-                            t = [t[0] * scale, t[1] * scale];
-                        }
-                        [t[0], t[1], normal]
-                    }
-                    (BlockSet::Cone(mu), ContactModel::Lcp) => {
-                        let column = |a: usize| g_mat[(3 * i + a) * m + 3 * i + 2];
-                        lcp::pyramid_step(
-                            mu,
-                            &old,
-                            &sigma,
-                            d(0).min(d(1)).max(f64::MIN_POSITIVE),
-                            d(2).max(f64::MIN_POSITIVE),
-                            [column(0), column(1)],
-                        )
-                    }
-                    (BlockSet::Cone(mu), ContactModel::Ccp) => {
-                        let step = 3.0 / (d(0) + d(1) + d(2)).max(f64::MIN_POSITIVE);
-                        cone::project_cone(
-                            mu,
-                            &[old[0] - step * sigma[0], old[1] - step * sigma[1], old[2] - step * sigma[2]],
-                        )
-                    }
-                };
-                let mut next = [0.0; 3];
-                for a in 0..3 {
-                    next[a] = omega * new[a] + (1.0 - omega) * old[a];
-                }
-                if omega > 1.0 {
-                    next = project(&sets[i], &next);
-                }
-                cone::set_block(lambda, i, &next);
-                // The criterion of this contact with its new value (σ_i moves by G_ii Δλ_i).
-                let change = cone::sub(&next, &old);
-                let mut after = sigma;
-                for a in 0..3 {
-                    let j = 3 * i + a;
-                    after[a] += (0..3).map(|b| g_mat[j * m + 3 * i + b] * change[b]).sum::<f64>() + r[j] * change[a];
-                }
-                if s.model == ContactModel::Lcp {
-                    worst.dual = worst.dual.max(lcp::violation(&sets[i], &next, &after));
-                    worst.complementarity = worst.complementarity.max((next[2] * after[2]).abs());
-                } else {
-                    let shifted = cone::add(&after, &sets[i].correction(ncp, &after));
-                    worst.primal = worst.primal.max(sets[i].distance(&next));
-                    worst.dual = worst.dual.max(sets[i].dual_distance(&shifted));
-                    worst.complementarity = worst.complementarity.max(sets[i].gap(&next, &shifted));
-                }
-            }
-            if s.record_history && result.history.len() < result.history.capacity() {
-                result.history.push(worst);
-            }
-            result.iterations = k;
-            result.residuals = worst;
-            if worst.max() <= s.stop.absolute {
+            self.previous.copy_from_slice(&result.lambda);
+            let worst = self.sweep(problem, &mut result.lambda);
+            result.stats.record(k, worst, s.record_history);
+            if s.stop.reached(&worst) {
                 result.converged = true;
                 break;
             }
-            if s.stop.relative > 0.0 {
-                let mut change = 0.0f64;
-                for (a, b) in lambda.iter().zip(&self.previous) {
-                    change = change.max((a - b).abs());
-                }
-                if change <= s.stop.relative * norm_inf(lambda).max(norm_inf(&self.previous)) {
-                    result.stalled = true;
-                    break;
-                }
+            if s.stop.still(&result.lambda, &self.previous) {
+                result.stats.stalled = true;
+                break;
             }
         }
         // σ and z = σ + Γ(σ) for the final λ.
-        problem.contact_velocity(&result.lambda, &mut result.sigma);
-        for i in 0..n {
-            let si = cone::block(&result.sigma, i);
-            let zi = cone::add(&si, &sets[i].correction(ncp, &si));
-            cone::set_block(&mut result.dual, i, &zi);
-        }
+        solve_skeleton::finish_with_velocity(problem, s.model == ContactModel::Ncp, result);
+        Ok(())
     }
 }

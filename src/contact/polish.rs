@@ -95,13 +95,41 @@ impl Polish {
             return false;
         }
         result.reset(m);
-        let lambda = &mut result.lambda;
+        if !self.select(problem, guess, &mut result.lambda) {
+            return false;
+        }
+        self.free_rows_system(problem, &result.lambda, &mut result.sigma);
+        let nf = self.free.len();
+        if nf > 0 {
+            if self.factor(nf).is_err() {
+                return false;
+            }
+            self.chol.solve(&mut self.b);
+        }
+        for (&r, x) in self.free.iter().zip(&self.b) {
+            result.lambda[r] = *x;
+        }
+        let Some(error) = self.check(problem, model == ContactModel::Ncp, result) else { return false };
+        if error.is_nan() || error > tolerance {
+            return false;
+        }
+        result.converged = true;
+        result.stats.iterations = 0;
+        result.stats.residuals = Residuals { primal: 0.0, dual: 0.0, complementarity: error };
+        result.stats.polished = true;
+        true
+    }
+
+    /// The modes of the guess (the module's table): the free rows, the blocks with one,
+    /// and the fixed impulses λ_X in `lambda` (zero on the free rows). False when a block
+    /// slides or the free rows exceed [`MAX_FREE_ROWS`].
+    fn select(&mut self, problem: &ContactProblem, guess: &WarmStart, lambda: &mut [f64]) -> bool {
         self.free.clear();
         self.active.clear();
-        for i in 0..n {
+        for (i, set) in problem.sets.iter().enumerate() {
             let g = cone::block(&guess.lambda, i);
             let mut fixed = [0.0; 3];
-            let free: &[usize] = match problem.sets[i] {
+            let free: &[usize] = match *set {
                 BlockSet::Cone(_) if g[2] <= 0.0 => &[],
                 BlockSet::Cone(0.0) => &[2],
                 BlockSet::Cone(mu) if cone::tangent_norm(&g) < mu * g[2] => &[0, 1, 2],
@@ -121,9 +149,14 @@ impl Polish {
             }
             self.free.extend(free.iter().map(|a| 3 * i + a));
         }
+        true
+    }
+
+    /// The free rows' system: b = −(g + (G + R)·λ_X) on them (`lambda` holds λ_X, zero
+    /// on F; `sigma` is scratch) and (G + R)_FF in `a`, by the 3 × 3 blocks of the active
+    /// blocks' pairs (free rows ascending).
+    fn free_rows_system(&mut self, problem: &ContactProblem, lambda: &[f64], sigma: &mut [f64]) {
         let nf = self.free.len();
-        // b = −(g + (G + R)·λ_X) on the free rows (λ holds λ_X, zero on F).
-        let sigma = &mut result.sigma;
         self.b.clear();
         if lambda.iter().all(|&x| x == 0.0) {
             self.b.extend(self.free.iter().map(|&r| -problem.g[r]));
@@ -131,7 +164,6 @@ impl Polish {
             problem.contact_velocity_by_factor(lambda, sigma, &mut self.t);
             self.b.extend(self.free.iter().map(|&r| -sigma[r]));
         }
-        // (G + R)_FF by the 3 × 3 blocks of the active blocks' pairs (free rows ascending).
         self.a.clear();
         self.a.resize(nf * nf, 0.0);
         let (mut ra, mut ca) = (0, 0);
@@ -155,38 +187,25 @@ impl Polish {
         for (k, &r) in self.free.iter().enumerate() {
             self.a[k * nf + k] += problem.compliance[r];
         }
-        if nf > 0 {
-            if self.factor(nf).is_err() {
-                return false;
-            }
-            self.chol.solve(&mut self.b);
-        }
-        for (&r, x) in self.free.iter().zip(&self.b) {
-            lambda[r] = *x;
-        }
-        // Check: every block in its set, then the NCP criterion.
-        let ncp = model == ContactModel::Ncp;
+    }
+
+    /// The candidate in `result.lambda` checked: every block in its set (else `None`),
+    /// then σ = (G + R)λ + g, z = σ + Γ(σ) and the NCP criterion, returned.
+    fn check(&mut self, problem: &ContactProblem, ncp: bool, result: &mut SolveResult) -> Option<f64> {
+        let (lambda, sigma) = (&result.lambda, &mut result.sigma);
         problem.contact_velocity_by_factor(lambda, sigma, &mut self.t);
         let mut error = 0.0f64;
-        for i in 0..n {
+        for (i, set) in problem.sets.iter().enumerate() {
             let l = cone::block(lambda, i);
-            let set = &problem.sets[i];
             if set.distance(&l) > 0.0 || !l.iter().all(|x| x.is_finite()) {
-                return false;
+                return None;
             }
             let s = cone::block(sigma, i);
             let z = cone::add(&s, &set.correction(ncp, &s));
             error = error.max(set.velocity_error(&l, &z));
             cone::set_block(&mut result.dual, i, &z);
         }
-        if error.is_nan() || error > tolerance {
-            return false;
-        }
-        result.converged = true;
-        result.iterations = 0;
-        result.residuals = Residuals { primal: 0.0, dual: 0.0, complementarity: error };
-        result.polished = true;
-        true
+        Some(error)
     }
 
     /// Factors the nf × nf matrix in `a`, refusing an ill-conditioned one.
@@ -228,7 +247,7 @@ mod tests {
         let g = [[2.0, 0.1, 0.3], [0.1, 1.5, 0.2], [0.3, 0.2, 1.0]];
         let p = ContactProblem::from_dense(&rows(g), &[0.1, -0.05, -1.0], &[0.8], &[]).unwrap();
         let r = solve(&p, &[0.0, 0.0, 0.5]).expect("polished");
-        assert!(r.converged && r.polished && r.iterations == 0);
+        assert!(r.converged && r.stats.polished && r.stats.iterations == 0);
         let mut sigma = vec![0.0; 3];
         p.contact_velocity(&r.lambda, &mut sigma);
         assert!(sigma.iter().all(|s| s.abs() < 1e-14), "{sigma:?}");

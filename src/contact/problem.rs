@@ -200,6 +200,22 @@ impl ContactProblem {
         &self.delassus
     }
 
+    /// The sum of the positive diagonal entries of G + R on block `i`'s rows, and how many
+    /// there are (one for a joint block, three for a contact): the Jacobi scale of the
+    /// block (seed 003 eq. 47). Needs G.
+    pub(crate) fn block_diagonal(&self, i: usize) -> (f64, usize) {
+        let m = 3 * self.contacts;
+        let (mut sum, mut rows) = (0.0, 0);
+        for r in 3 * i..3 * i + 3 {
+            let d = self.delassus[r * m + r] + self.compliance[r];
+            if d > 0.0 {
+                sum += d;
+                rows += 1;
+            }
+        }
+        (sum, rows)
+    }
+
     /// Whether [`ContactProblem::delassus`] holds G: the solvers need it.
     pub fn has_delassus(&self) -> bool {
         self.dense

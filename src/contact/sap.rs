@@ -30,10 +30,11 @@
 //! previous impulses). γ is in the cone and complementary to the regularized velocity at
 //! every iterate: only the momentum balance is iterated.
 
-use super::cone::{self, BlockSet};
+use super::cone::BlockSet;
 use super::dense::{Cholesky, dot};
 use super::problem::ContactProblem;
-use super::solver::{ContactModel, Residuals, SolveResult, Solver, WarmStart};
+use super::solve_skeleton::{self, Needs};
+use super::solver::{ContactModel, Residuals, SolveError, SolveResult, Solver, WarmStart};
 
 /// Settings of SAP (defaults: the digest's, from Drake).
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -198,6 +199,107 @@ fn norm2(x: &[f64]) -> f64 {
 }
 
 impl Workspace {
+    /// Sizes the buffers for `n` contacts and W of `cols` columns (allocating only for a
+    /// size not seen before).
+    fn size(&mut self, n: usize, cols: usize) {
+        let m = 3 * n;
+        solve_skeleton::zeroed(m, [&mut self.r, &mut self.vc, &mut self.dvc, &mut self.gamma]);
+        solve_skeleton::zeroed(cols, [&mut self.w, &mut self.grad, &mut self.dir, &mut self.jc, &mut self.ones]);
+        solve_skeleton::zeroed(9 * n, [&mut self.hess_blocks]);
+        solve_skeleton::zeroed(m * cols, [&mut self.gw]);
+        solve_skeleton::zeroed(cols * cols, [&mut self.hessian]);
+        self.ones.fill(1.0);
+        if self.cholesky.as_ref().is_none_or(|c| c.capacity() < cols) {
+            self.cholesky = Some(Cholesky::with_capacity(cols));
+        }
+    }
+
+    /// R (eq. 29–30) from w_i = ‖G_ii‖_F/3 (a joint-friction row: its diagonal entry):
+    /// R_t = max(σ·w_i, R_t of the problem), R_n = max(β²w_i/(4π²), R_n of the problem).
+    fn regularize(&mut self, problem: &ContactProblem, s: &SapSettings) {
+        let m = 3 * problem.contacts();
+        let g_at = |a: usize, b: usize| problem.delassus[a * m + b];
+        let near_rigid = s.beta * s.beta / (4.0 * std::f64::consts::PI * std::f64::consts::PI);
+        for (i, set) in problem.sets.iter().enumerate() {
+            let k = 3 * i;
+            let w = match set {
+                BlockSet::Cone(_) => {
+                    let mut f = 0.0;
+                    for a in k..k + 3 {
+                        for b in k..k + 3 {
+                            f += g_at(a, b) * g_at(a, b);
+                        }
+                    }
+                    f.sqrt() / 3.0
+                }
+                BlockSet::Interval(_) => g_at(k + 2, k + 2),
+            };
+            let w = if w > 0.0 { w } else { 1.0 };
+            let c = &problem.compliance[k..k + 3];
+            self.r[k] = (s.sigma * w).max(c[0]);
+            self.r[k + 1] = (s.sigma * w).max(c[1]);
+            self.r[k + 2] = (near_rigid * w).max(c[2]);
+        }
+    }
+
+    /// At w: v_c = W w + g, γ = P_F(y(v_c)) and G_c per contact (eq. 23), the gradient
+    /// ∇ℓ = w − Wᵀγ (the momentum balance). Returns ‖∇ℓ‖.
+    fn evaluate(&mut self, problem: &ContactProblem, factor: &[f64], cols: usize) -> f64 {
+        w_times(factor, cols, &self.w, &mut self.vc);
+        for (v, g) in self.vc.iter_mut().zip(&problem.g) {
+            *v += g;
+        }
+        for (i, set) in problem.sets.iter().enumerate() {
+            let j = 3 * i;
+            let r = [self.r[j], self.r[j + 1], self.r[j + 2]];
+            let vc = [self.vc[j], self.vc[j + 1], self.vc[j + 2]];
+            let mut h = [0.0; 9];
+            let (gamma, _) = project(set, &r, &vc, Some(&mut h));
+            self.gamma[j..j + 3].copy_from_slice(&gamma);
+            self.hess_blocks[9 * i..9 * i + 9].copy_from_slice(&h);
+        }
+        wt_times(factor, cols, &self.gamma, &mut self.jc);
+        for j in 0..cols {
+            self.grad[j] = self.w[j] - self.jc[j];
+        }
+        norm2(&self.grad)
+    }
+
+    /// H − I = Wᵀ G_c W: (G_c W) per contact, then Wᵀ·(G_c W) (the identity is added by
+    /// the factorization).
+    fn hessian(&mut self, factor: &[f64], cols: usize) {
+        let m = self.vc.len();
+        for i in 0..m / 3 {
+            let h = &self.hess_blocks[9 * i..9 * i + 9];
+            for a in 0..3 {
+                let row = (3 * i + a) * cols;
+                for c in 0..cols {
+                    let mut sum = 0.0;
+                    for b in 0..3 {
+                        sum += h[3 * a + b] * factor[(3 * i + b) * cols + c];
+                    }
+                    self.gw[row + c] = sum;
+                }
+            }
+        }
+        self.hessian.fill(0.0);
+        for row in 0..m {
+            let wr = &factor[row * cols..(row + 1) * cols];
+            let gr = &self.gw[row * cols..(row + 1) * cols];
+            if gr.iter().all(|&x| x == 0.0) {
+                continue;
+            }
+            for a in 0..cols {
+                if wr[a] != 0.0 {
+                    let out = &mut self.hessian[a * cols..(a + 1) * cols];
+                    for (o, &x) in out.iter_mut().zip(gr) {
+                        *o += wr[a] * x;
+                    }
+                }
+            }
+        }
+    }
+
     /// γ(v_c + α·Δv_c) for every contact; returns (ℓ'(α), ℓ''(α)) along the direction,
     /// with w + α·dir for the A-part.
     fn along(&self, sets: &[BlockSet], alpha: f64) -> (f64, f64) {
@@ -225,6 +327,82 @@ impl Workspace {
         }
         (d1, d2)
     }
+
+    /// The exact line search along `dir` (Algorithm 2): a safeguarded Newton–Raphson on
+    /// ℓ'(α) (rtsafe) in [0, α_max], to |ℓ'(α)| ≤ 10⁻⁸|ℓ'(0)|; `d0` = ℓ'(0) < 0. α_max
+    /// itself when ℓ is still decreasing there.
+    fn line_search(&self, sets: &[BlockSet], s: &SapSettings, d0: f64) -> f64 {
+        let (d_max, _) = self.along(sets, s.alpha_max);
+        if d_max <= 0.0 {
+            return s.alpha_max;
+        }
+        let (mut lo, mut hi) = (0.0, s.alpha_max);
+        let (_, dd0) = self.along(sets, 0.0);
+        let mut alpha = if dd0 > 0.0 { (-d0 / dd0).min(s.alpha_max) } else { 1.0 };
+        for _ in 0..s.line_search_iterations {
+            let (d1, d2) = self.along(sets, alpha);
+            if d1.abs() <= 1e-8 * d0.abs() {
+                break;
+            }
+            if d1 < 0.0 {
+                lo = alpha;
+            } else {
+                hi = alpha;
+            }
+            let newton = if d2 > 0.0 { alpha - d1 / d2 } else { f64::NAN };
+            alpha = if newton > lo && newton < hi { newton } else { 0.5 * (lo + hi) };
+            if hi - lo <= f64::EPSILON * hi {
+                break;
+            }
+        }
+        alpha
+    }
+
+    /// Newton's iterations (Algorithm 2) from w, to eq. 26's tolerance (checked before
+    /// each factorization), a failed factorization or ascent direction (stalled), or the
+    /// cap.
+    fn newton(
+        &mut self,
+        problem: &ContactProblem,
+        factor: &[f64],
+        cols: usize,
+        s: &SapSettings,
+        result: &mut SolveResult,
+    ) {
+        for k in 0..=s.max_iterations {
+            let gradient_norm = self.evaluate(problem, factor, cols);
+            let residuals = Residuals { primal: 0.0, dual: gradient_norm, complementarity: 0.0 };
+            result.stats.record(k, residuals, s.record_history);
+            if gradient_norm <= s.absolute + s.relative * norm2(&self.w).max(norm2(&self.jc)) {
+                result.converged = true;
+                break;
+            }
+            if k == s.max_iterations {
+                break;
+            }
+            self.hessian(factor, cols);
+            let Some(cholesky) = self.cholesky.as_mut() else { break };
+            if cholesky.factor(&self.hessian, &self.ones, cols).is_err() {
+                result.stats.stalled = true;
+                break;
+            }
+            result.stats.factorizations += 1;
+            for j in 0..cols {
+                self.dir[j] = -self.grad[j];
+            }
+            cholesky.solve(&mut self.dir);
+            w_times(factor, cols, &self.dir, &mut self.dvc);
+            let d0 = dot(&self.grad, &self.dir);
+            if d0 >= 0.0 {
+                result.stats.stalled = true;
+                break;
+            }
+            let alpha = self.line_search(&problem.sets, s, d0);
+            for j in 0..cols {
+                self.w[j] += alpha * self.dir[j];
+            }
+        }
+    }
 }
 
 impl Solver for SapSolver {
@@ -236,187 +414,29 @@ impl Solver for SapSolver {
         ContactModel::Ccp
     }
 
-    fn solve(&mut self, problem: &ContactProblem, warm: Option<&WarmStart>, result: &mut SolveResult) {
-        let n = problem.contacts();
-        let m = 3 * n;
-        assert!(n <= self.capacity, "SAP workspace holds {} contacts, the problem has {n}", self.capacity);
-        assert!(problem.has_delassus(), "SAP needs G: ContactProblem::build_delassus");
+    fn solve(
+        &mut self,
+        problem: &ContactProblem,
+        warm: Option<&WarmStart>,
+        result: &mut SolveResult,
+    ) -> Result<(), SolveError> {
+        let Some(n) = solve_skeleton::start(self.name(), self.capacity, Needs::Delassus, problem, result)? else {
+            return Ok(());
+        };
         let s = self.settings;
-        result.reset(m);
-        if n == 0 {
-            result.converged = true;
-            return;
-        }
         // W: the problem's, or G's square root.
         let (factor, cols) = problem.factor_or_square_root(&mut self.own_factor);
         let ws = &mut self.ws;
-        for (v, len) in [
-            (&mut ws.r, m),
-            (&mut ws.w, cols),
-            (&mut ws.grad, cols),
-            (&mut ws.dir, cols),
-            (&mut ws.jc, cols),
-            (&mut ws.vc, m),
-            (&mut ws.dvc, m),
-            (&mut ws.gamma, m),
-            (&mut ws.hess_blocks, 9 * n),
-            (&mut ws.gw, m * cols),
-            (&mut ws.hessian, cols * cols),
-            (&mut ws.ones, cols),
-        ] {
-            v.clear();
-            v.resize(len, 0.0);
-        }
-        ws.ones.fill(1.0);
-        if ws.cholesky.as_ref().is_none_or(|c| c.capacity() < cols) {
-            ws.cholesky = Some(Cholesky::with_capacity(cols));
-        }
-        // R (eq. 29–30) from w_i.
-        let sets = &problem.sets[..n];
-        let g_at = |a: usize, b: usize| problem.delassus[a * m + b];
-        let near_rigid = s.beta * s.beta / (4.0 * std::f64::consts::PI * std::f64::consts::PI);
-        for (i, set) in sets.iter().enumerate() {
-            let k = 3 * i;
-            let w = match set {
-                BlockSet::Cone(_) => {
-                    let mut f = 0.0;
-                    for a in k..k + 3 {
-                        for b in k..k + 3 {
-                            f += g_at(a, b) * g_at(a, b);
-                        }
-                    }
-                    f.sqrt() / 3.0
-                }
-                BlockSet::Interval(_) => g_at(k + 2, k + 2),
-            };
-            let w = if w > 0.0 { w } else { 1.0 };
-            let c = &problem.compliance[k..k + 3];
-            ws.r[k] = (s.sigma * w).max(c[0]);
-            ws.r[k + 1] = (s.sigma * w).max(c[1]);
-            ws.r[k + 2] = (near_rigid * w).max(c[2]);
-        }
+        ws.size(n, cols);
+        ws.regularize(problem, &s);
         // Warm start: w⁰ = Wᵀλ (known, projected blocks).
-        if let Some(warm) = warm {
-            for i in 0..n {
-                if let Some(start) = warm.projected(i, &sets[i]) {
-                    cone::set_block(&mut ws.gamma, i, &start);
-                }
-            }
+        if warm.is_some() {
+            solve_skeleton::warm_impulses(warm, &problem.sets, &mut ws.gamma, BlockSet::project);
             wt_times(factor, cols, &ws.gamma, &mut ws.w);
         }
-
-        let mut gradient_norm = f64::INFINITY;
-        for k in 0..=s.max_iterations {
-            // v_c, γ, G_c, ∇ℓ at w.
-            w_times(factor, cols, &ws.w, &mut ws.vc);
-            for (v, g) in ws.vc.iter_mut().zip(&problem.g[..m]) {
-                *v += g;
-            }
-            for (i, set) in sets.iter().enumerate() {
-                let j = 3 * i;
-                let r = [ws.r[j], ws.r[j + 1], ws.r[j + 2]];
-                let vc = [ws.vc[j], ws.vc[j + 1], ws.vc[j + 2]];
-                let mut h = [0.0; 9];
-                let (gamma, _) = project(set, &r, &vc, Some(&mut h));
-                ws.gamma[j..j + 3].copy_from_slice(&gamma);
-                ws.hess_blocks[9 * i..9 * i + 9].copy_from_slice(&h);
-            }
-            wt_times(factor, cols, &ws.gamma, &mut ws.jc);
-            for j in 0..cols {
-                ws.grad[j] = ws.w[j] - ws.jc[j];
-            }
-            gradient_norm = norm2(&ws.grad);
-            result.iterations = k;
-            if s.record_history && result.history.len() < result.history.capacity() {
-                result.history.push(Residuals { primal: 0.0, dual: gradient_norm, complementarity: 0.0 });
-            }
-            if gradient_norm <= s.absolute + s.relative * norm2(&ws.w).max(norm2(&ws.jc)) {
-                result.converged = true;
-                break;
-            }
-            if k == s.max_iterations {
-                break;
-            }
-            // H = I + Wᵀ G_c W: (G_c W) per contact, then Wᵀ·(G_c W).
-            for i in 0..n {
-                let h = &ws.hess_blocks[9 * i..9 * i + 9];
-                for a in 0..3 {
-                    let row = (3 * i + a) * cols;
-                    for c in 0..cols {
-                        let mut sum = 0.0;
-                        for b in 0..3 {
-                            sum += h[3 * a + b] * factor[(3 * i + b) * cols + c];
-                        }
-                        ws.gw[row + c] = sum;
-                    }
-                }
-            }
-            ws.hessian.fill(0.0);
-            for row in 0..m {
-                let wr = &factor[row * cols..(row + 1) * cols];
-                let gr = &ws.gw[row * cols..(row + 1) * cols];
-                if gr.iter().all(|&x| x == 0.0) {
-                    continue;
-                }
-                for a in 0..cols {
-                    if wr[a] != 0.0 {
-                        let out = &mut ws.hessian[a * cols..(a + 1) * cols];
-                        for (o, &x) in out.iter_mut().zip(gr) {
-                            *o += wr[a] * x;
-                        }
-                    }
-                }
-            }
-            let Some(cholesky) = ws.cholesky.as_mut() else { break };
-            if cholesky.factor(&ws.hessian, &ws.ones, cols).is_err() {
-                result.stalled = true;
-                break;
-            }
-            result.factorizations += 1;
-            for j in 0..cols {
-                ws.dir[j] = -ws.grad[j];
-            }
-            cholesky.solve(&mut ws.dir);
-            // Exact line search (rtsafe on ℓ'(α)).
-            w_times(factor, cols, &ws.dir, &mut ws.dvc);
-            let d0 = dot(&ws.grad, &ws.dir);
-            if d0 >= 0.0 {
-                result.stalled = true;
-                break;
-            }
-            let (d_max, _) = ws.along(sets, s.alpha_max);
-            let alpha = if d_max <= 0.0 {
-                s.alpha_max
-            } else {
-                let (mut lo, mut hi) = (0.0, s.alpha_max);
-                let (_, dd0) = ws.along(sets, 0.0);
-                let mut alpha = if dd0 > 0.0 { (-d0 / dd0).min(s.alpha_max) } else { 1.0 };
-                for _ in 0..s.line_search_iterations {
-                    let (d1, d2) = ws.along(sets, alpha);
-                    if d1.abs() <= 1e-8 * d0.abs() {
-                        break;
-                    }
-                    if d1 < 0.0 {
-                        lo = alpha;
-                    } else {
-                        hi = alpha;
-                    }
-                    let newton = if d2 > 0.0 { alpha - d1 / d2 } else { f64::NAN };
-                    alpha = if newton > lo && newton < hi { newton } else { 0.5 * (lo + hi) };
-                    if hi - lo <= f64::EPSILON * hi {
-                        break;
-                    }
-                }
-                alpha
-            };
-            for j in 0..cols {
-                ws.w[j] += alpha * ws.dir[j];
-            }
-        }
-        result.residuals = Residuals { primal: 0.0, dual: gradient_norm, complementarity: 0.0 };
-        result.lambda.copy_from_slice(&ws.gamma);
-        problem.contact_velocity(&result.lambda, &mut result.sigma);
-        result.dual.copy_from_slice(&result.sigma);
+        ws.newton(problem, factor, cols, &s, result);
+        solve_skeleton::finish_from_impulses(problem, &ws.gamma, result);
+        Ok(())
     }
 }
 

@@ -1,10 +1,13 @@
 //! What every contact solver shares: the [`Solver`] trait, the model it solves
-//! ([`ContactModel`]), common settings, the [`SolveResult`] it fills and the
-//! [`WarmStart`] it may start from. As in Pinocchio 4's constraint solvers, settings
-//! (tolerances, rules), result (solution, guesses for the next step, final penalty) and
-//! workspace (private to each solver) are separate; history is recorded only on request.
+//! ([`ContactModel`]), common settings, the [`SolveResult`] it fills, its [`SolveStats`],
+//! the [`WarmStart`] it may start from and the [`SolveError`] it may refuse a problem
+//! with. As in Pinocchio 4's constraint solvers, settings (tolerances, rules), result
+//! (solution, guesses for the next step, final penalty), stats (counters, residuals, the
+//! history recorded only on request) and workspace (private to each solver) are
+//! separate. The stages every solve goes through are written once (`solve_skeleton`).
 
 use serde::{Deserialize, Serialize};
+use thiserror::Error;
 
 use super::problem::ContactProblem;
 
@@ -41,6 +44,26 @@ pub struct StoppingRule {
 impl Default for StoppingRule {
     fn default() -> Self {
         Self { absolute: 1e-6, relative: 1e-14, max_iterations: 1000 }
+    }
+}
+
+impl StoppingRule {
+    /// Whether every residual is within the absolute tolerance (seed 000 eq. 43).
+    pub(crate) fn reached(&self, residuals: &Residuals) -> bool {
+        residuals.max() <= self.absolute
+    }
+
+    /// The stagnation test on an iterate: ‖now − before‖∞ ≤ relative·max(‖now‖∞,
+    /// ‖before‖∞); never when `relative` is 0.
+    pub(crate) fn still(&self, now: &[f64], before: &[f64]) -> bool {
+        if self.relative <= 0.0 {
+            return false;
+        }
+        let mut change = 0.0f64;
+        for (a, b) in now.iter().zip(before) {
+            change = change.max((a - b).abs());
+        }
+        change <= self.relative * norm_inf(now).max(norm_inf(before))
     }
 }
 
@@ -115,7 +138,9 @@ impl WarmStart {
     }
 }
 
-/// The outcome of a solve; its buffers are reused from one solve to the next.
+/// The outcome of a solve: the solution, what the next solve starts from and the final
+/// penalty; how the solve went is in its [`SolveStats`]. The buffers are reused from one
+/// solve to the next.
 #[derive(Clone, Debug, Default)]
 pub struct SolveResult {
     /// λ, contact impulses (3 per contact, (Tx, Ty, N)).
@@ -124,10 +149,22 @@ pub struct SolveResult {
     pub sigma: Vec<f64>,
     /// z = σ + Γ(σ), the dual (for warm starts).
     pub dual: Vec<f64>,
-    /// Iterations done (0: the starting point already satisfied the tolerance).
-    pub iterations: usize,
     /// Whether the tolerance was reached.
     pub converged: bool,
+    /// Final ADMM penalty ρ (0 for solvers without one).
+    pub rho: f64,
+    /// Final penalty exponent p (ρ = √(mL)·κ^p), for the next warm start.
+    pub rho_power: f64,
+    /// Counters, final residuals and history.
+    pub stats: SolveStats,
+}
+
+/// How a solve went: its counters, final residuals and, when the settings ask for it,
+/// the residuals of every iteration (Pinocchio's solver stats).
+#[derive(Clone, Debug, Default)]
+pub struct SolveStats {
+    /// Iterations done (0: the starting point already satisfied the tolerance).
+    pub iterations: usize,
     /// Whether the relative stagnation rule stopped the solve.
     pub stalled: bool,
     /// Whether the warm start's active set gave the solution ([`super::polish`]; no
@@ -135,14 +172,32 @@ pub struct SolveResult {
     pub polished: bool,
     /// Final residuals.
     pub residuals: Residuals,
-    /// Final ADMM penalty ρ (0 for solvers without one).
-    pub rho: f64,
-    /// Final penalty exponent p (ρ = √(mL)·κ^p), for the next warm start.
-    pub rho_power: f64,
     /// Cholesky factorizations done (ADMM: 1 + the ρ changes).
     pub factorizations: usize,
     /// Residuals after every iteration, when the settings ask for it.
     pub history: Vec<Residuals>,
+}
+
+impl SolveStats {
+    /// Clears the counters and the history.
+    fn reset(&mut self) {
+        self.iterations = 0;
+        self.stalled = false;
+        self.polished = false;
+        self.residuals = Residuals::default();
+        self.factorizations = 0;
+        self.history.clear();
+    }
+
+    /// Iteration `k` ended with `residuals`: counted, kept as the final ones and, if
+    /// `keep`, in the history as far as its capacity goes (no allocation).
+    pub(crate) fn record(&mut self, k: usize, residuals: Residuals, keep: bool) {
+        if keep && self.history.len() < self.history.capacity() {
+            self.history.push(residuals);
+        }
+        self.iterations = k;
+        self.residuals = residuals;
+    }
 }
 
 impl SolveResult {
@@ -152,7 +207,7 @@ impl SolveResult {
             lambda: Vec::with_capacity(3 * capacity),
             sigma: Vec::with_capacity(3 * capacity),
             dual: Vec::with_capacity(3 * capacity),
-            history: Vec::with_capacity(history),
+            stats: SolveStats { history: Vec::with_capacity(history), ..Default::default() },
             ..Default::default()
         }
     }
@@ -163,16 +218,31 @@ impl SolveResult {
             v.clear();
             v.resize(m, 0.0);
         }
-        self.iterations = 0;
         self.converged = false;
-        self.stalled = false;
-        self.polished = false;
-        self.residuals = Residuals::default();
         self.rho = 0.0;
         self.rho_power = 0.0;
-        self.factorizations = 0;
-        self.history.clear();
+        self.stats.reset();
     }
+}
+
+/// Why a solver refuses a problem. The result is then empty and not converged.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Error)]
+pub enum SolveError {
+    /// More blocks than the solver's workspace was sized for.
+    #[error("{contacts} contacts exceed the solver's capacity of {capacity}")]
+    Capacity {
+        /// Blocks (contacts and joint blocks) of the problem.
+        contacts: usize,
+        /// Blocks the workspace holds.
+        capacity: usize,
+    },
+    /// The solver needs G (V-FPI: G or its factor W) and the problem lacks it
+    /// ([`ContactProblem::build_delassus`]).
+    #[error("the {solver} solver needs G: ContactProblem::build_delassus")]
+    NoDelassus {
+        /// The solver's name.
+        solver: &'static str,
+    },
 }
 
 /// A contact solver: fills `result` for `problem`, from `warm` if given. Never allocates
@@ -185,8 +255,14 @@ pub trait Solver {
     /// The model solved.
     fn model(&self) -> ContactModel;
 
-    /// Solves.
-    fn solve(&mut self, problem: &ContactProblem, warm: Option<&WarmStart>, result: &mut SolveResult);
+    /// Solves; refuses a problem beyond the workspace's capacity or without what the
+    /// solver needs ([`SolveError`], the result then empty and not converged).
+    fn solve(
+        &mut self,
+        problem: &ContactProblem,
+        warm: Option<&WarmStart>,
+        result: &mut SolveResult,
+    ) -> Result<(), SolveError>;
 }
 
 /// ‖x‖∞ of a slice.

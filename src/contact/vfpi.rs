@@ -66,7 +66,8 @@
 use super::cone::{self, BlockSet};
 use super::dense::{Cholesky, dot};
 use super::problem::ContactProblem;
-use super::solver::{ContactModel, Residuals, SolveResult, Solver, StoppingRule, WarmStart};
+use super::solve_skeleton::{self, Needs};
+use super::solver::{ContactModel, Residuals, SolveError, SolveResult, Solver, StoppingRule, WarmStart};
 
 /// Settings of V-FPI.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -179,11 +180,42 @@ pub fn strict(set: &BlockSet, x: &cone::Vec3c) -> cone::Vec3c {
     }
 }
 
-/// The runs of columns of W contact `i`'s rows can be non-zero on: the problem's, or
-/// every column (`all`) for a factor without them.
-fn support<'a>(problem: &'a ContactProblem, i: usize, all: &'a [(usize, usize); 1]) -> &'a [(usize, usize)] {
-    let s = problem.factor_support(i);
-    if s.is_empty() { all } else { s }
+/// W (3 n_c rows of `cols` columns, rows contiguous) with each contact's support.
+struct Factor<'a> {
+    problem: &'a ContactProblem,
+    w: &'a [f64],
+    cols: usize,
+    /// Every column, for a factor without supports.
+    all: [(usize, usize); 1],
+}
+
+impl Factor<'_> {
+    /// Row `r` of W.
+    fn row(&self, r: usize) -> &[f64] {
+        &self.w[r * self.cols..(r + 1) * self.cols]
+    }
+
+    /// The runs of columns contact `i`'s rows can be non-zero on: the problem's, or every
+    /// column for a factor without them.
+    fn support(&self, i: usize) -> &[(usize, usize)] {
+        let s = self.problem.factor_support(i);
+        if s.is_empty() { &self.all } else { s }
+    }
+
+    /// W_r·x over row r's support.
+    fn row_dot(&self, r: usize, x: &[f64]) -> f64 {
+        row_dot(self.row(r), x, self.support(r / 3))
+    }
+
+    /// y = Wᵀλ over the non-zero impulses (y zeroed first).
+    fn transpose_times(&self, lambda: &[f64], y: &mut [f64]) {
+        y.fill(0.0);
+        for (r, &l) in lambda.iter().enumerate() {
+            if l != 0.0 {
+                row_axpy(l, self.row(r), y, self.support(r / 3));
+            }
+        }
+    }
 }
 
 /// Row · x over the runs.
@@ -200,6 +232,197 @@ fn row_axpy(f: f64, row: &[f64], y: &mut [f64], runs: &[(usize, usize)]) {
     }
 }
 
+impl Workspace {
+    /// Sizes the buffers for `m` rows and W of `cols` columns (allocating only for a size
+    /// not seen before).
+    fn size(&mut self, m: usize, cols: usize) {
+        let rows = [&mut self.k, &mut self.d_u, &mut self.e, &mut self.u, &mut self.u_prev, &mut self.u_hat];
+        solve_skeleton::zeroed(m, rows);
+        solve_skeleton::zeroed(m, [&mut self.lambda]);
+        let body = [&mut self.d_w, &mut self.w, &mut self.w_prev, &mut self.w_hat, &mut self.t, &mut self.zeros];
+        solve_skeleton::zeroed(cols, body);
+        solve_skeleton::zeroed(cols * cols, [&mut self.hessian]);
+    }
+
+    /// The springs (§III-A): K = 1/R where compliant, k_v = `stiffness`/w̄_i where rigid
+    /// (and where R is stiffer than that), w̄_i the contact's mean Delassus diagonal.
+    fn springs(&mut self, f: &Factor, stiffness: f64) {
+        for (i, set) in f.problem.sets.iter().enumerate() {
+            let k = 3 * i;
+            let diag = |r: usize| f.row_dot(r, f.row(r));
+            let mean = match set {
+                BlockSet::Cone(_) => (diag(k) + diag(k + 1) + diag(k + 2)) / 3.0,
+                BlockSet::Interval(_) => diag(k + 2),
+            };
+            let rigid = if mean > 0.0 { stiffness / mean } else { stiffness };
+            for r in k..k + 3 {
+                let c = f.problem.compliance[r];
+                self.k[r] = if c > 0.0 { (1.0 / c).min(rigid) } else { rigid };
+            }
+        }
+    }
+
+    /// D, the Frobenius-norm minimizer of ‖I − D·A‖ (§IV-C): a body row j of A is
+    /// (I + WᵀKW)_j and (−K_r W_rj)_r, a node row r is −K_r W_r and K_r. Leaves
+    /// I + WᵀKW in `hessian`.
+    fn frobenius(&mut self, f: &Factor) {
+        let cols = f.cols;
+        for j in 0..cols {
+            self.hessian[j * cols + j] = 1.0;
+        }
+        for i in 0..f.problem.contacts() {
+            let runs = f.support(i);
+            for r in 3 * i..3 * i + 3 {
+                let (wr, kr) = (f.row(r), self.k[r]);
+                for &(lo, hi) in runs {
+                    for a in lo..hi {
+                        if wr[a] != 0.0 {
+                            row_axpy(kr * wr[a], wr, &mut self.hessian[a * cols..(a + 1) * cols], runs);
+                            self.t[a] += (kr * wr[a]) * (kr * wr[a]);
+                        }
+                    }
+                }
+            }
+            let (mut diag, mut norm2) = (0.0, 0.0);
+            for r in 3 * i..3 * i + 3 {
+                let kr = self.k[r];
+                diag += kr;
+                norm2 += kr * kr * (row_dot(f.row(r), f.row(r), runs) + 1.0);
+            }
+            self.d_u[3 * i..3 * i + 3].fill(diag / norm2);
+        }
+        for j in 0..cols {
+            let h = &self.hessian[j * cols..(j + 1) * cols];
+            self.d_w[j] = h[j] / (dot(h, h) + self.t[j]);
+        }
+    }
+
+    /// The gradient step on the bodies (eq. 20), their plain update ŵ: by the body
+    /// block's inverse when factored, else by D_w; with e = W w + g − u and t = Wᵀ K e.
+    fn gradient_step(&mut self, f: &Factor, block: bool) {
+        self.t.fill(0.0);
+        for r in 0..self.e.len() {
+            let runs = f.support(r / 3);
+            let e = row_dot(f.row(r), &self.w, runs) + f.problem.g[r] - self.u[r];
+            self.e[r] = e;
+            if e != 0.0 {
+                row_axpy(self.k[r] * e, f.row(r), &mut self.t, runs);
+            }
+        }
+        if let (true, Some(c)) = (block, self.cholesky.as_ref()) {
+            for j in 0..f.cols {
+                self.w_hat[j] = self.w[j] + self.t[j];
+            }
+            c.solve(&mut self.w_hat);
+            for j in 0..f.cols {
+                self.w_hat[j] = self.w[j] - self.w_hat[j];
+            }
+        } else {
+            for j in 0..f.cols {
+                self.w_hat[j] = self.w[j] - self.d_w[j] * (self.w[j] + self.t[j]);
+            }
+        }
+    }
+
+    /// The nodes: the gradient step u* = u + D_u K e (eq. 20), the contact solve on the
+    /// diagonal surrogate λ = P(−u*/d̄) (Algorithm 2, eq. 26: strict or proximal) and
+    /// û = u* + d̄λ (eq. 24).
+    fn node_step(&mut self, sets: &[BlockSet], ncp: bool) {
+        for (i, set) in sets.iter().enumerate() {
+            let k = 3 * i;
+            let d = self.d_u[k];
+            let u_star: [f64; 3] = std::array::from_fn(|a| self.u[k + a] + d * self.k[k + a] * self.e[k + a]);
+            let trial = [-u_star[0] / d, -u_star[1] / d, -u_star[2] / d];
+            let lambda = if ncp { strict(set, &trial) } else { set.project(&trial) };
+            cone::set_block(&mut self.lambda, i, &lambda);
+            for a in 0..3 {
+                self.u_hat[k + a] = u_star[a] + d * lambda[a];
+            }
+        }
+    }
+
+    /// Chebyshev's update (eq. 38–39) with under-relaxation γ, x ← ν(γ(x̂ − x) + x −
+    /// x_prev) + x_prev for w and u; ν = 1 before `chebyshev_start`, then from ϱ, the
+    /// ratio of the last two increments (capped). Returns ‖u^{l+1} − u^l‖∞.
+    fn chebyshev(&mut self, s: &VfpiSettings, l: usize, state: &mut Chebyshev) -> f64 {
+        let gamma = s.under_relaxation;
+        let increment = (self.w_hat.iter().zip(&self.w).chain(self.u_hat.iter().zip(&self.u)))
+            .map(|(a, b)| (gamma * (a - b)).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        let Chebyshev { nu, last_increment, rho } = state;
+        if s.chebyshev_start > 0 && l >= s.chebyshev_start {
+            if *last_increment > 0.0 {
+                *rho = (increment / *last_increment).min(s.max_spectral_radius);
+            }
+            *nu = if l == s.chebyshev_start { 2.0 / (2.0 - *rho * *rho) } else { 4.0 / (4.0 - *rho * *rho * *nu) };
+        }
+        *last_increment = increment;
+        let nu = *nu;
+        for j in 0..self.w.len() {
+            let x = nu * (gamma * (self.w_hat[j] - self.w[j]) + self.w[j] - self.w_prev[j]) + self.w_prev[j];
+            self.w_prev[j] = self.w[j];
+            self.w[j] = x;
+        }
+        let mut du: f64 = 0.0;
+        for r in 0..self.u.len() {
+            let x = nu * (gamma * (self.u_hat[r] - self.u[r]) + self.u[r] - self.u_prev[r]) + self.u_prev[r];
+            du = du.max((x - self.u[r]).abs());
+            self.u_prev[r] = self.u[r];
+            self.u[r] = x;
+        }
+        du
+    }
+
+    /// The certificate: ‖û − ((G + K⁻¹)λ + g)‖∞, the nodes' velocities against the
+    /// velocity λ produces.
+    fn consistency(&mut self, f: &Factor) -> f64 {
+        f.transpose_times(&self.lambda, &mut self.t);
+        let mut consistency: f64 = 0.0;
+        for r in 0..self.lambda.len() {
+            let sigma = f.row_dot(r, &self.t) + f.problem.g[r] + self.lambda[r] / self.k[r];
+            consistency = consistency.max((self.u_hat[r] - sigma).abs());
+        }
+        consistency
+    }
+
+    /// Algorithm 1's iterations, to the increment and the certificate within the
+    /// tolerance (the certificate computed when the increment says so, or at the cap), a
+    /// non-finite increment or the cap. Returns the final residuals (consistency,
+    /// increment, 0).
+    fn iterate(&mut self, f: &Factor, s: &VfpiSettings, block: bool, result: &mut SolveResult) -> Residuals {
+        let ncp = s.model != ContactModel::Ccp;
+        let mut chebyshev = Chebyshev { nu: 1.0, last_increment: 0.0, rho: 0.0 };
+        let mut residuals = Residuals { primal: f64::INFINITY, dual: f64::INFINITY, complementarity: 0.0 };
+        for l in 1..=s.stop.max_iterations {
+            self.gradient_step(f, block);
+            self.node_step(&f.problem.sets, ncp);
+            let du = self.chebyshev(s, l, &mut chebyshev);
+            residuals.dual = du;
+            if !du.is_finite() {
+                result.stats.iterations = l;
+                break;
+            }
+            if du <= s.stop.absolute || l == s.stop.max_iterations {
+                residuals.primal = self.consistency(f);
+            }
+            result.stats.record(l, residuals, s.record_history);
+            if residuals.primal <= s.stop.absolute && du <= s.stop.absolute {
+                result.converged = true;
+                break;
+            }
+        }
+        residuals
+    }
+}
+
+/// Chebyshev's state: ν, the last increment and the spectral-radius estimate ϱ.
+struct Chebyshev {
+    nu: f64,
+    last_increment: f64,
+    rho: f64,
+}
+
 impl Solver for VfpiSolver {
     fn name(&self) -> &'static str {
         "vfpi"
@@ -209,86 +432,23 @@ impl Solver for VfpiSolver {
         self.settings.model
     }
 
-    fn solve(&mut self, problem: &ContactProblem, warm: Option<&WarmStart>, result: &mut SolveResult) {
-        let n = problem.contacts();
-        let m = 3 * n;
-        assert!(n <= self.capacity, "V-FPI workspace holds {} contacts, the problem has {n}", self.capacity);
+    fn solve(
+        &mut self,
+        problem: &ContactProblem,
+        warm: Option<&WarmStart>,
+        result: &mut SolveResult,
+    ) -> Result<(), SolveError> {
+        let Some(n) = solve_skeleton::start(self.name(), self.capacity, Needs::DelassusOrFactor, problem, result)?
+        else {
+            return Ok(());
+        };
         let s = self.settings;
-        result.reset(m);
-        if n == 0 {
-            result.converged = true;
-            return;
-        }
-        let (factor, cols) = problem.factor_or_square_root(&mut self.own_factor);
-        let all = [(0, cols)];
+        let (w, cols) = problem.factor_or_square_root(&mut self.own_factor);
+        let f = Factor { problem, w, cols, all: [(0, cols)] };
         let ws = &mut self.ws;
-        for (v, len) in [
-            (&mut ws.k, m),
-            (&mut ws.d_u, m),
-            (&mut ws.e, m),
-            (&mut ws.d_w, cols),
-            (&mut ws.w, cols),
-            (&mut ws.w_prev, cols),
-            (&mut ws.w_hat, cols),
-            (&mut ws.t, cols),
-            (&mut ws.u, m),
-            (&mut ws.u_prev, m),
-            (&mut ws.u_hat, m),
-            (&mut ws.lambda, m),
-            (&mut ws.hessian, cols * cols),
-            (&mut ws.zeros, cols),
-        ] {
-            v.clear();
-            v.resize(len, 0.0);
-        }
-        let sets = &problem.sets[..n];
-        let row = |r: usize| &factor[r * cols..(r + 1) * cols];
-
-        // Springs: K = 1/R where compliant, k_v = stiffness/w̄_i where rigid (and where R
-        // is stiffer than that).
-        for (i, set) in sets.iter().enumerate() {
-            let (k, runs) = (3 * i, support(problem, i, &all));
-            let diag = |r: usize| row_dot(row(r), row(r), runs);
-            let mean = match set {
-                BlockSet::Cone(_) => (diag(k) + diag(k + 1) + diag(k + 2)) / 3.0,
-                BlockSet::Interval(_) => diag(k + 2),
-            };
-            let rigid = if mean > 0.0 { s.stiffness / mean } else { s.stiffness };
-            for r in k..k + 3 {
-                let c = problem.compliance[r];
-                ws.k[r] = if c > 0.0 { (1.0 / c).min(rigid) } else { rigid };
-            }
-        }
-        // D (Frobenius): a body row j of A is (I + WᵀKW)_j and (−K_r W_rj)_r, a node row r
-        // is −K_r W_r and K_r.
-        for j in 0..cols {
-            ws.hessian[j * cols + j] = 1.0;
-        }
-        for i in 0..n {
-            let runs = support(problem, i, &all);
-            for r in 3 * i..3 * i + 3 {
-                let (wr, kr) = (row(r), ws.k[r]);
-                for &(lo, hi) in runs {
-                    for a in lo..hi {
-                        if wr[a] != 0.0 {
-                            row_axpy(kr * wr[a], wr, &mut ws.hessian[a * cols..(a + 1) * cols], runs);
-                            ws.t[a] += (kr * wr[a]) * (kr * wr[a]);
-                        }
-                    }
-                }
-            }
-            let (mut diag, mut norm2) = (0.0, 0.0);
-            for r in 3 * i..3 * i + 3 {
-                let kr = ws.k[r];
-                diag += kr;
-                norm2 += kr * kr * (row_dot(row(r), row(r), runs) + 1.0);
-            }
-            ws.d_u[3 * i..3 * i + 3].fill(diag / norm2);
-        }
-        for j in 0..cols {
-            let h = &ws.hessian[j * cols..(j + 1) * cols];
-            ws.d_w[j] = h[j] / (dot(h, h) + ws.t[j]);
-        }
+        ws.size(3 * n, cols);
+        ws.springs(&f, s.stiffness);
+        ws.frobenius(&f);
         // I + WᵀKW ⪰ I is positive definite; should rounding say otherwise, the diagonal
         // serves.
         let mut block = s.preconditioner == Preconditioner::BodyBlock;
@@ -298,127 +458,18 @@ impl Solver for VfpiSolver {
             }
             block = ws.cholesky.as_mut().is_some_and(|c| c.factor(&ws.hessian, &ws.zeros, cols).is_ok());
         }
-
         // Start: λ from the warm start (projected), w = Wᵀλ, u = W w + g + K⁻¹λ (the
         // fixed point's relations).
-        if let Some(warm) = warm {
-            for i in 0..n {
-                if let Some(start) = warm.projected(i, &sets[i]) {
-                    cone::set_block(&mut ws.lambda, i, &start);
-                }
-            }
-        }
-        for r in 0..m {
-            if ws.lambda[r] != 0.0 {
-                row_axpy(ws.lambda[r], row(r), &mut ws.w, support(problem, r / 3, &all));
-            }
-        }
-        for r in 0..m {
-            ws.u[r] = row_dot(row(r), &ws.w, support(problem, r / 3, &all)) + problem.g[r] + ws.lambda[r] / ws.k[r];
+        solve_skeleton::warm_impulses(warm, &problem.sets, &mut ws.lambda, BlockSet::project);
+        f.transpose_times(&ws.lambda, &mut ws.w);
+        for r in 0..3 * n {
+            ws.u[r] = f.row_dot(r, &ws.w) + problem.g[r] + ws.lambda[r] / ws.k[r];
         }
         ws.w_prev.copy_from_slice(&ws.w);
         ws.u_prev.copy_from_slice(&ws.u);
-
-        let ncp = s.model != ContactModel::Ccp;
-        let gamma = s.under_relaxation;
-        let (mut nu, mut last_increment, mut rho) = (1.0, 0.0, 0.0);
-        let mut residuals = Residuals { primal: f64::INFINITY, dual: f64::INFINITY, complementarity: 0.0 };
-        for l in 1..=s.stop.max_iterations {
-            // e = W w + g − u, t = Wᵀ K e.
-            ws.t.fill(0.0);
-            for r in 0..m {
-                let runs = support(problem, r / 3, &all);
-                let e = row_dot(row(r), &ws.w, runs) + problem.g[r] - ws.u[r];
-                ws.e[r] = e;
-                if e != 0.0 {
-                    row_axpy(ws.k[r] * e, row(r), &mut ws.t, runs);
-                }
-            }
-            // Gradient step (eq. 20) on the bodies: their plain update.
-            if let (true, Some(c)) = (block, ws.cholesky.as_ref()) {
-                for j in 0..cols {
-                    ws.w_hat[j] = ws.w[j] + ws.t[j];
-                }
-                c.solve(&mut ws.w_hat);
-                for j in 0..cols {
-                    ws.w_hat[j] = ws.w[j] - ws.w_hat[j];
-                }
-            } else {
-                for j in 0..cols {
-                    ws.w_hat[j] = ws.w[j] - ws.d_w[j] * (ws.w[j] + ws.t[j]);
-                }
-            }
-            // Nodes: the gradient step, the contact solve on the diagonal surrogate
-            // (Algorithm 2), eq. 24.
-            for (i, set) in sets.iter().enumerate() {
-                let k = 3 * i;
-                let d = ws.d_u[k];
-                let u_star: [f64; 3] = std::array::from_fn(|a| ws.u[k + a] + d * ws.k[k + a] * ws.e[k + a]);
-                let trial = [-u_star[0] / d, -u_star[1] / d, -u_star[2] / d];
-                let lambda = if ncp { strict(set, &trial) } else { set.project(&trial) };
-                cone::set_block(&mut ws.lambda, i, &lambda);
-                for a in 0..3 {
-                    ws.u_hat[k + a] = u_star[a] + d * lambda[a];
-                }
-            }
-            // Chebyshev (eq. 38–39) with under-relaxation; ν = 1 before its start.
-            let increment = (ws.w_hat.iter().zip(&ws.w).chain(ws.u_hat.iter().zip(&ws.u)))
-                .map(|(a, b)| (gamma * (a - b)).powi(2))
-                .sum::<f64>()
-                .sqrt();
-            if s.chebyshev_start > 0 && l >= s.chebyshev_start {
-                if last_increment > 0.0 {
-                    rho = (increment / last_increment).min(s.max_spectral_radius);
-                }
-                nu = if l == s.chebyshev_start { 2.0 / (2.0 - rho * rho) } else { 4.0 / (4.0 - rho * rho * nu) };
-            }
-            last_increment = increment;
-            for j in 0..cols {
-                let x = nu * (gamma * (ws.w_hat[j] - ws.w[j]) + ws.w[j] - ws.w_prev[j]) + ws.w_prev[j];
-                ws.w_prev[j] = ws.w[j];
-                ws.w[j] = x;
-            }
-            let mut du: f64 = 0.0;
-            for r in 0..m {
-                let x = nu * (gamma * (ws.u_hat[r] - ws.u[r]) + ws.u[r] - ws.u_prev[r]) + ws.u_prev[r];
-                du = du.max((x - ws.u[r]).abs());
-                ws.u_prev[r] = ws.u[r];
-                ws.u[r] = x;
-            }
-            residuals.dual = du;
-            result.iterations = l;
-            if !du.is_finite() {
-                break;
-            }
-            // The certificate when the increment says so (or at the cap): û against
-            // (G + K⁻¹)λ + g.
-            if du <= s.stop.absolute || l == s.stop.max_iterations {
-                ws.t.fill(0.0);
-                for r in 0..m {
-                    if ws.lambda[r] != 0.0 {
-                        row_axpy(ws.lambda[r], row(r), &mut ws.t, support(problem, r / 3, &all));
-                    }
-                }
-                let mut consistency: f64 = 0.0;
-                for r in 0..m {
-                    let sigma =
-                        row_dot(row(r), &ws.t, support(problem, r / 3, &all)) + problem.g[r] + ws.lambda[r] / ws.k[r];
-                    consistency = consistency.max((ws.u_hat[r] - sigma).abs());
-                }
-                residuals.primal = consistency;
-            }
-            if s.record_history && result.history.len() < result.history.capacity() {
-                result.history.push(residuals);
-            }
-            if residuals.primal <= s.stop.absolute && du <= s.stop.absolute {
-                result.converged = true;
-                break;
-            }
-        }
-        result.residuals = residuals;
-        result.lambda.copy_from_slice(&ws.lambda);
-        problem.contact_velocity(&result.lambda, &mut result.sigma);
-        result.dual.copy_from_slice(&result.sigma);
+        result.stats.residuals = ws.iterate(&f, &s, block, result);
+        solve_skeleton::finish_from_impulses(problem, &ws.lambda, result);
+        Ok(())
     }
 }
 

@@ -243,8 +243,11 @@ impl FloatingBase {
             // Standing, the answer keeps the last one's modes (every foot inside its cone):
             // one 12 × 12 solve instead of the ADMM.
             let tolerance = self.settings.tolerance;
-            if !self.polish.try_solve(&self.problem, &self.warm, ContactModel::Ccp, tolerance, &mut self.result) {
-                self.solver.solve(&self.problem, Some(&self.warm), &mut self.result);
+            if !self.polish.try_solve(&self.problem, &self.warm, ContactModel::Ccp, tolerance, &mut self.result)
+                && self.solver.solve(&self.problem, Some(&self.warm), &mut self.result).is_err()
+            {
+                // Sized as the problem, with G built: not refused; were it, no answer.
+                return None;
             }
             converged = self.result.converged;
             self.prior.clone_from(&self.result.lambda);
@@ -302,8 +305,8 @@ impl FloatingBase {
         r.dual.clear();
         r.dual.resize(3 * ns, 0.0);
         r.converged = true;
-        r.iterations = 0;
-        r.residuals = Default::default();
+        r.stats.iterations = 0;
+        r.stats.residuals = Default::default();
         self.cache.store(&self.ids, r);
         true
     }

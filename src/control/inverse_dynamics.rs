@@ -92,10 +92,10 @@ pub fn solve_impulses(problem: &ContactProblem, settings: &InverseDynamicsSettin
         v.resize(m, 0.0);
     }
     result.converged = n == 0;
-    result.stalled = false;
-    result.iterations = 0;
+    result.stats.stalled = false;
+    result.stats.iterations = 0;
     result.rho = settings.rho;
-    result.factorizations = 0;
+    result.stats.factorizations = 0;
     for (i, set) in problem.sets().iter().enumerate() {
         let start = set.project(&cone::block(&result.lambda, i));
         cone::set_block(&mut result.lambda, i, &start);
@@ -104,7 +104,7 @@ pub fn solve_impulses(problem: &ContactProblem, settings: &InverseDynamicsSettin
     for k in 1..=settings.max_iterations {
         let sweep = Sweep::run(problem, settings, &mut result.lambda);
         change = sweep.change;
-        result.iterations = k;
+        result.stats.iterations = k;
         if !change.is_finite() {
             break;
         }
@@ -125,7 +125,7 @@ pub fn solve_impulses(problem: &ContactProblem, settings: &InverseDynamicsSettin
         cone::set_block(&mut result.sigma, i, &sigma);
         cone::set_block(&mut result.dual, i, &z);
     }
-    result.residuals = Residuals { primal: change, dual: error, complementarity: error };
+    result.stats.residuals = Residuals { primal: change, dual: error, complementarity: error };
 }
 
 /// σ_i = R_i λ_i + c_i: contact `i`'s velocity under its impulse `l`.
@@ -478,11 +478,11 @@ mod tests {
         let settings = InverseDynamicsSettings::default();
         solve_impulses(&sliding(), &settings, &mut result);
         assert!(result.converged);
-        assert!(result.iterations <= 2, "{}", result.iterations);
+        assert!(result.stats.iterations <= 2, "{}", result.stats.iterations);
         for a in 0..3 {
             assert!((result.lambda[a] - want[a]).abs() < 1e-9, "{:?}", result.lambda);
         }
-        assert!(result.residuals.dual < 1e-15, "{:?}", result.residuals);
+        assert!(result.stats.residuals.dual < 1e-15, "{:?}", result.stats.residuals);
     }
 
     #[test]

@@ -250,7 +250,7 @@ impl Stepper {
     fn solve(&mut self, assembled: bool) -> (bool, Fallback) {
         if !assembled || self.problem.contacts() == 0 {
             self.result.lambda.clear();
-            self.result.iterations = 0;
+            self.result.stats.iterations = 0;
             self.result.converged = assembled;
             self.cache.clear();
             return (false, Fallback::None);
@@ -262,7 +262,11 @@ impl Stepper {
         let mut fallback = Fallback::None;
         if !polished {
             self.problem.build_delassus();
-            self.solver.solve(&self.problem, Some(&self.warm), &mut self.result);
+            if self.solver.solve(&self.problem, Some(&self.warm), &mut self.result).is_err() {
+                // Sized for the problem's capacity, with G built: the solver does not refuse
+                // it. Were it to, the step has no impulses and did not converge.
+                self.result.reset(3 * self.problem.contacts());
+            }
             if !self.result.converged && self.fallback != Fallback::None {
                 fallback = self.fall_back(self.dt);
             }
@@ -303,8 +307,8 @@ impl Stepper {
             self.result.lambda.copy_from_slice(&self.candidate);
         }
         if let Some((solver, result)) = self.ccp.as_mut() {
-            solver.solve(&self.problem, Some(&self.warm), result);
-            if criterion(&self.problem, &result.lambda) < best {
+            let solved = solver.solve(&self.problem, Some(&self.warm), result).is_ok();
+            if solved && criterion(&self.problem, &result.lambda) < best {
                 used = Fallback::Ccp;
                 self.result.lambda.copy_from_slice(&result.lambda);
             }
@@ -357,10 +361,10 @@ impl Stepper {
         };
         self.report = StepReport {
             contacts: self.contacts.len(),
-            iterations: self.result.iterations,
+            iterations: self.result.stats.iterations,
             converged: self.result.converged,
             polished,
-            factorizations: if n > 0 { self.result.factorizations } else { 0 },
+            factorizations: if n > 0 { self.result.stats.factorizations } else { 0 },
             joint_limits: self.joints.iter().filter(|b| b.is_limit()).count(),
             joint_friction: self.joints.iter().filter(|b| !b.is_limit()).count(),
             metrics,
