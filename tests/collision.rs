@@ -7,7 +7,7 @@ mod common;
 use std::sync::Arc;
 
 use signorini::collision::{CollisionShape, CollisionWorld, ContactBuffer, FreeBodyShape, Owner};
-use signorini::config::{CollisionConfig, EnvironmentConfig};
+use signorini::config::EnvironmentConfig;
 use signorini::dynamics;
 use signorini::model::{Data, MimicPolicy, Model, ModelOptions};
 use signorini::spatial::{SE3, Vec3, rotation_from_rpy};
@@ -22,8 +22,7 @@ fn env(yaml: &str) -> EnvironmentConfig {
 fn free_body_world(shape: CollisionShape, environment: &str) -> CollisionWorld {
     let model =
         Model::from_urdf_xml("<robot name='none'><link name='l'/></robot>", "none", &ModelOptions::default()).unwrap();
-    let mut w =
-        CollisionWorld::new(&model, &env(environment).description(), &CollisionConfig::default().settings()).unwrap();
+    let mut w = CollisionWorld::new(&model, &env(environment).description(), &Default::default()).unwrap();
     let body = w.add_free_body(&[FreeBodyShape {
         name: "body".into(),
         shape: Arc::new(shape),
@@ -236,12 +235,7 @@ fn standing_quadruped() -> (Model, Data, CollisionWorld) {
     // Feet at 0.22·cos(0.6)·2 below the hips, plus the foot radius: 2 mm into the ground.
     q[2] = 0.44 * 0.6f64.cos() + 0.025 - 0.002;
     dynamics::forward_kinematics(&model, &mut data, q.as_slice());
-    let mut world = CollisionWorld::new(
-        &model,
-        &EnvironmentConfig::default().description(),
-        &CollisionConfig::default().settings(),
-    )
-    .unwrap();
+    let mut world = CollisionWorld::new(&model, &Default::default(), &Default::default()).unwrap();
     world.update_robot(&data);
     (model, data, world)
 }
@@ -292,14 +286,7 @@ fn missing_and_corrupt_meshes_name_the_file() {
         garbage.display()
     );
     let model = Model::from_urdf_xml(&xml, "r.urdf", &ModelOptions::default()).unwrap();
-    let e = CollisionWorld::new(
-        &model,
-        &EnvironmentConfig::default().description(),
-        &CollisionConfig::default().settings(),
-    )
-    .err()
-    .unwrap()
-    .to_string();
+    let e = CollisionWorld::new(&model, &Default::default(), &Default::default()).err().unwrap().to_string();
     assert!(e.starts_with(&format!("link `a`: {}", garbage.display())), "{e}");
     let xml = xml.replace(&garbage.display().to_string(), "/nonexistent/foot.stl");
     let e = Model::from_urdf_xml(&xml, "r.urdf", &ModelOptions::default()).unwrap_err().to_string();
@@ -308,10 +295,8 @@ fn missing_and_corrupt_meshes_name_the_file() {
     let environment = format!("meshes: [{{name: rock, file: {}}}]", garbage.display());
     let empty =
         Model::from_urdf_xml("<robot name='none'><link name='l'/></robot>", "none", &ModelOptions::default()).unwrap();
-    let e = CollisionWorld::new(&empty, &env(&environment).description(), &CollisionConfig::default().settings())
-        .err()
-        .unwrap()
-        .to_string();
+    let e =
+        CollisionWorld::new(&empty, &env(&environment).description(), &Default::default()).err().unwrap().to_string();
     assert!(e.starts_with(&format!("key `environment.meshes[0]` (rock): {}", garbage.display())), "{e}");
 }
 
@@ -338,7 +323,7 @@ fn example_robot_data_collision_models_count_like_pinocchio() {
         let world = CollisionWorld::new(
             &model,
             &EnvironmentConfig { ground: None, ..Default::default() }.description(),
-            &CollisionConfig::default().settings(),
+            &Default::default(),
         )
         .unwrap_or_else(|e| panic!("{rel}: {e}"));
         let robot_shapes = world.objects().iter().filter(|o| matches!(o.owner, Owner::Robot { .. })).count();
@@ -432,14 +417,8 @@ fn solo12_on_a_triangle_mesh_floor_touches_as_on_the_ground_plane() {
     }
     let floor = stl_file("solo_floor.stl", &triangles);
     let mesh_env = env(&format!("ground: null\nmeshes: [{{name: floor, file: {}}}]", floor.display()));
-    let mut plane = CollisionWorld::new(
-        &model,
-        &EnvironmentConfig::default().description(),
-        &CollisionConfig::default().settings(),
-    )
-    .unwrap();
-    let mut mesh =
-        CollisionWorld::new(&model, &mesh_env.description(), &CollisionConfig::default().settings()).unwrap();
+    let mut plane = CollisionWorld::new(&model, &Default::default(), &Default::default()).unwrap();
+    let mut mesh = CollisionWorld::new(&model, &mesh_env.description(), &Default::default()).unwrap();
     let mut data = Data::new(&model);
     let key = |w: &CollisionWorld, c: &ContactBuffer| {
         let mut k: Vec<_> = c

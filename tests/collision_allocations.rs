@@ -8,7 +8,7 @@ mod counting;
 use std::sync::Arc;
 
 use signorini::collision::{CollisionShape, CollisionWorld, ContactBuffer, FreeBodyShape};
-use signorini::config::{CollisionConfig, EnvironmentConfig};
+use signorini::config::EnvironmentConfig;
 use signorini::dynamics;
 use signorini::model::{Data, Model, ModelOptions};
 use signorini::spatial::{SE3, Vec3};
@@ -21,7 +21,7 @@ fn robot_on_ground(urdf: &std::path::Path, package_dirs: Vec<std::path::PathBuf>
     let model = Model::from_urdf_file(urdf, &options).unwrap();
     let mut data = Data::new(&model);
     let env: EnvironmentConfig = serde_yaml_ng::from_str(environment).unwrap();
-    let mut world = CollisionWorld::new(&model, &env.description(), &CollisionConfig::default().settings()).unwrap();
+    let mut world = CollisionWorld::new(&model, &env.description(), &Default::default()).unwrap();
     let mut out = ContactBuffer::with_capacity(128);
     let mut q = model.neutral_configuration();
     let mut contacts = 0;
@@ -56,12 +56,7 @@ fn robots_on_the_ground_allocate_nothing() {
 fn a_stack_of_free_boxes_allocates_nothing() {
     let model =
         Model::from_urdf_xml("<robot name='none'><link name='l'/></robot>", "none", &ModelOptions::default()).unwrap();
-    let mut world = CollisionWorld::new(
-        &model,
-        &EnvironmentConfig::default().description(),
-        &CollisionConfig::default().settings(),
-    )
-    .unwrap();
+    let mut world = CollisionWorld::new(&model, &Default::default(), &Default::default()).unwrap();
     let cube = Arc::new(CollisionShape::cuboid(Vec3::repeat(0.05)));
     for k in 0..10 {
         world.add_free_body(&[FreeBodyShape {
@@ -108,8 +103,7 @@ fn every_primitive_against_a_static_box_allocates_nothing() {
             "ground: null\nboxes: [{name: crate, size: [0.4, 0.4, 0.4], position: [0.0, 0.0, 0.0]}]",
         )
         .unwrap();
-        let mut world =
-            CollisionWorld::new(&model, &env.description(), &CollisionConfig::default().settings()).unwrap();
+        let mut world = CollisionWorld::new(&model, &env.description(), &Default::default()).unwrap();
         world.add_free_body(&[FreeBodyShape {
             name: name.into(),
             shape: Arc::new(shape),
@@ -150,7 +144,7 @@ fn a_box_sliding_over_a_triangle_mesh_allocates_nothing() {
             .unwrap();
     let model =
         Model::from_urdf_xml("<robot name='none'><link name='l'/></robot>", "none", &ModelOptions::default()).unwrap();
-    let mut world = CollisionWorld::new(&model, &env.description(), &CollisionConfig::default().settings()).unwrap();
+    let mut world = CollisionWorld::new(&model, &env.description(), &Default::default()).unwrap();
     world.add_free_body(&[FreeBodyShape {
         name: "box".into(),
         shape: Arc::new(CollisionShape::cuboid(Vec3::repeat(0.05))),

@@ -9,7 +9,6 @@ mod common;
 mod counting;
 
 use signorini::collision::{CollisionWorld, ContactBuffer};
-use signorini::config::{CollisionConfig, EnvironmentConfig};
 use signorini::contact::{
     AdmmSettings, AdmmSolver, Assembly, Bodies, Build, ContactModel, ContactProblem, Metrics, PgsSettings, PgsSolver,
     ProblemSettings, SolveResult, Solver, StoppingRule, WarmStart, WarmStartCache,
@@ -37,12 +36,7 @@ fn the_quadruped_standing_steps_without_allocating() {
     let nv = model.nv;
     let (v, tau) = (vec![0.0; nv], vec![0.0; nv]);
     let mut data = Data::new(&model);
-    let mut world = CollisionWorld::new(
-        &model,
-        &EnvironmentConfig::default().description(),
-        &CollisionConfig::default().settings(),
-    )
-    .unwrap();
+    let mut world = CollisionWorld::new(&model, &Default::default(), &Default::default()).unwrap();
     let mut contacts = ContactBuffer::with_capacity(64);
     let mut problem = ContactProblem::with_factor_capacity(64, model.nv);
     let mut assembly = Assembly::with_capacity(64, nv, nv);

@@ -7,7 +7,6 @@ mod common;
 
 use nalgebra::{DMatrix, DVector};
 use signorini::collision::{CollisionWorld, ContactBuffer};
-use signorini::config::{CollisionConfig, EnvironmentConfig};
 use signorini::contact::{
     AdmmSettings, AdmmSolver, Assembly, Bodies, Build, ContactProblem, ProblemSettings, SolveResult, Solver, WarmStart,
     WarmStartCache, cone,
@@ -24,12 +23,7 @@ fn a_resting_quadruped_needs_at_most_one_iteration_after_the_first_step() {
     // Feet exactly on the ground (the fixture's posture).
     let mut v = vec![0.0; nv];
     let mut data = Data::new(&model);
-    let mut world = CollisionWorld::new(
-        &model,
-        &EnvironmentConfig::default().description(),
-        &CollisionConfig::default().settings(),
-    )
-    .unwrap();
+    let mut world = CollisionWorld::new(&model, &Default::default(), &Default::default()).unwrap();
     let mut contacts = ContactBuffer::with_capacity(64);
     let mut problem = ContactProblem::with_capacity(64);
     let mut assembly = Assembly::with_capacity(64, nv, nv);

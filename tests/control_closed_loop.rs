@@ -11,7 +11,7 @@ use std::path::Path;
 
 use signorini::app::Setup;
 use signorini::collision::{CollisionWorld, Owner};
-use signorini::config::{CollisionConfig, ContactConfig, EnvironmentConfig};
+use signorini::config::{ContactConfig, EnvironmentConfig};
 use signorini::control::{
     Controller, ControllerSettings, InverseDynamics, InverseDynamicsSettings, JointTrajectory, TickError,
     TrajectoryPoint,
@@ -179,10 +179,9 @@ fn the_arm_tracks_a_sinusoidal_joint_trajectory() {
     let (mut v_des, mut a_des) = (vec![0.0; nv], vec![0.0; nv]);
     trajectory.sample(0.0, &mut start, &mut v_des, &mut a_des);
     let env = EnvironmentConfig::default();
-    let collision = CollisionWorld::new(&model, &env.description(), &CollisionConfig::default().settings()).unwrap();
+    let collision = CollisionWorld::new(&model, &env.description(), &Default::default()).unwrap();
     let mut world =
-        World::new(Some(Robot::new(model.clone(), start)), &env.description(), &CollisionConfig::default().settings())
-            .unwrap();
+        World::new(Some(Robot::new(model.clone(), start)), &env.description(), &Default::default()).unwrap();
     world.robot.as_mut().unwrap().v.copy_from_slice(&v_des);
     let contact = ContactConfig::default();
     let mut stepper = Stepper::new(&world, DT, &contact.settings(), 64);
@@ -231,12 +230,7 @@ fn solo12_stands_under_the_controller_with_its_predicted_forces() {
         stepper.step(&mut world, &tau);
     }
     let reference = world.robot.as_ref().unwrap().q.clone();
-    let collision = CollisionWorld::new(
-        &model,
-        &EnvironmentConfig::default().description(),
-        &CollisionConfig::default().settings(),
-    )
-    .unwrap();
+    let collision = CollisionWorld::new(&model, &Default::default(), &Default::default()).unwrap();
     let (mut controller, links) = controller(&model, collision, &contact);
     let weight = model.total_mass() * 9.81;
     let zero = vec![0.0; model.nv];
@@ -294,7 +288,7 @@ fn solo12_stands_under_the_controller_with_its_predicted_forces() {
 fn a_tick_refuses_bad_input_by_name() {
     let model = Model::from_urdf_file(&common::repo("urdf/arm7.urdf"), &ModelOptions::default()).unwrap();
     let env = EnvironmentConfig::default();
-    let collision = CollisionWorld::new(&model, &env.description(), &CollisionConfig::default().settings()).unwrap();
+    let collision = CollisionWorld::new(&model, &env.description(), &Default::default()).unwrap();
     let (mut controller, _) = controller(&model, collision, &ContactConfig::default());
     let q = model.neutral_configuration().as_slice().to_vec();
     let zero = vec![0.0; model.nv];
@@ -622,12 +616,7 @@ fn a_contact_the_projected_reference_closes_joins_the_stance() {
     // left out at first, and only the promotion puts them in.
     let q = vec![0.0, 0.0, -corner(-a), 0.0, (theta / 2.0).sin(), 0.0, (theta / 2.0).cos()];
     assert!((corner(a) - corner(-a) - gap).abs() < 1e-12);
-    let collision = CollisionWorld::new(
-        &model,
-        &EnvironmentConfig::default().description(),
-        &CollisionConfig::default().settings(),
-    )
-    .unwrap();
+    let collision = CollisionWorld::new(&model, &Default::default(), &Default::default()).unwrap();
     let (mut controller, _) = controller(&model, collision, &ContactConfig::default());
     let zero = vec![0.0; model.nv];
     let push = [1000.0, 0.0, 0.0, 0.0, 0.0, 0.0]; // a_des: v₀ = Δt·a_des = 1 m/s along x
@@ -743,12 +732,7 @@ fn a_tick_predicting_a_force_beyond_the_bound_is_refused() {
     assert!(!ok, "refused beyond 20 N");
     let (world, reference, _) = worlds::quadruped(&Sources::repository(), 0.0).unwrap();
     let model = world.robot.as_ref().unwrap().model.clone();
-    let collision = CollisionWorld::new(
-        &model,
-        &EnvironmentConfig::default().description(),
-        &CollisionConfig::default().settings(),
-    )
-    .unwrap();
+    let collision = CollisionWorld::new(&model, &Default::default(), &Default::default()).unwrap();
     let settings = ControllerSettings { max_contact_force: Some(20.0), ..Default::default() };
     let mut controller = Controller::new(
         &model,

@@ -8,7 +8,6 @@ mod common;
 
 use serde::Deserialize;
 use signorini::collision::{CollisionWorld, Owner};
-use signorini::config::{CollisionConfig, EnvironmentConfig};
 use signorini::model::{MimicPolicy, Model, ModelError, ModelOptions, Shape};
 
 use common::{erd_share, repo};
@@ -71,12 +70,8 @@ fn every_urdf_pinocchio_loads_loads_here_with_the_same_counts() {
             }
         }
         // Every collision mesh loads (STL, OBJ, COLLADA) and makes a convex hull.
-        let world = CollisionWorld::new(
-            &m,
-            &EnvironmentConfig::default().description(),
-            &CollisionConfig::default().settings(),
-        )
-        .unwrap_or_else(|err| panic!("{}: {err}", e.urdf));
+        let world = CollisionWorld::new(&m, &Default::default(), &Default::default())
+            .unwrap_or_else(|err| panic!("{}: {err}", e.urdf));
         let robot_shapes = world.objects().iter().filter(|o| matches!(o.owner, Owner::Robot { .. })).count();
         assert_eq!(Some(robot_shapes), e.ngeoms, "{}: collision world", e.urdf);
         println!(

@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use signorini::app::{ExternalWrenches, Setup, WrenchTargets};
 use signorini::collision::{CollisionShape, CollisionWorld, load_mesh};
-use signorini::config::{CollisionConfig, Config, EnvironmentConfig};
+use signorini::config::Config;
 use signorini::control::{JointTrajectory, TrajectoryPoint};
 use signorini::dynamics;
 use signorini::model::{Data, MimicPolicy, Model, ModelOptions, RobotDescription};
@@ -310,11 +310,7 @@ fn urdf() {
                 Ok(model) => {
                     finite_dynamics(&model)?;
                     // Its collision shapes, as the simulator and the controller build them.
-                    match CollisionWorld::new(
-                        &model,
-                        &EnvironmentConfig::default().description(),
-                        &CollisionConfig::default().settings(),
-                    ) {
+                    match CollisionWorld::new(&model, &Default::default(), &Default::default()) {
                         Ok(_) => Ok(true),
                         Err(e) => {
                             let m = e.to_string();

@@ -12,7 +12,7 @@
 mod common;
 mod counting;
 
-use signorini::config::{CollisionConfig, ContactConfig, EnvironmentConfig};
+use signorini::config::ContactConfig;
 use signorini::contact::JointBlockKind;
 use signorini::model::{Model, ModelOptions};
 use signorini::scenes::{Sources, worlds};
@@ -56,12 +56,7 @@ fn turntable_with(damping: f64, friction: f64) -> World {
     let model = Model::from_urdf_xml(&xml, "turntable", &ModelOptions::default()).unwrap();
     assert_eq!((model.damping[0], model.friction[0]), (damping, friction));
     let q = model.neutral_configuration().as_slice().to_vec();
-    World::new(
-        Some(Robot::new(model, q)),
-        &EnvironmentConfig::default().description(),
-        &CollisionConfig::default().settings(),
-    )
-    .unwrap()
+    World::new(Some(Robot::new(model, q)), &Default::default(), &Default::default()).unwrap()
 }
 
 fn inertia() -> f64 {
@@ -168,12 +163,7 @@ fn an_arm_with_friction_above_its_gravity_torques_holds_any_pose_unpowered() {
         *f = 1.5 * largest;
     }
     let start = q.clone();
-    let mut world = World::new(
-        Some(Robot::new(model, q)),
-        &EnvironmentConfig::default().description(),
-        &CollisionConfig::default().settings(),
-    )
-    .unwrap();
+    let mut world = World::new(Some(Robot::new(model, q)), &Default::default(), &Default::default()).unwrap();
     let mut stepper = Stepper::new(&world, DT, &tight().settings(), 8);
     let tau = vec![0.0; world.nv()];
     for k in 0..1000 {

@@ -125,12 +125,7 @@ fn the_arm_under_gravity_compensation_holds_its_pose() {
         q[model.idx_q[model.joint_id(joint).unwrap()]] = value;
     }
     let start = q.clone();
-    let mut world = World::new(
-        Some(Robot::new(model, q)),
-        &EnvironmentConfig::default().description(),
-        &CollisionConfig::default().settings(),
-    )
-    .unwrap();
+    let mut world = World::new(Some(Robot::new(model, q)), &Default::default(), &Default::default()).unwrap();
     let mut stepper = Stepper::new(&world, DT, &ContactConfig::default().settings(), 64);
     let mut tau = vec![0.0; world.nv()];
     for _ in 0..2000 {
@@ -160,12 +155,8 @@ fn an_external_wrench_on_a_link_acts_through_its_jacobian() {
     let wrench = Force { linear: Vec3::new(3.0, -2.0, 5.0), angular: Vec3::new(0.2, 0.1, -0.3) };
     for balanced in [true, false] {
         let start = q.clone();
-        let mut world = World::new(
-            Some(Robot::new(model.clone(), q.clone())),
-            &EnvironmentConfig::default().description(),
-            &CollisionConfig::default().settings(),
-        )
-        .unwrap();
+        let mut world =
+            World::new(Some(Robot::new(model.clone(), q.clone())), &Default::default(), &Default::default()).unwrap();
         world.robot.as_mut().unwrap().wrenches[last] = wrench;
         let mut stepper = Stepper::new(&world, DT, &ContactConfig::default().settings(), 64);
         let mut tau = vec![0.0; world.nv()];
@@ -209,12 +200,7 @@ fn an_arm_joint_pushed_into_its_limits_stops_there_and_the_limit_carries_the_loa
         let mut q = model.neutral_configuration().as_slice().to_vec();
         q[iq] = bound - push.signum() * 0.3;
         let reference = q.clone();
-        let mut world = World::new(
-            Some(Robot::new(model, q)),
-            &EnvironmentConfig::default().description(),
-            &CollisionConfig::default().settings(),
-        )
-        .unwrap();
+        let mut world = World::new(Some(Robot::new(model, q)), &Default::default(), &Default::default()).unwrap();
         let mut stepper = Stepper::new(&world, DT, &ContactConfig::default().settings(), 64);
         let mut tau = vec![0.0; world.nv()];
         let mut reached = None;

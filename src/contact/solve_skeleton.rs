@@ -127,7 +127,7 @@ pub(crate) fn finish_from_impulses(problem: &ContactProblem, lambda: &[f64], res
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::SolverKind;
+    use crate::contact::SolverKind;
     use crate::contact::{ContactModel, StoppingRule};
 
     /// Two unit contacts resting on the ground (G = I, g = (0, 0, −1) each).
