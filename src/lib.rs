@@ -15,6 +15,7 @@
 //! - [`control`]: contact-aware inverse dynamics.
 //! - [`config`]: the YAML configuration, read into the cores' settings.
 //! - [`app`]: start-up, the loop jobs and one loop assembly per mode (no ROS).
+//! - [`sampling`]: deterministic pseudo-random inputs (property tests, benchmarks).
 //! - [`scenes`]: the scenes of the tests, the benches and `signorini bench`, built on the
 //!   cores alone.
 //! - `bench` (feature `tools`): every contact solver on the scenario suite (`signorini
@@ -42,8 +43,7 @@ pub mod model;
 #[cfg(feature = "ros")]
 pub mod ros;
 pub mod runtime;
+pub mod sampling;
 pub mod scenes;
 pub mod sim;
 pub mod spatial;
-#[cfg(test)]
-mod test_support;

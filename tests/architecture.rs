@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 /// Each top-level module of `src/` and its layer; a module may import strictly lower
 /// layers only (same-layer modules are independent of each other).
 const LAYERS: &[(&str, u32)] = &[
-    ("test_support", 0),
+    ("sampling", 0),
     ("spatial", 0),
     ("model", 1),
     ("dynamics", 2),

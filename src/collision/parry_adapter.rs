@@ -508,7 +508,7 @@ mod tests {
     /// Points on a lumpy ellipsoid (a hull with hundreds of vertices and faces of many
     /// sizes), deterministic.
     fn lumpy(n: usize) -> Vec<Vector> {
-        let mut next = crate::test_support::uniform(0x2545_f491_4f6c_dd1d);
+        let mut next = crate::sampling::uniform(0x2545_f491_4f6c_dd1d);
         (0..n)
             .map(|_| {
                 let v = Vector::new(next(), next(), next()).normalize();

@@ -269,7 +269,7 @@ mod tests {
     use super::*;
 
     fn samples() -> Vec<(f64, Vec3c)> {
-        let mut uniform = crate::test_support::uniform(0x9e37_79b9_7f4a_7c15);
+        let mut uniform = crate::sampling::uniform(0x9e37_79b9_7f4a_7c15);
         let mut next = move || 2.0 * uniform(); // [−2, 2)
         let mut out = Vec::new();
         for _ in 0..2000 {

@@ -290,7 +290,7 @@ mod tests {
 
     /// A random SPD matrix B·Bᵀ + n·I/10 (deterministic).
     fn spd(n: usize, seed: u64) -> Vec<f64> {
-        let mut uniform = crate::test_support::uniform(seed);
+        let mut uniform = crate::sampling::uniform(seed);
         let mut next = move || 0.5 * uniform(); // [−0.5, 0.5)
         let b: Vec<f64> = (0..n * n).map(|_| next()).collect();
         let mut a = vec![0.0; n * n];

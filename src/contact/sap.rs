@@ -451,7 +451,7 @@ mod tests {
     /// differences of γ(v_c).
     #[test]
     fn the_projection_is_the_r_norm_minimizer_and_g_its_derivative() {
-        let mut next = crate::test_support::uniform(7);
+        let mut next = crate::sampling::uniform(7);
         for case in 0..200 {
             let mu = 0.2 + 0.8 * next().abs();
             let (rt, rn) = (0.01 + next().abs(), 0.01 + next().abs());

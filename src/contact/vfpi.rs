@@ -483,7 +483,7 @@ mod tests {
     /// else u_T = −s·λ_T with s ≥ 0 (friction exactly opposite the slip).
     #[test]
     fn the_strict_operator_solves_the_surrogate_contact_exactly() {
-        let mut next = crate::test_support::uniform(11);
+        let mut next = crate::sampling::uniform(11);
         for case in 0..1000 {
             let mu = 0.1 + next().abs();
             let d = 0.01 + next().abs();

@@ -163,17 +163,7 @@ pub fn grid(k: usize, z: f64) -> Vec3 {
     Vec3::new(0.15 * (k % 10) as f64, 0.15 * (k / 10) as f64, z)
 }
 
-/// Deterministic pseudo-random numbers in [−1, 1) (xorshift64 from `seed`; 0 acts as 1):
-/// the property tests' inputs, the same on every run.
-pub fn uniform(seed: u64) -> impl FnMut() -> f64 {
-    let mut x = seed.max(1);
-    move || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        (x >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-    }
-}
+pub use crate::sampling::uniform;
 
 #[cfg(test)]
 mod tests {
