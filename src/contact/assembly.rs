@@ -133,6 +133,8 @@ pub struct Assembly {
     rows: usize,
     /// J, 3 n_c rows of nv (rows contiguous).
     jacobian: Vec<f64>,
+    /// γ per row: g = J v_f + γ.
+    bias: Vec<f64>,
     /// The dofs supporting the contact being assembled (its rows of J can be non-zero only
     /// there), deepest first once closed.
     support: Vec<usize>,
@@ -150,6 +152,7 @@ impl Assembly {
             nv,
             rows: 0,
             jacobian: Vec::with_capacity(3 * capacity * nv),
+            bias: Vec::with_capacity(3 * capacity),
             support: Vec::with_capacity(2 * robot_nv + 12),
             impulse: vec![0.0; nv],
             inv_sqrt_d: vec![0.0; robot_nv],
@@ -159,6 +162,30 @@ impl Assembly {
     /// J of the last problem (3 n_c × nv, rows contiguous).
     pub fn jacobian(&self) -> &[f64] {
         &self.jacobian[..self.rows * self.nv]
+    }
+
+    /// γ of the last problem, per row: its g = J v_f + γ (the gap and restitution terms;
+    /// zero on the tangent rows).
+    pub fn bias(&self) -> &[f64] {
+        &self.bias[..self.rows]
+    }
+
+    /// g of `problem` (assembled last by this assembly) at the contact-free velocity
+    /// `v_free` (nv): g = J v_free + γ, the only part of the problem that depends on it
+    /// (eq. 27; inverse dynamics evaluates it at its reference v_ref).
+    pub fn evaluate_g(&self, problem: &mut ContactProblem, v_free: &[f64]) {
+        let nv = self.nv;
+        for k in 0..problem.contacts() {
+            for r in 3 * k..3 * k + 3 {
+                let row = &self.jacobian[r * nv..(r + 1) * nv];
+                let velocity: f64 = problem
+                    .factor_support(k)
+                    .iter()
+                    .map(|&(lo, hi)| crate::dynamics::dot(&row[lo..hi], &v_free[lo..hi]))
+                    .sum();
+                problem.g[r] = velocity + self.bias[r];
+            }
+        }
     }
 
     /// Adds M⁻¹Jᵀλ to `v` (nv): the velocity change the impulses cause. `bodies` must be
@@ -254,6 +281,8 @@ impl Assembly {
             self.jacobian.resize(m * nv, 0.0); // within the capacity reserved
         }
         self.jacobian[..m * nv].fill(0.0);
+        self.bias.clear();
+        self.bias.resize(m, 0.0); // within the capacity reserved
         if build != Build::Rows {
             problem.factor.resize(m * nv, 0.0);
             problem.factor_cols = nv;
@@ -293,6 +322,7 @@ impl Assembly {
             target = target.max(-c.restitution * before);
         }
         problem.g[rn] -= target;
+        self.bias[rn] = -target;
         problem.sets[k] = BlockSet::Cone(c.friction);
         let (r_n, r_t) = (settings.compliance_normal / (dt * dt), settings.compliance_tangential / (dt * dt));
         problem.compliance[3 * k] = r_t;
@@ -321,6 +351,7 @@ impl Assembly {
         match l.kind {
             JointBlockKind::Limit { gap, .. } => {
                 problem.g[rn] = velocity - settings.gap_velocity(gap, dt);
+                self.bias[rn] = -settings.gap_velocity(gap, dt);
                 problem.sets[k] = BlockSet::Cone(0.0);
             }
             JointBlockKind::Friction { force } => {

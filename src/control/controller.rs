@@ -2,13 +2,14 @@
 //! the stance contacts allow, inverse dynamics → joint torques and predicted contact
 //! forces. [`Controller::tick`] reads as its stages:
 //!
-//! 1. select the stance: the contacts that can carry load, and among them those that must
-//!    not move;
+//! 1. select the stance: the contacts that can carry load, their rows assembled once into
+//!    the inverse dynamics' problem (J and γ; g = J v₀ + γ at the PD's reference), and
+//!    among them those that must not move;
 //! 2. project the reference: the PD's v₀ moved to the nearest velocity that gives the
 //!    stance contacts their targets (`stance`); a contact the projected
 //!    reference closes joins the stance and 1–2 are redone;
-//! 3. inverse dynamics, one call: the contact problem assembled once from the final v_ref
-//!    and the stance targets, Algorithm 2, τ ([`InverseDynamics`]);
+//! 3. inverse dynamics, one call: the problem's g evaluated at the final v_ref
+//!    (J v_ref + γ) with the stance targets, Algorithm 2, τ ([`InverseDynamics`]);
 //! 4. limits: τ clamped to the effort limits, an answer out of its physical bounds
 //!    refused.
 //!
@@ -70,7 +71,7 @@
 use thiserror::Error;
 
 use crate::collision::{CollisionWorld, Contact, ContactBuffer, Owner};
-use crate::contact::{Assembly, Bodies, Build, ContactProblem, ProblemError, ProblemSettings};
+use crate::contact::{Bodies, Build, ProblemError, ProblemSettings};
 use crate::dynamics;
 use crate::model::{Data, Model};
 use crate::spatial::{Motion, Vec3};
@@ -210,10 +211,6 @@ pub struct Controller {
     twists_measured: Vec<Motion>,
     /// The same under q_des ⊖ q as a velocity: the reference's displacement (first order).
     lift: Vec<Motion>,
-    /// The rows J of the contacts that can carry load and their g = J v₀ + γ at the PD's
-    /// reference: what the stance is chosen and projected on.
-    rows: Assembly,
-    at_v0: ContactProblem,
     problem_settings: ProblemSettings,
     /// The stance contacts (indices into the tick's contacts).
     stance: Vec<usize>,
@@ -269,8 +266,6 @@ impl Controller {
             twists: vec![Motion::default(); model.njoints()],
             twists_measured: vec![Motion::default(); model.njoints()],
             lift: vec![Motion::default(); model.njoints()],
-            rows: Assembly::with_capacity(capacity, nv, nv),
-            at_v0: ContactProblem::with_factor_capacity(capacity, nv),
             problem_settings,
             stance: Vec::with_capacity(capacity),
             targets: Vec::with_capacity(capacity),
@@ -327,8 +322,7 @@ impl Controller {
             }
         }
         // Inputs checked and kinematics done above; v_ref is finite from them.
-        let contacts = self.contacts.contacts();
-        self.id.compute_placed(model, &mut self.data, q, v, &self.v_ref, contacts, &self.targets, dt)?;
+        self.id.compute_placed(model, &mut self.data, q, v, &self.v_ref, &self.targets, dt);
         self.limit_torques()?;
         Ok(&self.tau)
     }
@@ -369,10 +363,11 @@ impl Controller {
         self.select_contacts(model);
         let bodies = Bodies { robot: Some((model, &self.data)), free: &[], free_states: &[] };
         let (contacts, settings) = (self.contacts.contacts(), &self.problem_settings);
-        self.rows.assemble(&bodies, contacts, &[], v, &self.v0, self.dt, settings, &mut self.at_v0, Build::Rows)?;
+        let (rows, at_v0) = self.id.rows_mut();
+        rows.assemble(&bodies, contacts, &[], v, &self.v0, self.dt, settings, at_v0, Build::Rows)?;
         self.stance.clear();
         self.in_stance.fill(false);
-        let g = self.at_v0.g();
+        let g = at_v0.g();
         for (i, c) in contacts.iter().enumerate() {
             let d = self.source[i];
             if c.distance <= self.settings.stance_gap || g[3 * i + 2] < 0.0 || self.promoted[d] {
@@ -391,9 +386,10 @@ impl Controller {
         self.targets.clear();
         self.shortfall.clear();
         let damped = 1.0 - (self.settings.stance_damping * self.dt).min(1.0);
-        let (j, g) = (self.rows.jacobian(), self.at_v0.g());
+        let (rows, at_v0) = self.id.rows();
+        let (j, g) = (rows.jacobian(), at_v0.g());
         for &i in &self.stance {
-            let support = self.at_v0.factor_support(i);
+            let support = at_v0.factor_support(i);
             let velocity = |r: usize, x: &[f64]| row_velocity(j, nv, support, 3 * i + r, x);
             let target = StanceTarget {
                 contact: i,
@@ -412,7 +408,7 @@ impl Controller {
         }
         if !self.stance.is_empty() {
             let (stance, shortfall) = (&self.stance, &self.shortfall);
-            self.projection.project(&self.at_v0, j, nv, stance, shortfall, &self.w_inv, &mut self.v_ref);
+            self.projection.project(at_v0, j, nv, stance, shortfall, &self.w_inv, &mut self.v_ref);
         }
     }
 

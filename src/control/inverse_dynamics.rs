@@ -297,13 +297,29 @@ impl InverseDynamics {
     ) -> Result<&[f64], ProblemError> {
         check_inputs(dt, &[("q", q, model.nq), ("v", v, model.nv), ("v_ref", v_ref, model.nv)])?;
         dynamics::compute_joint_jacobians(model, data, q);
-        self.compute_placed(model, data, q, v, v_ref, contacts, &[], dt)
+        self.assemble(model, data, v, v_ref, contacts, dt)?;
+        self.solve_contacts();
+        Ok(self.joint_torques(model, data, q, v, v_ref, dt))
+    }
+
+    /// The contact rows the controller assembles its stance from and this inverse dynamics
+    /// then solves with ([`Assembly::assemble`] into the problem, at the controller's v₀):
+    /// one assembly per tick.
+    pub(crate) fn rows_mut(&mut self) -> (&mut Assembly, &mut ContactProblem) {
+        (&mut self.assembly, &mut self.problem)
+    }
+
+    /// The rows and the problem as last assembled.
+    pub(crate) fn rows(&self) -> (&Assembly, &ContactProblem) {
+        (&self.assembly, &self.problem)
     }
 
     /// [`InverseDynamics::compute`] for inputs already checked, with `data` holding the
-    /// placements and joint Jacobians at q (the controller's kinematics pass), the contacts
-    /// `targets` names moving as the controller's stance asks: their contact velocity is
-    /// c = J·v_ref − t instead of J·v_ref + γ ([`StanceTarget`]).
+    /// placements and joint Jacobians at q and the problem's rows assembled at q
+    /// ([`InverseDynamics::rows_mut`], at any contact-free velocity): its g evaluated at
+    /// v_ref, the contacts `targets` names moving as the controller's stance asks (their
+    /// contact velocity c = J·v_ref − t instead of J·v_ref + γ, [`StanceTarget`]), then
+    /// Algorithm 2 and the torques.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn compute_placed(
         &mut self,
@@ -312,20 +328,18 @@ impl InverseDynamics {
         q: &[f64],
         v: &[f64],
         v_ref: &[f64],
-        contacts: &[Contact],
         targets: &[StanceTarget],
         dt: f64,
-    ) -> Result<&[f64], ProblemError> {
-        self.assemble(model, data, v, v_ref, contacts, targets, dt)?;
+    ) -> &[f64] {
+        self.assembly.evaluate_g(&mut self.problem, v_ref);
+        self.apply_targets(model.nv, v_ref, targets);
         self.solve_contacts();
-        Ok(self.joint_torques(model, data, q, v, v_ref, dt))
+        self.joint_torques(model, data, q, v, v_ref, dt)
     }
 
-    /// The contact problem of Algorithm 2, assembled once from the reference: its rows J,
-    /// c = J·v_ref + γ (eq. 47; the restitution in γ from the measured v), and for each
-    /// stance target c = J·v_ref − t on the rows it sets. Nothing assembled (and the warm
-    /// start forgotten) beyond the capacity.
-    #[allow(clippy::too_many_arguments)]
+    /// The contact problem of Algorithm 2 from the reference: its rows J and
+    /// c = J·v_ref + γ (eq. 47; the restitution in γ from the measured v). Nothing
+    /// assembled (and the warm start forgotten) beyond the capacity.
     fn assemble(
         &mut self,
         model: &Model,
@@ -333,7 +347,6 @@ impl InverseDynamics {
         v: &[f64],
         v_ref: &[f64],
         contacts: &[Contact],
-        targets: &[StanceTarget],
         dt: f64,
     ) -> Result<(), ProblemError> {
         let bodies = Bodies { robot: Some((model, data)), free: &[], free_states: &[] };
@@ -343,11 +356,15 @@ impl InverseDynamics {
         if assembled.is_err() {
             self.cache.clear();
         }
-        assembled?;
-        let (j, nv) = (self.assembly.jacobian(), model.nv);
+        assembled
+    }
+
+    /// c = J·v_ref − t on the rows each stance target sets (the tangential rows' g is
+    /// J_T·v_ref already: their bias is zero).
+    fn apply_targets(&mut self, nv: usize, v_ref: &[f64], targets: &[StanceTarget]) {
+        let j = self.assembly.jacobian();
         for t in targets {
             let i = t.contact;
-            // The tangential rows' assembled g is J_T·v_ref already (their bias is zero).
             self.problem.g[3 * i] -= t.tangential[0];
             self.problem.g[3 * i + 1] -= t.tangential[1];
             if let Some(normal) = t.normal {
@@ -355,7 +372,6 @@ impl InverseDynamics {
                 self.problem.g[3 * i + 2] = row_velocity(j, nv, support, 3 * i + 2, v_ref) - normal;
             }
         }
-        Ok(())
     }
 
     /// Algorithm 2 from the impulses of the contacts that persist (by id), the rest from
