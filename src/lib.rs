@@ -10,7 +10,7 @@
 //! - [`collision`]: collision shapes, the environment, contact detection.
 //! - [`contact`]: the frictional contact problem and its solvers.
 //! - [`runtime`]: the fixed-rate real-time loop, its statistics, watchdog and the
-//!   wait-free exchanges with the I/O side. Nothing below [`ros`] knows ROS exists.
+//!   wait-free exchanges with the I/O side. Nothing below `ros` knows ROS exists.
 //! - [`sim`]: what the loop runs.
 //! - [`control`]: contact-aware inverse dynamics.
 //! - [`config`]: the YAML configuration, read into the cores' settings.
