@@ -124,6 +124,13 @@ struct Pass<'a> {
     build: Build,
 }
 
+/// Row `row` of the contact rows `j` (rows of `nv`) times `x`, over the `support` of its
+/// contact (the runs of dofs its rows can be non-zero on).
+pub fn row_velocity(j: &[f64], nv: usize, support: &[(usize, usize)], row: usize, x: &[f64]) -> f64 {
+    let row = &j[row * nv..(row + 1) * nv];
+    support.iter().map(|&(lo, hi)| dynamics::dot(&row[lo..hi], &x[lo..hi])).sum()
+}
+
 /// The Jacobian and the factor W (G = W·Wᵀ) of the last assembled problem, in buffers
 /// sized once.
 #[derive(Clone, Debug)]

@@ -41,7 +41,7 @@ pub mod vfpi;
 pub mod warm_start;
 
 pub use admm::{AdmmSettings, AdmmSolver, Penalty, RhoRule};
-pub use assembly::{Assembly, Bodies, Build, ProblemSettings};
+pub use assembly::{Assembly, Bodies, Build, ProblemSettings, row_velocity};
 pub use chrono_admm::{ChronoAdmmSettings, ChronoAdmmSolver};
 pub use joint_blocks::{JointBlock, JointBlockKind};
 pub use metrics::Metrics;

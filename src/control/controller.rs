@@ -77,7 +77,8 @@ use crate::model::{Data, Model};
 use crate::spatial::{Motion, Vec3};
 
 use super::inverse_dynamics::{InverseDynamics, InverseDynamicsSettings, check_inputs};
-use super::stance::{StanceProjection, StanceTarget, row_velocity};
+use super::stance::{StanceProjection, StanceTarget};
+use crate::contact::row_velocity;
 
 /// Rounds of contact selection and stance projection: each but the last promotes the
 /// contacts the projected reference closes (most often none: one round).
@@ -211,7 +212,6 @@ pub struct Controller {
     twists_measured: Vec<Motion>,
     /// The same under q_des ⊖ q as a velocity: the reference's displacement (first order).
     lift: Vec<Motion>,
-    problem_settings: ProblemSettings,
     /// The stance contacts (indices into the tick's contacts).
     stance: Vec<usize>,
     /// Their targets, for inverse dynamics.
@@ -266,7 +266,6 @@ impl Controller {
             twists: vec![Motion::default(); model.njoints()],
             twists_measured: vec![Motion::default(); model.njoints()],
             lift: vec![Motion::default(); model.njoints()],
-            problem_settings,
             stance: Vec::with_capacity(capacity),
             targets: Vec::with_capacity(capacity),
             shortfall: Vec::with_capacity(capacity),
@@ -362,8 +361,8 @@ impl Controller {
     fn select_stance(&mut self, model: &Model, v: &[f64]) -> Result<(), ProblemError> {
         self.select_contacts(model);
         let bodies = Bodies { robot: Some((model, &self.data)), free: &[], free_states: &[] };
-        let (contacts, settings) = (self.contacts.contacts(), &self.problem_settings);
-        let (rows, at_v0) = self.id.rows_mut();
+        let contacts = self.contacts.contacts();
+        let (rows, at_v0, settings) = self.id.rows_mut();
         rows.assemble(&bodies, contacts, &[], v, &self.v0, self.dt, settings, at_v0, Build::Rows)?;
         self.stance.clear();
         self.in_stance.fill(false);

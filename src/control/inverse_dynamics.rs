@@ -31,9 +31,10 @@
 //! of σ + Γ(σ) from the dual cone and its component along λ, as the ADMM's start test).
 
 use super::floating_base::{FloatingBase, FloatingBaseSettings};
-use super::stance::{StanceTarget, row_velocity};
+use super::stance::StanceTarget;
 use crate::collision::{Contact, ContactId};
 use crate::contact::cone::{self, BlockSet};
+use crate::contact::row_velocity;
 use crate::contact::{
     Assembly, Bodies, Build, ContactModel, ContactProblem, ProblemError, ProblemSettings, Residuals, SolveResult,
     WarmStart, WarmStartCache,
@@ -305,8 +306,8 @@ impl InverseDynamics {
     /// The contact rows the controller assembles its stance from and this inverse dynamics
     /// then solves with ([`Assembly::assemble`] into the problem, at the controller's v₀):
     /// one assembly per tick.
-    pub(crate) fn rows_mut(&mut self) -> (&mut Assembly, &mut ContactProblem) {
-        (&mut self.assembly, &mut self.problem)
+    pub(crate) fn rows_mut(&mut self) -> (&mut Assembly, &mut ContactProblem, &ProblemSettings) {
+        (&mut self.assembly, &mut self.problem, &self.problem_settings)
     }
 
     /// The rows and the problem as last assembled.

@@ -22,7 +22,6 @@
 
 use crate::contact::ContactProblem;
 use crate::contact::problem::{add_dot3x3, for_overlaps};
-use crate::dynamics;
 use crate::spatial::{Mat3, Vec3};
 
 /// The velocity t a stance contact is to have at the end of the step, in its (Tx, Ty, N)
@@ -37,13 +36,6 @@ pub(crate) struct StanceTarget {
     /// t_N (m/s); None: the contact closes its gap within the step (c_N = J_N·v_ref + γ_N,
     /// the contact problem's own).
     pub normal: Option<f64>,
-}
-
-/// Row `row` of the contact rows `j` (rows of `nv`) times `x`, over the `support` of its
-/// contact (the runs of dofs its rows can be non-zero on).
-pub(crate) fn row_velocity(j: &[f64], nv: usize, support: &[(usize, usize)], row: usize, x: &[f64]) -> f64 {
-    let row = &j[row * nv..(row + 1) * nv];
-    support.iter().map(|&(lo, hi)| dynamics::dot(&row[lo..hi], &x[lo..hi])).sum()
 }
 
 /// The stance projection's workspace, sized once.
