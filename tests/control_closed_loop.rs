@@ -328,7 +328,7 @@ fn the_control_job_holds_the_quadruped_through_the_node_exchanges() {
     let controller_layout = OutputLayout::of_objects(&setup, setup.collision_world().unwrap().objects(), Vec::new());
     let (producer, mut consumer) = sample_ring(4, &controller_layout.outputs());
     let counters = Arc::new(Counters::default());
-    let mut job = ControlJob::new(&setup, reader, producer, Duration::from_millis(100), counters, None).unwrap();
+    let mut job = ControlJob::new(&setup, reader, producer, Duration::from_millis(100), counters).unwrap();
     let slots = setup.joint_slots();
     let mut tau = vec![0.0; setup.model.nv];
     for k in 0..2000u64 {
@@ -387,7 +387,7 @@ fn the_control_job_follows_a_trajectory_reference_and_falls_back_to_the_safe_out
         let layout = OutputLayout::of_objects(&setup, setup.collision_world().unwrap().objects(), Vec::new());
         let (producer, mut consumer) = sample_ring(4, &layout.outputs());
         let counters = Arc::new(Counters::default());
-        let mut job = ControlJob::new(&setup, reader, producer, Duration::from_millis(20), counters, None)
+        let mut job = ControlJob::new(&setup, reader, producer, Duration::from_millis(20), counters)
             .unwrap()
             .with_references(reference_reader);
         // joint4 and joint2 (that order) swing by 0.2 sin(πt) around the posture for 2 s.
@@ -530,10 +530,10 @@ fn the_simulator_and_the_controller_run_in_one_loop() {
     let (states, state_reader) = mailbox(MeasuredState::of_joints(n));
     let counters = Arc::new(Counters::default());
     let stale = Duration::from_millis(100);
-    let sim = SimJob::new(&setup, world, command_reader, sim_samples, stale, counters.clone(), None);
+    let sim = SimJob::new(&setup, world, command_reader, sim_samples, stale, counters.clone());
     let layout = OutputLayout::of_objects(&setup, setup.collision_world().unwrap().objects(), Vec::new());
     let (control_samples, mut control_out) = sample_ring(4, &layout.outputs());
-    let control = ControlJob::new(&setup, state_reader, control_samples, stale, Arc::default(), None)
+    let control = ControlJob::new(&setup, state_reader, control_samples, stale, Arc::default())
         .unwrap()
         .with_command_output(commands)
         .with_step(setup.config.sim_dt());

@@ -56,7 +56,7 @@ fn the_loop_allocates_nothing_after_start_up() {
     let (mut report_writer, mut report_reader) = mailbox(LoopReport::default());
     let stop = Arc::new(AtomicBool::new(false));
 
-    let job = SimJob::new(&setup, world, command_reader, producer, Duration::from_millis(50), counters.clone(), None);
+    let job = SimJob::new(&setup, world, command_reader, producer, Duration::from_millis(50), counters.clone());
     // External wrenches too: a push on the trunk, on and off.
     let (mut wrench_writer, wrench_reader) = mailbox(job.wrench_table());
     let job = job.with_external_wrenches(wrench_reader);

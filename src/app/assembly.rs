@@ -48,7 +48,7 @@ impl SimLoop {
         let n = setup.joint_names.len();
         let (commands, command_reader) = mailbox(EffortCommand { effort: vec![0.0; n] });
         let stale_after = setup.config.stale_after();
-        let job = SimJob::new(setup, world, command_reader, producer, stale_after, counters, None);
+        let job = SimJob::new(setup, world, command_reader, producer, stale_after, counters);
         let (wrenches, wrench_reader) = mailbox(job.wrench_table());
         let targets = WrenchTargets::new(&setup.model, job.world(), job.wrench_table());
         let job = job.with_external_wrenches(wrench_reader);
@@ -88,7 +88,7 @@ impl ControlLoop {
         let (base_references, base_reader) = mailbox(None);
         let layout = OutputLayout::of_objects(setup, setup.collision_world()?.objects(), Vec::new());
         let (producer, samples) = sample_ring(SAMPLE_RING_CAPACITY, &layout.outputs());
-        let job = ControlJob::new(setup, state_reader, producer, setup.config.stale_after(), counters, None)?
+        let job = ControlJob::new(setup, state_reader, producer, setup.config.stale_after(), counters)?
             .with_references(reference_reader)
             .with_base_references(base_reader);
         Ok(Self { job, states, ends: ControlEnds { references, base_references, samples, layout } })

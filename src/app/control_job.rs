@@ -87,8 +87,9 @@ pub struct ControlJob {
 
 impl ControlJob {
     /// The controller of `setup`'s robot (its environment, contact settings and `control:`
-    /// section). A state older than `stale_after` gives the safe output; `publisher`, if
-    /// given, is unparked after each sample. The samples must be [`ControlJob::layout`]'s
+    /// section). A state older than `stale_after` gives the safe output
+    /// ([`ControlJob::hand_off_to`] wakes a publisher after each sample). The samples must
+    /// be [`ControlJob::layout`]'s
     /// `outputs()`.
     pub fn new(
         setup: &Setup,
@@ -96,7 +97,6 @@ impl ControlJob {
         samples: SampleProducer<Outputs>,
         stale_after: Duration,
         counters: Arc<Counters>,
-        publisher: Option<Thread>,
     ) -> Result<Self, SetupError> {
         let model = setup.model.clone();
         let config = &setup.config;
@@ -130,7 +130,7 @@ impl ControlJob {
             data: Data::new(&model),
             commands_out: None,
             dt: config.period().as_secs_f64(),
-            hand_off: HandOff::new(publisher),
+            hand_off: HandOff::default(),
             model,
         })
     }

@@ -104,8 +104,8 @@ pub struct SimJob {
 
 impl SimJob {
     /// Runs `world` (`setup.sim_world()`, at its initial state) as `setup` configures.
-    /// Commands older than `stale_after` give way to the fallback; `publisher`, if given,
-    /// is unparked after each sample. The sample ring's samples must be
+    /// Commands older than `stale_after` give way to the fallback ([`SimJob::hand_off_to`]
+    /// wakes a publisher after each sample). The sample ring's samples must be
     /// `OutputLayout::new(setup, &world).outputs()`.
     pub fn new(
         setup: &Setup,
@@ -114,7 +114,6 @@ impl SimJob {
         samples: SampleProducer<Outputs>,
         stale_after: Duration,
         counters: Arc<Counters>,
-        publisher: Option<Thread>,
     ) -> Self {
         let dt = setup.config.sim_dt();
         let stepper =
@@ -137,7 +136,7 @@ impl SimJob {
             watchdog: Watchdog::new(stale_after),
             counters,
             initial,
-            hand_off: HandOff::new(publisher),
+            hand_off: HandOff::default(),
             halted: false,
             requests: Arc::default(),
             publish_every: setup.config.sim.publish_every.get() as u64,
@@ -330,7 +329,7 @@ mod tests {
         let (prod, mut cons) = sample_ring(8, &OutputLayout::new(&setup, &world).outputs());
         let (mut cmd_w, cmd_r) = mailbox(EffortCommand { effort: vec![0.0; n] });
         let counters = Arc::new(Counters::default());
-        let mut job = SimJob::new(&setup, world, cmd_r, prod, Duration::from_millis(10), counters.clone(), None);
+        let mut job = SimJob::new(&setup, world, cmd_r, prod, Duration::from_millis(10), counters.clone());
         let fallback = |job: &SimJob| {
             let r = job.world().robot.as_ref().unwrap();
             let mut tau = vec![0.0; r.model.nv];
@@ -371,7 +370,7 @@ mod tests {
         let (prod, _cons) = sample_ring(2, &OutputLayout::new(&setup, &world).outputs());
         let (_w, cmd_r) = mailbox(EffortCommand { effort: vec![] });
         let counters = Arc::new(Counters::default());
-        let mut job = SimJob::new(&setup, world, cmd_r, prod, Duration::from_millis(10), counters.clone(), None);
+        let mut job = SimJob::new(&setup, world, cmd_r, prod, Duration::from_millis(10), counters.clone());
         for k in 0..5 {
             job.tick(&tick(k, k));
         }
@@ -390,7 +389,7 @@ mod tests {
             let (prod, mut cons) = sample_ring(16, &OutputLayout::new(&setup, &world).outputs());
             let (_w, cmd_r) = mailbox(EffortCommand { effort: vec![] });
             let counters = Arc::new(Counters::default());
-            let mut job = SimJob::new(&setup, world, cmd_r, prod, Duration::from_millis(10), counters.clone(), None);
+            let mut job = SimJob::new(&setup, world, cmd_r, prod, Duration::from_millis(10), counters.clone());
             let start = job.world.states[0].pose.translation;
             job.tick(&tick(0, 0));
             // The crate's velocity corrupted, as an overflowing state would be.

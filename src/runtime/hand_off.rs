@@ -3,7 +3,8 @@
 
 use std::thread::Thread;
 
-/// The publisher thread a loop job wakes, and whether its last tick pushed a sample.
+/// The publisher thread a loop job wakes (none until [`HandOff::to`]), and whether its
+/// last tick pushed a sample.
 #[derive(Clone, Debug, Default)]
 pub struct HandOff {
     publisher: Option<Thread>,
@@ -11,11 +12,6 @@ pub struct HandOff {
 }
 
 impl HandOff {
-    /// Wakes `publisher` (if any) after each tick that pushed a sample.
-    pub fn new(publisher: Option<Thread>) -> Self {
-        Self { publisher, pending: false }
-    }
-
     /// Wakes `publisher` from now on.
     pub fn to(&mut self, publisher: Thread) {
         self.publisher = Some(publisher);
