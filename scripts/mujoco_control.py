@@ -235,8 +235,8 @@ def pushes_of(robot, duration, weight):
 
 
 def run(robot, scenario, controller, duration, work, plant_args=()):
-    """Runs one scenario; returns the harness's log (an npz dict) and the controller's
-    last status line."""
+    """Runs one scenario; returns the harness's log (an npz dict), the controller's last
+    status line, the robot's output lines and the controller's."""
     r = mujoco_plant.robot(robot)
     log = Path(work) / f"{robot}-{scenario}-{controller}.npz"
     args = [sys.executable, str(ROOT / "scripts" / "mujoco_robot.py"), "--robot", robot, "--duration", str(duration),
@@ -292,7 +292,26 @@ def run(robot, scenario, controller, duration, work, plant_args=()):
         raise RuntimeError(f"signorini exited with {code}:\n" + "\n".join(ctl.lines[-20:]))
     if not log.exists():
         raise RuntimeError("no log from the robot:\n" + "\n".join(plant.lines[-20:]))
-    return dict(np.load(log)), status, plant.lines
+    return dict(np.load(log)), status, plant.lines, ctl.lines
+
+
+def timeline(log, every=0.25):
+    """What a failed run looked like, one line per `every` seconds: the base height change,
+    tilt, body contact, the largest torque and the command's age (a stale command is zero
+    torque on the robot), for a test's failure message."""
+    t = log["t"]
+    z = log["base_pose"][:, 2] if "base_pose" in log else np.zeros(len(t))
+    tilt = tilt_deg(log["base_pose"][:, 3:7]) if "base_pose" in log else np.zeros(len(t))
+    lines = ["   t (s)  dz (mm)  tilt (°)  body contact  max |τ|  command age max (ms)"]
+    for start in np.arange(0.0, t[-1] if len(t) else 0.0, every):
+        k = (t >= start) & (t < start + every)
+        if not np.any(k):
+            continue
+        age = log["command_age"][k]
+        lines.append(f"{start:8.2f} {1e3 * (z[k][-1] - z[0]):8.1f} {tilt[k].max():9.2f} "
+                     f"{int(np.sum(log['body_contact'][k])):13d} {np.abs(log['tau'][k]).max():8.2f} "
+                     f"{1e3 * age.max():20.1f}")
+    return "\n".join(lines)
 
 
 def arm_joints():
@@ -441,7 +460,7 @@ def main():
         for controller in args.controllers:
             if scenario == "lift" and controller != "signorini":
                 continue
-            log, status, _ = run(robot, scenario, controller, duration, work, args.plant.split())
+            log, status, _, _ = run(robot, scenario, controller, duration, work, args.plant.split())
             f = figures(robot, scenario, log, duration)
             rows.append((robot, scenario, controller, f, status))
             print(robot, scenario, controller, f, status.split("|")[-3:], flush=True)

@@ -22,14 +22,17 @@ def test_the_quadruped_stands_on_a_mujoco_robot_through_a_push(tmp_path):
     loop allocates nothing."""
     plant = ["--mass-scale", "1.1", "--friction", "0.8", "--velocity-noise", "0.005", "--odom-offset-us", "300",
              "--quaternion-error", "0.002"]
-    log, status, plant_lines = mujoco_control.run("quadruped", "push", "signorini", 5.0, tmp_path, plant)
+    log, status, plant_lines, controller_lines = mujoco_control.run("quadruped", "push", "signorini", 5.0, tmp_path,
+                                                                    plant)
     f = mujoco_control.figures("quadruped", "push", log, 5.0)
     print(f, status)
-    assert f["steps"] == 5000, plant_lines[-3:]
-    assert not f["fell"] and f["body_contact_steps"] == 0, f
-    assert f["drift_mm"] < 10.0 and f["tilt_deg"] < 2.0, f
-    assert f["recovered"] == "1/1", f
-    assert f["force_error"] < 0.10, f
+    # On a failure: the figures, then what both sides said and how the run went.
+    story = "\n".join([str(f), *plant_lines[-3:], *controller_lines[-12:], mujoco_control.timeline(log)])
+    assert f["steps"] == 5000, story
+    assert not f["fell"] and f["body_contact_steps"] == 0, story
+    assert f["drift_mm"] < 10.0 and f["tilt_deg"] < 2.0, story
+    assert f["recovered"] == "1/1", story
+    assert f["force_error"] < 0.10, story
     assert "loop allocations 0" in status, status
     assert "overruns" in status
 
@@ -38,7 +41,7 @@ def test_the_arm_tracks_a_quintic_move_on_a_mujoco_robot(tmp_path):
     """The 7-dof arm on MuJoCo: every joint out and back by a minimum-jerk move of 2 s each
     way: RMS tracking error below 0.5 mrad (issue 22 asks for 5; `make mujoco` measures
     0.02–0.12 over runs), no torque at its effort limit."""
-    log, status, _ = mujoco_control.run("arm7", "arm", "signorini", mujoco_control.MOVE_AT_ABS + 5.0, tmp_path)
+    log, status, _, _ = mujoco_control.run("arm7", "arm", "signorini", mujoco_control.MOVE_AT_ABS + 5.0, tmp_path)
     f = mujoco_control.figures("arm7", "arm", log, 0.0)
     print(f, status)
     assert f["rms_mrad"] < 0.5 and f["saturated_steps"] == 0, f
