@@ -4,6 +4,7 @@ integrator, paced at the wall clock, one period of delay over ROS 2), a few seco
 push. The long runs and the comparison with a joint PD are scripts/mujoco_control.py
 (README, "Measured")."""
 
+import re
 import sys
 
 from conftest import ROOT
@@ -27,7 +28,8 @@ def test_the_quadruped_stands_on_a_mujoco_robot_through_a_push(tmp_path):
     f = mujoco_control.figures("quadruped", "push", log, 5.0)
     print(f, status)
     # On a failure: the figures, then what both sides said and how the run went.
-    story = "\n".join([str(f), *plant_lines[-3:], *controller_lines[-12:], mujoco_control.timeline(log)])
+    said = [x for x in controller_lines if re.search(r"WARN|ERROR|refused|rejected|stale|missed|fallback", x)]
+    story = "\n".join([str(f), *plant_lines[-3:], *said[-30:], *controller_lines[-3:], mujoco_control.timeline(log)])
     assert f["steps"] == 5000, story
     assert not f["fell"] and f["body_contact_steps"] == 0, story
     assert f["drift_mm"] < 10.0 and f["tilt_deg"] < 2.0, story
