@@ -61,6 +61,7 @@ def signorini_config(robot, directory):
         base = yaml.safe_load((ROOT / "config" / "quadruped_control.yaml").read_text())
         base["robot"] = {"urdf": str(r.urdf), "floating_base": True, "package_dirs": [str(r.share)],
                          "initial_posture": r.posture}
+        base["control"]["stance_links"] = list(r.feet)
         text = yaml.safe_dump(base)
     path = Path(directory) / f"{robot}_control.yaml"
     path.write_text(text)

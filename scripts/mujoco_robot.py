@@ -17,7 +17,9 @@ defaults: feet sink millimetres), masses off by `--mass-scale`/`--mass-jitter`, 
 `--friction`, velocities with white noise (`--velocity-noise`), the state `--state-delay`
 periods late, odometry stamped on its own clock (`--odom-offset-us`) with a quaternion that
 is not exactly unit (`--quaternion-error`), pushes on the base (`--push T:FX:FY:FZ[:DURATION]`,
-seconds after the release), and a start on two diagonal feet (`--start diagonal`).
+seconds after the release), a start on two diagonal feet (`--start diagonal`), and drives
+that drop out (`--dropout T:DURATION`: zero torque whatever the commands, as when a motor
+driver faults and resets).
 
 Logged (`--log run.npz`): every step's time, base pose and twist, joint state, applied
 torques, MuJoCo's contact force on each foot, whether another body touches the ground, the
@@ -62,6 +64,16 @@ def parse_push(text):
     if len(parts) not in (4, 5):
         raise argparse.ArgumentTypeError(f"push {text!r}: expected T:FX:FY:FZ[:DURATION]")
     return parts[0], np.array(parts[1:4]), parts[4] if len(parts) == 5 else 0.2
+
+
+def parse_dropout(text):
+    """`T:DURATION` → (start s, duration s)."""
+    parts = text.split(":")
+    try:
+        start, duration = (float(x) for x in parts)
+    except ValueError:
+        raise SystemExit(f"mujoco_robot: --dropout {text!r}: expected T:DURATION (seconds)") from None
+    return start, duration
 
 
 def controller_order(plant):
@@ -126,6 +138,7 @@ class Robot:
         self.dt_ns = int(round(1e9 / args.rate))
         self.rng = np.random.default_rng(args.seed + 1)
         self.pushes = [parse_push(x) for x in args.push]
+        self.dropouts = [parse_dropout(x) for x in args.dropout]
 
         self.node = rclpy.create_node("mujoco_robot")
         self.lock = threading.Lock()
@@ -146,7 +159,7 @@ class Robot:
         self.history = []  # (stamp, q, v, base) of the last state_delay + 1 periods
         self.log = {k: [] for k in ("t", "base_pose", "base_twist", "q", "v", "tau", "feet", "body_contact",
                                     "command_age", "push")}
-        self.stats = dict(steps=0, held=0, stale=0, late=0, max_late_ms=0.0)
+        self.stats = dict(steps=0, held=0, stale=0, dropped=0, late=0, max_late_ms=0.0)
         self.released_at = None
 
     # --- ROS side (executor thread) ------------------------------------------------------
@@ -215,8 +228,11 @@ class Robot:
             tau[self.command_index] = command
         else:
             self.stats["stale"] += 1
-        p.set_torques(tau)
         t_rel = p.data.time - released_at_ns * 1e-9
+        if any(start <= t_rel < start + duration for start, duration in self.dropouts):
+            tau[:] = 0.0
+            self.stats["dropped"] += 1
+        p.set_torques(tau)
         push = np.zeros(3)
         for start, force, duration in self.pushes:
             if start <= t_rel < start + duration:
@@ -307,6 +323,8 @@ def main(argv=None):
     parser.add_argument("--friction", type=float, help="sliding friction of every geom (MuJoCo default: 1)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--push", action="append", default=[], type=str, help="T:FX:FY:FZ[:DURATION] on the base")
+    parser.add_argument("--dropout", action="append", default=[], type=str,
+                        help="T:DURATION: zero torque (the drives off) from T s after the release")
     parser.add_argument("--start", choices=["stand", "diagonal"], default="stand")
     parser.add_argument("--state-delay", type=int, default=0, help="extra periods of state delay")
     parser.add_argument("--velocity-noise", type=float, default=0.0, help="σ of white noise on velocities")
@@ -332,7 +350,8 @@ def main(argv=None):
     code = robot.run(stop)
     s = robot.stats
     print(f"mujoco_robot: stopped after {s['steps']} steps ({s['held']} held), {robot.commands} commands "
-          f"({robot.bad_commands} refused), {s['stale']} steps without a fresh command, {s['late']} late wake-ups "
+          f"({robot.bad_commands} refused), {s['stale']} steps without a fresh command, {s['dropped']} with the drives "
+          f"off, {s['late']} late wake-ups "
           f"(max {s['max_late_ms']:.1f} ms)", flush=True)
     if args.log:
         robot.save(args.log)

@@ -197,3 +197,19 @@ fn robot_description_text_replaces_the_urdf_file() {
     let e = Setup::load(&path, Some("<robot name='x'>")).unwrap_err().to_string();
     assert!(e.starts_with("parameter robot_description: not a valid URDF"), "{e}");
 }
+
+#[test]
+fn stance_links_must_be_links_with_collision_shapes() {
+    let urdf = repo("urdf/quadruped.urdf");
+    let cfg = |links: &str| {
+        let body =
+            format!("robot:\n  urdf: {}\n  floating_base: true\ncontrol:\n  stance_links: {links}\n", urdf.display());
+        write_config("stance.yaml", &body)
+    };
+    let e = Setup::load(&cfg("[lf_foot, rf_paw]"), None).unwrap().controller().err().unwrap().to_string();
+    assert!(
+        e.ends_with("stance.yaml: key `control.stance_links`: `rf_paw` is no link of the robot with collision shapes"),
+        "{e}"
+    );
+    assert!(Setup::load(&cfg("[lf_foot, rf_foot]"), None).unwrap().controller().is_ok());
+}

@@ -751,3 +751,72 @@ fn a_tick_predicting_a_force_beyond_the_bound_is_refused() {
         other => panic!("{other:?}"),
     }
 }
+
+/// The quadruped of `config/quadruped_sim_control.yaml` in the simulator, its drives off
+/// (zero torque) for `dropout` s from the standing pose, then under the controller (with
+/// `stance_links` as configured, or every link when `feet_only` is false) until `end`:
+/// returns the base height over time (s, m) and, per step, whether a link other than a
+/// foot touches the ground.
+fn drop_out_and_recover(dropout: f64, end: f64, feet_only: bool) -> (Vec<(f64, f64)>, Vec<bool>, f64) {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/quadruped_sim_control.yaml");
+    let mut setup = Setup::load(&path, None).unwrap();
+    let feet = setup.config.control.stance_links.clone().expect("the configuration names the feet");
+    if !feet_only {
+        setup.config.control.stance_links = None;
+    }
+    let mut world = setup.sim_world().unwrap();
+    let model = world.robot.as_ref().unwrap().model.clone();
+    let mut stepper = Stepper::new(&world, DT, &setup.config.contact.settings(), 64);
+    let mut controller = setup.controller().unwrap();
+    let links: Vec<String> = world.collision.objects().iter().map(|o| o.link.clone()).collect();
+    let q_des = world.robot.as_ref().unwrap().q.clone();
+    let zero = vec![0.0; model.nv];
+    let mut tau = vec![0.0; model.nv];
+    let (mut heights, mut body_contact) = (Vec::new(), Vec::new());
+    let steps = (end / DT).round() as usize;
+    for k in 0..steps {
+        let t = k as f64 * DT;
+        let (q, v) = {
+            let r = world.robot.as_ref().unwrap();
+            (r.q.clone(), r.v.clone())
+        };
+        let commanded = controller.tick(&model, &q, &v, &q_des, &zero, &zero, DT).is_ok();
+        match t < dropout || !commanded {
+            true => tau.fill(0.0),
+            false => tau.copy_from_slice(controller.torques()),
+        }
+        tau[..6].fill(0.0);
+        stepper.step(&mut world, &tau);
+        heights.push((t + DT, world.robot.as_ref().unwrap().q[2]));
+        let touching = stepper.contacts().contacts().iter().any(|c| {
+            let link = &links[c.object1];
+            c.distance <= 0.0 && matches!(c.body1, Owner::Robot { .. }) && !feet.contains(link)
+        });
+        body_contact.push(touching);
+    }
+    (heights, body_contact, q_des[2])
+}
+
+/// Issue 22's robot must stay up; when its drives drop out for 0.4 s it lies on its belly
+/// (the base falls 0.34 m). Standing on its feet alone (`control.stance_links`), the
+/// controller raises it: the base back within 1 cm of its height and no link but the
+/// feet on the ground within 1.5 s of the drives' return. Holding every touching link
+/// (the default), the reference keeps the body where it lies: it never gets up. The same
+/// drop-out next to MuJoCo's robot: tests/ros/test_mujoco.py.
+#[test]
+fn the_quadruped_gets_up_after_its_drives_drop_out_standing_on_its_feet_alone() {
+    let (dropout, end) = (0.4, 3.0);
+    let (heights, body_contact, standing) = drop_out_and_recover(dropout, end, true);
+    let lowest = heights.iter().map(|h| h.1).fold(f64::INFINITY, f64::min);
+    assert!(standing - lowest > 0.2, "the drop-out laid it down: lowest {lowest} of {standing}");
+    let back = heights.iter().find(|(t, z)| *t > dropout + 0.1 && (z - standing).abs() < 0.01).map(|h| h.0);
+    let settled = heights.iter().filter(|(t, _)| *t >= dropout + 1.5).all(|(_, z)| (z - standing).abs() < 0.01);
+    let lying = body_contact.iter().rposition(|&b| b).map(|k| (k + 1) as f64 * DT);
+    eprintln!("got up: lowest {lowest:.4} m, back within 1 cm at {back:?} s, last body contact {lying:?} s");
+    assert!(settled, "not back within 1 cm 1.5 s after the drives returned: {:?}", heights.last());
+    assert!(lying.is_some_and(|t| t < dropout + 1.5), "a link other than the feet still on the ground: {lying:?}");
+
+    let (heights, _, standing) = drop_out_and_recover(dropout, 2.0, false);
+    let end = heights.last().unwrap().1;
+    assert!(standing - end > 0.2, "holding every link, it stays down: {end} of {standing}");
+}

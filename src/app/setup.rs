@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use crate::collision::{CollisionError, CollisionShape, CollisionWorld, FreeBodyShape};
 use crate::config::{BodyShape, Config, ConfigError, FiniteF64, MimicJoints};
-use crate::control::{Controller, InverseDynamicsSettings};
+use crate::control::{Controller, InverseDynamicsSettings, UnknownLink};
 use crate::model::{
     FreeBody, FreeBodyState, JointType, MimicPolicy, Model, ModelError, ModelOptions, RobotDescription, UrdfError,
 };
@@ -95,6 +95,14 @@ pub enum SetupError {
         config: String,
         /// What is wrong.
         source: CollisionError,
+    },
+    /// `control.stance_links` names a link the robot has no collision shapes on.
+    #[error("{config}: key `control.stance_links`: {source}")]
+    StanceLink {
+        /// The configuration file.
+        config: String,
+        /// The link.
+        source: UnknownLink,
     },
 }
 
@@ -320,14 +328,20 @@ impl Setup {
     /// The controller of this robot, predicting its contacts with the simulator's contact
     /// settings (`contact:`) and `control:`'s.
     pub fn controller(&self) -> Result<Controller, SetupError> {
-        Ok(Controller::new(
+        let mut controller = Controller::new(
             &self.model,
             self.collision_world()?,
             self.config.collision.max_contacts.get(),
             self.config.contact.problem_settings(),
             self.config.control.settings(),
             InverseDynamicsSettings::default(),
-        ))
+        );
+        if let Some(links) = &self.config.control.stance_links {
+            controller
+                .stand_on(links.iter().map(String::as_str))
+                .map_err(|source| SetupError::StanceLink { config: self.config_file.display().to_string(), source })?;
+        }
+        Ok(controller)
     }
 
     /// The collision world of the robot and the configured environment (loads meshes).

@@ -44,6 +44,11 @@ pub struct ControlConfig {
     /// world and relative to the floating base, leaves the stance (a foot taking a step).
     /// 0.02.
     pub release_height: NonNegativeF64,
+    /// The links the robot stands on (its feet). Only their touching contacts are stance
+    /// contacts, held still; another link's contact (the body, a knee) only keeps the
+    /// reference from pushing it into the ground, so a robot lying on the ground is raised
+    /// off it instead of held there. Default: every link.
+    pub stance_links: Option<Vec<String>>,
     /// The posture reference: joint positions (rad or m) by joint name. Unlisted joints:
     /// `robot.initial_posture`, then 0.
     pub posture: BTreeMap<String, FiniteF64>,
@@ -94,6 +99,7 @@ impl Default for ControlConfig {
             max_contact_force: None,
             pairing_tolerance: None,
             release_height: nn(d.release_height),
+            stance_links: None,
             posture: BTreeMap::new(),
             safe_output: SafeOutput::Zero,
             safe_damping: nn(1.0),

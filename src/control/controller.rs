@@ -56,6 +56,15 @@
 //! a base reference alone (raise or tilt the body, legs at their posture) or legs that
 //! follow the body (a crouch computed by inverse kinematics) keep the feet down.
 //!
+//! Which links are stance links is `control.stance_links` ([`Controller::stand_on`]; every
+//! link by default). A touching contact of another link (a body or a knee on the ground
+//! after a fall) is no stance contact: held still, it would hold the body where it lies
+//! whatever the reference. It enters the stance only as a guard when the reference would
+//! push it into the ground: its normal row alone holds (J_N v_ref = 0 touching, its gap
+//! closed when open), its tangential rows are left out of the projection, and inverse
+//! dynamics sees it as the contact problem's own (sliding, separating), so the legs can
+//! raise the body off it.
+//!
 //! Only the contacts that can carry load enter the contact problem: the stance contacts
 //! and those the reference closes within the step (φ + Δt·c_N < 0, at v₀, at v when the
 //! contact has restitution, and at v_ref). The others separate (c_N > 0), where
@@ -70,7 +79,7 @@
 
 use thiserror::Error;
 
-use crate::collision::{CollisionWorld, Contact, ContactBuffer, Owner};
+use crate::collision::{CollisionObject, CollisionWorld, Contact, ContactBuffer, Owner};
 use crate::contact::{Bodies, Build, ProblemError, ProblemSettings};
 use crate::dynamics;
 use crate::model::{Data, Model};
@@ -183,6 +192,11 @@ pub enum TickError {
     },
 }
 
+/// A link named as one the robot stands on that is no robot link with collision shapes.
+#[derive(Clone, Debug, PartialEq, Eq, Error)]
+#[error("`{0}` is no link of the robot with collision shapes")]
+pub struct UnknownLink(pub String);
+
 /// The bound of [`ControllerSettings::max_contact_force`] when none is set, in robot
 /// weights.
 const DEFAULT_FORCE_BOUND_WEIGHTS: f64 = 10.0;
@@ -234,6 +248,13 @@ pub struct Controller {
     dt: f64,
     /// The bound on a predicted contact force (N).
     force_bound: f64,
+    /// Per collision object: whether the robot stands on it (its touching contacts are
+    /// stance contacts; [`Controller::stand_on`]). Static objects and, by default, every
+    /// link: true.
+    stands: Vec<bool>,
+    /// Per stance contact: a guard (a link the robot does not stand on, which the
+    /// reference would push into the ground): its normal row alone holds.
+    guard: Vec<bool>,
 }
 
 impl Controller {
@@ -253,6 +274,7 @@ impl Controller {
         // A value per dof: the floating base's, then the joints'.
         let per_dof =
             |on_base: f64, on_joints: f64| (0..nv).map(|k| if k < base { on_base } else { on_joints }).collect();
+        let collision_objects = collision.objects().len();
         Self {
             settings,
             id: InverseDynamics::new(model, capacity, problem_settings, id_settings),
@@ -284,7 +306,26 @@ impl Controller {
             force_bound: settings
                 .max_contact_force
                 .unwrap_or_else(|| DEFAULT_FORCE_BOUND_WEIGHTS * model.total_mass() * model.gravity.linear.norm()),
+            stands: vec![true; collision_objects],
+            guard: Vec::with_capacity(capacity),
         }
+    }
+
+    /// Makes the touching contacts of `links` alone stance contacts (the robot's feet). A
+    /// touching contact of another link is left to separate; one the reference would push
+    /// into the ground is a guard, whose normal row alone holds (see the module). Returns
+    /// the first name that is no robot link with collision shapes (and then changes
+    /// nothing).
+    pub fn stand_on<'a>(&mut self, links: impl IntoIterator<Item = &'a str> + Clone) -> Result<(), UnknownLink> {
+        let objects = self.collision.objects();
+        let robot_link = |o: &CollisionObject, link: &str| matches!(o.owner, Owner::Robot { .. }) && o.link == link;
+        if let Some(unknown) = links.clone().into_iter().find(|l| !objects.iter().any(|o| robot_link(o, l))) {
+            return Err(UnknownLink(unknown.to_owned()));
+        }
+        for (stands, o) in self.stands.iter_mut().zip(objects) {
+            *stands = !matches!(o.owner, Owner::Robot { .. }) || links.clone().into_iter().any(|l| robot_link(o, l));
+        }
+        Ok(())
     }
 
     /// One tick at the measured (q, v) towards (q_des, v_des, a_des) (nq, nv, nv) over a
@@ -365,12 +406,16 @@ impl Controller {
         let (rows, at_v0, settings) = self.id.rows_mut();
         rows.assemble(&bodies, contacts, &[], v, &self.v0, self.dt, settings, at_v0, Build::Rows)?;
         self.stance.clear();
+        self.guard.clear();
         self.in_stance.fill(false);
         let g = at_v0.g();
         for (i, c) in contacts.iter().enumerate() {
             let d = self.source[i];
-            if c.distance <= self.settings.stance_gap || g[3 * i + 2] < 0.0 || self.promoted[d] {
+            let stands = self.stands[c.object1] && self.stands[c.object2];
+            let touching = c.distance <= self.settings.stance_gap && stands;
+            if touching || g[3 * i + 2] < 0.0 || self.promoted[d] {
                 self.stance.push(i);
+                self.guard.push(!stands);
                 self.in_stance[d] = true;
             }
         }
@@ -387,27 +432,33 @@ impl Controller {
         let damped = 1.0 - (self.settings.stance_damping * self.dt).min(1.0);
         let (rows, at_v0) = self.id.rows();
         let (j, g) = (rows.jacobian(), at_v0.g());
-        for &i in &self.stance {
+        for (&i, &guard) in self.stance.iter().zip(&self.guard) {
             let support = at_v0.factor_support(i);
             let velocity = |r: usize, x: &[f64]| row_velocity(j, nv, support, 3 * i + r, x);
-            let target = StanceTarget {
-                contact: i,
-                tangential: [damped * velocity(0, v), damped * velocity(1, v)],
-                normal: (self.contacts.contacts()[i].distance <= 0.0).then(|| damped * velocity(2, v)),
+            let touching = self.contacts.contacts()[i].distance <= 0.0;
+            let target = match guard {
+                // Slides freely (c_T = J_T v_ref, the problem's own) and stops sinking.
+                true => StanceTarget { contact: i, tangential: [0.0; 2], normal: touching.then_some(0.0) },
+                false => StanceTarget {
+                    contact: i,
+                    tangential: [damped * velocity(0, v), damped * velocity(1, v)],
+                    normal: touching.then(|| damped * velocity(2, v)),
+                },
             };
             // J_T v₀ is the tangential rows' g (their bias is zero); an open contact's
-            // normal row closes its gap, t_N − J_N v₀ = −g_N.
+            // normal row closes its gap, t_N − J_N v₀ = −g_N. A guard's tangential rows
+            // are out of the projection.
             let normal = target.normal.map_or(-g[3 * i + 2], |t| t - velocity(2, &self.v0));
-            self.shortfall.push(Vec3::new(
-                target.tangential[0] - g[3 * i],
-                target.tangential[1] - g[3 * i + 1],
-                normal,
-            ));
+            let tangential = match guard {
+                true => [0.0; 2],
+                false => [target.tangential[0] - g[3 * i], target.tangential[1] - g[3 * i + 1]],
+            };
+            self.shortfall.push(Vec3::new(tangential[0], tangential[1], normal));
             self.targets.push(target);
         }
         if !self.stance.is_empty() {
-            let (stance, shortfall) = (&self.stance, &self.shortfall);
-            self.projection.project(at_v0, j, nv, stance, shortfall, &self.w_inv, &mut self.v_ref);
+            let (stance, guard, shortfall) = (&self.stance, &self.guard, &self.shortfall);
+            self.projection.project(at_v0, j, nv, stance, guard, shortfall, &self.w_inv, &mut self.v_ref);
         }
     }
 

@@ -20,7 +20,7 @@ pub mod inverse_dynamics;
 pub mod reference;
 mod stance;
 
-pub use controller::{Controller, ControllerSettings, TickError};
+pub use controller::{Controller, ControllerSettings, TickError, UnknownLink};
 pub use floating_base::{FloatingBase, FloatingBaseSettings};
 pub use inverse_dynamics::{InverseDynamics, InverseDynamicsSettings, solve_impulses};
 pub use reference::{JointTrajectory, ReferenceError, TrajectoryPoint};

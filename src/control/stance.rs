@@ -13,6 +13,12 @@
 //! gap within the step, and a reference that held the point a hair above the ground would
 //! make it a separating contact (c_N = φ/Δt > 0) that carries nothing.
 //!
+//! A guard contact (a link the robot does not stand on, which the reference would push
+//! into the ground) keeps its normal row alone: the reference may not penetrate it but
+//! slides along it and leaves it freely. Its tangential rows are masked out of A (their
+//! rows and columns zero, the regularization alone on their diagonal) and their shortfall
+//! is zero, so their μ_T is zero and they add nothing to v_ref.
+//!
 //! The system has one 3 × 3 block per pair of stance contacts and is factored by those
 //! blocks (a block Cholesky, L_ii = chol(A_ii − Σ L_ik L_ikᵀ), L_ij = (A_ij − Σ L_ik L_jkᵀ)
 //! L_jj⁻ᵀ): a contact's rows are non-zero only on the dofs supporting it (a foot: the
@@ -63,9 +69,11 @@ impl StanceProjection {
     }
 
     /// Moves `v_ref` (holding v₀) onto the stance: `stance` are contacts of `problem`
-    /// (rows J of `nv` columns, their supports), `shortfall` what each must add to its
-    /// velocity J v₀ to meet its target (t − J v₀), `w_inv` W⁻¹'s diagonal. Returns false
-    /// (and leaves `v_ref`) when the system is singular beyond the regularization.
+    /// (rows J of `nv` columns, their supports), `guard` says per stance contact whether
+    /// its normal row alone holds (see the module; its tangential shortfall must be zero),
+    /// `shortfall` what each must add to its velocity J v₀ to meet its target (t − J v₀),
+    /// `w_inv` W⁻¹'s diagonal. Returns false (and leaves `v_ref`) when the system is
+    /// singular beyond the regularization.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn project(
         &mut self,
@@ -73,6 +81,7 @@ impl StanceProjection {
         j: &[f64],
         nv: usize,
         stance: &[usize],
+        guard: &[bool],
         shortfall: &[Vec3],
         w_inv: &[f64],
         v_ref: &mut [f64],
@@ -80,27 +89,30 @@ impl StanceProjection {
         let ns = stance.len();
         // Contact i's three rows of J, one after the other.
         let rows = |i: usize| &j[3 * i * nv..3 * (i + 1) * nv];
+        // The rows each stance contact keeps (a guard contact its normal row alone).
+        let kept = |a: usize| if guard[a] { Vec3::new(0.0, 0.0, 1.0) } else { Vec3::new(1.0, 1.0, 1.0) };
         // A's blocks over the dofs both contacts are supported by (the rows of J are zero
         // elsewhere); a diagonal block's lower triangle only (all the factorization reads).
         self.blocks.clear();
         let mut trace = 0.0;
         for (a, &i) in stance.iter().enumerate() {
-            let (own, rows_a) = (problem.factor_support(i), rows(i));
-            for &k in &stance[..a] {
+            let (own, rows_a, kept_a) = (problem.factor_support(i), rows(i), kept(a));
+            for (b, &k) in stance[..a].iter().enumerate() {
                 let mut block = [[0.0; 3]; 3];
-                let rows_b = rows(k);
+                let (rows_b, kept_b) = (rows(k), kept(b));
                 for_overlaps(own, problem.factor_support(k), |lo, hi| {
                     let w = &w_inv[lo..hi];
                     add_dot3x3(&mut block, columns(rows_a, nv, lo, hi), columns(rows_b, nv, lo, hi), |c| w[c]);
                 });
-                self.blocks.push(Mat3::from_fn(|r, c| block[r][c]));
+                self.blocks.push(Mat3::from_fn(|r, c| block[r][c] * kept_a[r] * kept_b[c]));
             }
             let mut block = [[0.0; 3]; 3];
             for &(lo, hi) in own {
                 add_weighted_lower_products(&mut block, columns(rows_a, nv, lo, hi), &w_inv[lo..hi]);
             }
-            trace += block[0][0] + block[1][1] + block[2][2];
-            self.blocks.push(Mat3::from_fn(|r, c| block[r][c]));
+            let block = Mat3::from_fn(|r, c| block[r][c] * kept_a[r] * kept_a[c]);
+            trace += block.trace();
+            self.blocks.push(block);
         }
         let eps = REGULARIZATION * trace / (3 * ns).max(1) as f64;
         if !self.factor(ns, eps) {
