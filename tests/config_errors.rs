@@ -4,7 +4,7 @@ mod common;
 
 use std::path::Path;
 
-use signorini::app::{Setup, SetupError};
+use signorini::app::{Setup, SetupError, UrdfText};
 use signorini::config::{Config, ConfigError, Mode};
 
 use common::repo;
@@ -99,7 +99,6 @@ fn unknown_and_missing_keys_are_named() {
     let e = error("robot:\n  urdff: r.urdf\n");
     assert!(e.starts_with("robot.yaml: key `robot.urdff`: unknown field `urdff`, expected one of `urdf`"), "{e}");
     assert_eq!(error("mode: sim\n"), "robot.yaml: key `robot`: required, but missing");
-    assert_eq!(error("robot: {floating_base: true}\n"), "robot.yaml: key `robot.urdf`: required, but missing");
     assert_eq!(error(""), "robot.yaml: key `robot`: required, but missing");
 }
 
@@ -185,6 +184,64 @@ fn a_bad_urdf_path_names_the_config_key_and_the_file() {
     let e = e.to_string();
     assert!(e.contains("missing_urdf.yaml: key `robot.urdf`: "), "{e}");
     assert!(e.contains("does/not/exist.urdf: cannot read the file"), "{e}");
+}
+
+#[test]
+fn without_a_urdf_text_the_urdf_file_is_required() {
+    // The node may take the URDF from the parameter or a topic; without either (as the
+    // command line always is), `robot.urdf` must name one.
+    let path = write_config("no_urdf.yaml", "robot: {floating_base: true}\n");
+    let e = Setup::load(&path, None).unwrap_err().to_string();
+    assert!(
+        e.starts_with(&format!("{}: key `robot.urdf`: required, but missing (the node can take", path.display())),
+        "{e}"
+    );
+    let path = write_config("topic_only.yaml", "robot: {description_topic: /robot_description}\n");
+    let e = Setup::load(&path, None).unwrap_err().to_string();
+    assert!(e.contains("key `robot.urdf`: required, but missing"), "{e}");
+    let (code, _, stderr) = common::signorini(&["check", "--config", path.to_str().unwrap()]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("key `robot.urdf`: required, but missing"), "{stderr}");
+}
+
+#[test]
+fn the_description_topic_keys_are_checked() {
+    let c = Config::from_yaml("robot: {description_topic: /robot_description}\n", "x.yaml").unwrap();
+    assert_eq!(c.robot.urdf, None);
+    assert_eq!(c.robot.description_topic.as_deref(), Some("/robot_description"));
+    assert_eq!(c.robot.description_timeout.get(), 10.0, "the default wait");
+    let e = error("robot: {description_topic: \"robot description\"}\n");
+    assert!(e.starts_with("robot.yaml: key `robot.description_topic`: invalid value"), "{e}");
+    let e = error("robot: {description_topic: /d, description_timeout: 0}\n");
+    assert!(e.starts_with("robot.yaml: key `robot.description_timeout`: invalid value"), "{e}");
+}
+
+#[test]
+fn urdf_text_from_a_topic_loads_as_the_file_and_its_errors_name_the_topic() {
+    let topic = UrdfText { xml: "", origin: "topic /robot_description" };
+    let path = write_config("from_topic.yaml", "robot:\n  description_topic: /robot_description\n");
+    let config = || Config::from_file(&path).unwrap();
+    let xml = std::fs::read_to_string(repo("urdf/quadruped.urdf")).unwrap();
+    let from_topic = Setup::with_urdf(&path, config(), Some(UrdfText { xml: &xml, ..topic })).unwrap();
+    assert_eq!(from_topic.robot.origin, "topic /robot_description");
+    let from_file = Setup::load(&repo("config/quadruped.yaml"), None).unwrap();
+    assert_eq!(from_topic.joint_names, from_file.joint_names);
+    assert_eq!(from_topic.robot.links, from_file.robot.links);
+    assert_eq!(from_topic.robot.joints, from_file.robot.joints);
+
+    let e = Setup::with_urdf(&path, config(), Some(topic)).unwrap_err().to_string();
+    assert_eq!(e, "topic /robot_description: the URDF text is empty");
+    let e =
+        Setup::with_urdf(&path, config(), Some(UrdfText { xml: "<robot name='x'>", ..topic })).unwrap_err().to_string();
+    assert!(e.starts_with("topic /robot_description: not a valid URDF"), "{e}");
+    assert_eq!(e.lines().count(), 1, "{e}");
+    let mesh = "<robot name='m'><link name='a'><collision><geometry><mesh filename='package://nowhere/a.stl'/>\
+                </geometry></collision></link></robot>";
+    let e = Setup::with_urdf(&path, config(), Some(UrdfText { xml: mesh, ..topic })).unwrap_err().to_string();
+    assert!(
+        e.contains("topic /robot_description: link `a`: collision mesh `package://nowhere/a.stl` not found"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -16,6 +16,6 @@ pub use assembly::{ControlEnds, ControlLoop, SimAndControlLoop, SimEnds, SimLoop
 pub use closed_loop::SimAndControlJob;
 pub use control_job::{ControlJob, ReferenceCommand};
 pub use outputs::{ContactForce, MARKED_CONTACTS, OutputLayout, Outputs, Wrench};
-pub use setup::{JointSlot, Setup, SetupError};
+pub use setup::{JointSlot, Setup, SetupError, UrdfText};
 pub use sim_job::{ExternalWrenches, SimJob, SimRequests};
 pub use wrench_targets::{WrenchRejection, WrenchTargets};

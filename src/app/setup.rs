@@ -77,7 +77,8 @@ pub enum SetupError {
         /// What is wrong with the URDF.
         source: UrdfError,
     },
-    /// The URDF given as text (the `robot_description` parameter).
+    /// The URDF given as text (the `robot_description` parameter or a topic; the error
+    /// names which).
     #[error(transparent)]
     Urdf(#[from] UrdfError),
     /// The model built from the URDF (meshes, inertias).
@@ -106,19 +107,47 @@ pub enum SetupError {
     },
 }
 
+/// URDF text given instead of the configuration's `robot.urdf` file, and where it came
+/// from: errors and the start-up line name `origin` (`parameter robot_description`,
+/// `topic /robot_description`). It is validated as a file's text is; relative mesh paths
+/// in it resolve against the working directory, `package://` URIs as a file's do.
+#[derive(Copy, Clone, Debug)]
+pub struct UrdfText<'a> {
+    /// The URDF XML.
+    pub xml: &'a str,
+    /// Where it came from.
+    pub origin: &'a str,
+}
+
 impl Setup {
     /// Loads `config_file` and its robot. `robot_description` (URDF text, e.g. from the ROS
     /// parameter of that name) replaces the URDF file named in the configuration.
     pub fn load(config_file: &Path, robot_description: Option<&str>) -> Result<Self, SetupError> {
         let config = Config::from_file(config_file)?;
+        let text = robot_description.map(|xml| UrdfText { xml, origin: "parameter robot_description" });
+        Self::with_urdf(config_file, config, text)
+    }
+
+    /// Loads the robot of `config` (read from `config_file`): from `text` if given, else
+    /// from the file of `robot.urdf` (then required).
+    pub fn with_urdf(config_file: &Path, config: Config, text: Option<UrdfText>) -> Result<Self, SetupError> {
         let mimic = match config.robot.mimic_joints {
             MimicJoints::Error => MimicPolicy::Error,
             MimicJoints::Independent => MimicPolicy::Independent,
         };
-        let robot = match robot_description {
-            Some(xml) => RobotDescription::from_xml_with(xml, "parameter robot_description", mimic)?,
-            None => RobotDescription::from_file_with(&config.robot.urdf, mimic)
-                .map_err(|source| SetupError::UrdfFile { config: config_file.display().to_string(), source })?,
+        let file = config_file.display().to_string();
+        let robot = match (text, &config.robot.urdf) {
+            (Some(text), _) => RobotDescription::from_xml_with(text.xml, text.origin, mimic)?,
+            (None, Some(urdf)) => RobotDescription::from_file_with(urdf, mimic)
+                .map_err(|source| SetupError::UrdfFile { config: file, source })?,
+            (None, None) => {
+                return Err(ConfigError::Invalid {
+                    file,
+                    key: "robot.urdf".to_owned(),
+                    message: "required, but missing (the node can take the URDF text from the ROS parameter robot_description or from robot.description_topic instead)".to_owned(),
+                }
+                .into());
+            }
         };
         Self::new(config_file, config, robot)
     }

@@ -298,9 +298,12 @@ fn node(config: Option<PathBuf>) -> Result<(), Failure> {
             );
             Ok(())
         }
-        Err(e @ (NodeError::Setup(_) | NodeError::Parameter { .. } | NodeError::NoConfig(_))) => {
-            Err(Failure::BadInput(e.to_string()))
-        }
+        Err(
+            e @ (NodeError::Setup(_)
+            | NodeError::Parameter { .. }
+            | NodeError::NoConfig(_)
+            | NodeError::NoDescription { .. }),
+        ) => Err(Failure::BadInput(e.to_string())),
         Err(e) => Err(Failure::Other(e.to_string())),
     }
 }

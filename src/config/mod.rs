@@ -112,9 +112,22 @@ pub struct Config {
     expecting = "a mapping of robot settings (urdf, floating_base, joints, initial_posture, ...)"
 )]
 pub struct RobotConfig {
-    /// URDF file (relative to the configuration file). The ROS parameter
-    /// `robot_description` (URDF text) overrides it.
-    pub urdf: PathBuf,
+    /// URDF file (relative to the configuration file). The node takes the URDF text from
+    /// the ROS parameter `robot_description` first, then from `description_topic`, then
+    /// from this file; the command line (no ROS) reads this file only. Required unless the
+    /// URDF comes from the parameter or the topic.
+    #[serde(default)]
+    pub urdf: Option<PathBuf>,
+    /// A topic carrying the URDF text as std_msgs/String, reliable and transient local
+    /// (as robot_state_publisher publishes `/robot_description`, and as Gazebo's spawner
+    /// and the controller_manager read it). The node waits for its first message before
+    /// starting. Default: none (the URDF comes from the parameter or the file).
+    #[serde(default)]
+    pub description_topic: Option<TopicName>,
+    /// How long the node waits for the first message on `description_topic` (s) before
+    /// giving up with an error naming the topic. Default 10.
+    #[serde(default = "default_description_timeout")]
+    pub description_timeout: PositiveF64,
     /// Add a free-flyer root joint to a fixed-root URDF (legged robots).
     #[serde(default)]
     pub floating_base: bool,
@@ -302,6 +315,10 @@ fn default_rate() -> PositiveF64 {
     PositiveF64::new(1000.0).expect("1000 is positive")
 }
 
+fn default_description_timeout() -> PositiveF64 {
+    PositiveF64::new(10.0).expect("10 is positive")
+}
+
 fn default_controller() -> NameToken {
     NameToken::new("effort_controller").expect("a valid token")
 }
@@ -422,8 +439,10 @@ impl Config {
             .map_err(|source| ConfigError::Read { file: path.display().to_string(), source })?;
         let mut config = Self::from_yaml(&text, &path.display().to_string())?;
         let dir = path.parent().unwrap_or(Path::new("."));
-        if config.robot.urdf.is_relative() {
-            config.robot.urdf = lexically_normal(&dir.join(&config.robot.urdf));
+        if let Some(urdf) = &mut config.robot.urdf
+            && urdf.is_relative()
+        {
+            *urdf = lexically_normal(&dir.join(&*urdf));
         }
         if let Some(srdf) = &mut config.collision.srdf
             && srdf.is_relative()

@@ -160,6 +160,9 @@ pub enum UrdfErrorKind {
     /// Not well-formed URDF XML.
     #[error("not a valid URDF: {0}")]
     Parse(String),
+    /// Empty (or blank) text: no URDF at all, e.g. an empty message on a description topic.
+    #[error("the URDF text is empty")]
+    Empty,
     /// The robot has no links.
     #[error("the robot has no links")]
     NoLinks,
@@ -282,6 +285,9 @@ impl RobotDescription {
     pub fn from_xml_with(xml: &str, origin: &str, mimic: MimicPolicy) -> Result<Self, UrdfError> {
         let err = |kind| UrdfError { origin: origin.to_owned(), kind };
         let parse = |e: String| err(UrdfErrorKind::Parse(e));
+        if xml.trim().is_empty() {
+            return Err(err(UrdfErrorKind::Empty));
+        }
         let xml = without_visuals(xml).map_err(parse)?;
         let robot = urdf_rs::read_from_string(&xml).map_err(|e| parse(e.to_string()))?;
         build(&robot, origin, mimic).map_err(err)
@@ -694,6 +700,14 @@ mod tests {
                         <limit lower=\"1\" upper=\"-1\" effort=\"1\" velocity=\"1\"/></joint>";
         let e = error_of(&urdf(&format!("<link name=\"base\"/><link name=\"a\"/>{inverted}")));
         assert!(e.contains("joint `i`: lower limit 1 is above upper limit -1"), "{e}");
+    }
+
+    #[test]
+    fn empty_text_is_named_as_empty_not_as_bad_xml() {
+        for text in ["", " \n\t "] {
+            let e = RobotDescription::from_xml(text, "topic /robot_description").unwrap_err().to_string();
+            assert_eq!(e, "topic /robot_description: the URDF text is empty");
+        }
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The ROS 2 node (feature `ros`, r2r). Converts messages to and from the plain structs of
 //! [`crate::runtime`]; never does physics.
 
+mod description;
 pub mod diagnostics;
 mod inputs;
 pub mod node;

@@ -9,6 +9,7 @@
 //! ([`super::inputs`]), /diagnostics and signals, all supervised ([`super::supervision`]).
 
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use r2r::geometry_msgs::msg::{PoseStamped, WrenchStamped};
 use r2r::nav_msgs::msg::Odometry;
@@ -20,12 +21,15 @@ use r2r::trajectory_msgs::msg::JointTrajectory as TrajectoryMsg;
 use r2r::visualization_msgs::msg::MarkerArray;
 use r2r::{Publisher, QosProfile, WrappedTypesupport};
 
+use super::description::{Description, ignore_later, wait_for_description};
 use super::inputs;
 use super::qos::profile;
 use super::state_publisher::{CommandPublisher, StatePublisher, with_tf};
 use super::supervision::{LoopIo, Tasks, serve};
-use crate::app::{ControlEnds, ControlLoop, OutputLayout, Setup, SetupError, SimAndControlLoop, SimEnds, SimLoop};
-use crate::config::{Mode, Qos, QosOverrides, topic_token};
+use crate::app::{
+    ControlEnds, ControlLoop, OutputLayout, Setup, SetupError, SimAndControlLoop, SimEnds, SimLoop, UrdfText,
+};
+use crate::config::{Config, Mode, Qos, QosOverrides, topic_token};
 use crate::runtime::{CounterSnapshot, LoopReport, StateAssembly};
 
 pub use crate::config::NODE_NAME;
@@ -50,6 +54,16 @@ pub enum NodeError {
         name: &'static str,
         /// Expected and found.
         message: String,
+    },
+    /// No URDF on `robot.description_topic` within `robot.description_timeout`.
+    #[error(
+        "no URDF on {topic} within {timeout_s} s (robot.description_timeout): is a publisher such as robot_state_publisher running, with reliable, transient local QoS?"
+    )]
+    NoDescription {
+        /// The topic.
+        topic: String,
+        /// How long the node waited (s).
+        timeout_s: f64,
     },
     /// No configuration file anywhere.
     #[error("no configuration: pass --config FILE or the ROS parameter config_file (looked for the default {0})")]
@@ -104,7 +118,7 @@ fn string_parameter(node: &r2r::Node, name: &'static str) -> Result<Option<Strin
 /// Runs the node until SIGINT or SIGTERM. Returns the final statistics.
 pub fn run(options: NodeOptions) -> Result<NodeSummary, NodeError> {
     let ctx = r2r::Context::create().map_err(ros("initializing rcl"))?;
-    let node = r2r::Node::create(ctx, NODE_NAME, "").map_err(ros("creating the node"))?;
+    let mut node = r2r::Node::create(ctx, NODE_NAME, "").map_err(ros("creating the node"))?;
 
     let config_file = match (options.config_file, string_parameter(&node, "config_file")?) {
         (Some(cli), _) => cli,
@@ -117,13 +131,33 @@ pub fn run(options: NodeOptions) -> Result<NodeSummary, NodeError> {
             default
         }
     };
-    let robot_description = string_parameter(&node, "robot_description")?.filter(|s| !s.trim().is_empty());
-    let setup = Setup::load(&config_file, robot_description.as_deref())?;
+    let config = Config::from_file(&config_file).map_err(SetupError::from)?;
+    let mut tasks = Tasks::default();
+    let setup = load_robot(&mut node, &config_file, config, &mut tasks)?;
     match setup.config.mode {
-        Mode::Sim => run_sim(node, &setup),
-        Mode::Control => run_control(node, &setup),
-        Mode::SimAndControl => run_sim_and_control(node, &setup),
+        Mode::Sim => run_sim(node, &setup, tasks),
+        Mode::Control => run_control(node, &setup, tasks),
+        Mode::SimAndControl => run_sim_and_control(node, &setup, tasks),
     }
+}
+
+/// The robot of `config`, its URDF from the first of: the `robot_description` parameter
+/// (a blank one counts as none), the first message on `robot.description_topic` (waited
+/// for; later ones are watched by a task added to `tasks`), the `robot.urdf` file.
+fn load_robot(node: &mut r2r::Node, config_file: &Path, config: Config, tasks: &mut Tasks) -> Result<Setup, NodeError> {
+    if let Some(xml) = string_parameter(node, "robot_description")?.filter(|s| !s.trim().is_empty()) {
+        let text = UrdfText { xml: &xml, origin: "parameter robot_description" };
+        return Ok(Setup::with_urdf(config_file, config, Some(text))?);
+    }
+    let Some(topic) = config.robot.description_topic.clone() else {
+        return Ok(Setup::with_urdf(config_file, config, None)?);
+    };
+    let timeout = Duration::from_secs_f64(config.robot.description_timeout.get());
+    let Description { xml, later } = wait_for_description(node, &topic, timeout)?;
+    let origin = format!("topic {topic}");
+    let setup = Setup::with_urdf(config_file, config, Some(UrdfText { xml: &xml, origin: &origin }))?;
+    tasks.spawn(format!("{topic} subscription"), ignore_later(later, xml, topic.to_string()));
+    Ok(setup)
 }
 
 /// A publisher on `topic`; its error names the topic.
@@ -152,14 +186,13 @@ fn state_qos(qos: &QosOverrides, side: Qos) -> QosProfile {
 }
 
 /// `mode: sim`: the simulator in the loop, effort commands in, the simulated state out.
-fn run_sim(mut node: r2r::Node, setup: &Setup) -> Result<NodeSummary, NodeError> {
+fn run_sim(mut node: r2r::Node, setup: &Setup, mut tasks: Tasks) -> Result<NodeSummary, NodeError> {
     let config = &setup.config;
     let io = LoopIo::new(&mut node, setup)?;
     let SimLoop { mut job, commands, ends } = SimLoop::new(setup, io.counters.clone())?;
     let topic = config.commands_topic().to_string();
     let stream =
         subscription::<Float64MultiArray>(&mut node, &topic, profile(config.qos.commands.over(Qos::SUBSCRIPTION)))?;
-    let mut tasks = Tasks::default();
     let n = setup.joint_names.len();
     tasks.spawn(
         format!("{topic} subscription"),
@@ -173,7 +206,7 @@ fn run_sim(mut node: r2r::Node, setup: &Setup) -> Result<NodeSummary, NodeError>
 
 /// `mode: control`: the measured state in, the controller's torques and predicted contact
 /// wrenches out.
-fn run_control(mut node: r2r::Node, setup: &Setup) -> Result<NodeSummary, NodeError> {
+fn run_control(mut node: r2r::Node, setup: &Setup, mut tasks: Tasks) -> Result<NodeSummary, NodeError> {
     let (config, topics) = (&setup.config, &setup.config.topics);
     let io = LoopIo::new(&mut node, setup)?;
     let ControlLoop { mut job, states, ends } = ControlLoop::new(setup, io.counters.clone())?;
@@ -185,7 +218,6 @@ fn run_control(mut node: r2r::Node, setup: &Setup) -> Result<NodeSummary, NodeEr
     };
     let commands_topic = config.commands_topic();
     let commands = publisher(&mut node, &commands_topic, profile(config.qos.commands.over(Qos::PUBLISHER)))?;
-    let mut tasks = Tasks::default();
     let publisher = control_side(&mut node, setup, &io, ends, Some(commands), &mut tasks)?;
     job.hand_off_to(publisher.thread().clone());
     let base = if odometry.is_some() { format!(" and {}", topics.odometry) } else { String::new() };
@@ -208,10 +240,9 @@ fn run_control(mut node: r2r::Node, setup: &Setup) -> Result<NodeSummary, NodeEr
 /// `mode: sim+control`: both in one loop, exchanging state and torques in memory; the
 /// simulator's topics and the controller's predicted wrenches and reference as in the two
 /// modes (no effort command subscription: the controller drives the simulator).
-fn run_sim_and_control(mut node: r2r::Node, setup: &Setup) -> Result<NodeSummary, NodeError> {
+fn run_sim_and_control(mut node: r2r::Node, setup: &Setup, mut tasks: Tasks) -> Result<NodeSummary, NodeError> {
     let io = LoopIo::new(&mut node, setup)?;
     let SimAndControlLoop { mut job, sim, control } = SimAndControlLoop::new(setup, io.counters.clone())?;
-    let mut tasks = Tasks::default();
     let sim_publisher = sim_side(&mut node, setup, &io, sim, &mut tasks)?;
     let control_publisher = control_side(&mut node, setup, &io, control, None, &mut tasks)?;
     job.hand_off_to(sim_publisher.thread().clone(), control_publisher.thread().clone());
