@@ -11,7 +11,9 @@
 //! a prefix in AMENT_PREFIX_PATH or CMAKE_PREFIX_PATH lists tf2_msgs, and IDL_PACKAGE_FILTER
 //! (if set) names it. `cfg(signorini_tf2_msgs)` then compiles the node's /tf publisher. The
 //! ROS 2 wheels have no tf2_msgs (scripts/ros_env.sh generates it); without it the crate
-//! still builds and the node says /tf is off. Like r2r's, this answer is recomputed only
+//! still builds and the node says /tf is off. The same for simulation_interfaces
+//! (`cfg(signorini_simulation_interfaces)`: the standard simulator services). Like r2r's,
+//! this answer is recomputed only
 //! when those variables change: tf2_msgs installed into an already built prefix needs
 //! `cargo clean -p r2r -p signorini` (scripts/ros_env.sh installs it before any build).
 
@@ -23,6 +25,7 @@ fn main() {
     println!("cargo:rerun-if-env-changed=IDL_PACKAGE_FILTER");
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo::rustc-check-cfg=cfg(signorini_tf2_msgs)");
+    println!("cargo::rustc-check-cfg=cfg(signorini_simulation_interfaces)");
     if std::env::var_os("CARGO_FEATURE_ROS").is_none() {
         return;
     }
@@ -31,6 +34,9 @@ fn main() {
     };
     if r2r_generates("tf2_msgs") {
         println!("cargo::rustc-cfg=signorini_tf2_msgs");
+    }
+    if r2r_generates("simulation_interfaces") {
+        println!("cargo::rustc-cfg=signorini_simulation_interfaces");
     }
     for prefix in std::env::split_paths(&prefixes) {
         if let Some((python, lib_dirs)) = wheel_layout(&prefix) {
