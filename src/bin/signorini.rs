@@ -298,6 +298,10 @@ fn node(config: Option<PathBuf>) -> Result<(), Failure> {
             );
             Ok(())
         }
+        Err(e @ NodeError::Interrupted { .. }) => {
+            println!("signorini: {e}");
+            Ok(())
+        }
         Err(
             e @ (NodeError::Setup(_)
             | NodeError::Parameter { .. }

@@ -12,6 +12,7 @@
 //! ignored with a warning naming the topic (restart the node to load it); the same text
 //! again (a restarted robot_state_publisher) passes silently.
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use futures::{FutureExt, Stream, StreamExt};
@@ -29,6 +30,43 @@ const DESCRIPTION_QOS: Qos =
 /// How long one wait for the first message spins before checking the deadline again.
 const SPIN: Duration = Duration::from_millis(10);
 
+/// Set by SIGINT or SIGTERM while the node waits (before the node's own handlers exist).
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn interrupted(_: libc::c_int) {
+    INTERRUPTED.store(true, Ordering::Relaxed);
+}
+
+/// SIGINT and SIGTERM set [`INTERRUPTED`] while it lives; the default actions come back
+/// when it is dropped (the node installs its own handlers later).
+struct InterruptFlag;
+
+impl InterruptFlag {
+    fn install() -> Self {
+        INTERRUPTED.store(false, Ordering::Relaxed);
+        // SAFETY: the handler only stores to an atomic, which is async-signal-safe.
+        unsafe {
+            libc::signal(libc::SIGINT, interrupted as extern "C" fn(libc::c_int) as libc::sighandler_t);
+            libc::signal(libc::SIGTERM, interrupted as extern "C" fn(libc::c_int) as libc::sighandler_t);
+        }
+        Self
+    }
+
+    fn raised(&self) -> bool {
+        INTERRUPTED.load(Ordering::Relaxed)
+    }
+}
+
+impl Drop for InterruptFlag {
+    fn drop(&mut self) {
+        // SAFETY: restores the default dispositions.
+        unsafe {
+            libc::signal(libc::SIGINT, libc::SIG_DFL);
+            libc::signal(libc::SIGTERM, libc::SIG_DFL);
+        }
+    }
+}
+
 /// The first URDF text on `topic`, and the subscription, for [`ignore_later`].
 pub struct Description<S> {
     /// The URDF text of the first message.
@@ -38,7 +76,8 @@ pub struct Description<S> {
 }
 
 /// Subscribes to `topic` and spins `node` until its first message, at most `timeout`
-/// (an error naming the topic after that). Prints a line while it waits.
+/// (an error naming the topic after that), or until SIGINT or SIGTERM
+/// ([`NodeError::Interrupted`]). Prints a line while it waits.
 pub fn wait_for_description(
     node: &mut r2r::Node,
     topic: &TopicName,
@@ -52,7 +91,11 @@ pub fn wait_for_description(
         timeout.as_secs_f64()
     );
     let deadline = Instant::now() + timeout;
+    let signals = InterruptFlag::install();
     loop {
+        if signals.raised() {
+            return Err(NodeError::Interrupted { topic: topic.to_string() });
+        }
         node.spin_once(SPIN);
         if let Some(Some(message)) = stream.next().now_or_never() {
             return Ok(Description { xml: message.data, later: stream });

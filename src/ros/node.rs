@@ -65,6 +65,12 @@ pub enum NodeError {
         /// How long the node waited (s).
         timeout_s: f64,
     },
+    /// SIGINT or SIGTERM while waiting for the URDF on `topic` (nothing was started).
+    #[error("interrupted while waiting for the URDF on {topic}")]
+    Interrupted {
+        /// The topic.
+        topic: String,
+    },
     /// No configuration file anywhere.
     #[error("no configuration: pass --config FILE or the ROS parameter config_file (looked for the default {0})")]
     NoConfig(String),

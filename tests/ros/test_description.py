@@ -212,3 +212,14 @@ def test_no_description_within_the_timeout_is_a_one_line_error(tmp_path):
     assert line.endswith("(robot.description_timeout): is a publisher such as robot_state_publisher running, "
                          "with reliable, transient local QoS?"), line
     assert time.monotonic() - start < 15.0
+
+
+def test_sigint_while_waiting_ends_the_node_cleanly(tmp_path):
+    """Ctrl-C (SIGINT, as `ros2 launch` sends it) while the node waits for its URDF: it says
+    so in one line and exits with 0, nothing having been started."""
+    topic = "/desc_interrupted/robot_description"
+    node = NodeProcess("node", "--config", str(config(tmp_path, "desc_interrupted", topic, timeout=30)))
+    node.wait_for_line("signorini: waiting for the URDF", timeout=30)
+    code = node.stop(timeout=10)
+    assert code == 0, node.output()
+    assert f"signorini: interrupted while waiting for the URDF on {topic}" in node.output(), node.output()
