@@ -187,8 +187,10 @@ async fn report_diagnostics(
         if publisher.publish(&diagnostic_array(&s, sim_time, NODE_NAME)).is_err() {
             Counters::bump(&counters.publish_errors);
         }
-        if let Some(console) = console.as_mut() {
-            console.print(status_line(&report, &now, input, &watched));
+        if let Some(console) = console.as_mut()
+            && !console.print(status_line(&report, &now, input, &watched))
+        {
+            Counters::bump(&counters.status_lines_dropped);
         }
         before = now;
     }

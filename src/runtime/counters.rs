@@ -53,6 +53,8 @@ pub struct Counters {
     /// 1 while the simulation is halted (until `~/reset`), else 0: a report for
     /// /diagnostics, written by the simulator's job (which keeps the state itself).
     pub sim_halted: AtomicU64,
+    /// Status lines the console dropped (its printer behind, or stdout closed).
+    pub status_lines_dropped: AtomicU64,
 
     /// Contacts at the last step.
     pub last_contacts: AtomicU64,
@@ -103,6 +105,8 @@ pub struct CounterSnapshot {
     pub sim_halts: u64,
     /// See [`Counters::sim_halted`].
     pub sim_halted: u64,
+    /// See [`Counters::status_lines_dropped`].
+    pub status_lines_dropped: u64,
 
     /// See [`Counters::last_contacts`].
     pub last_contacts: u64,
@@ -173,6 +177,7 @@ impl Counters {
             solver_fallbacks: get(&self.solver_fallbacks),
             sim_halts: get(&self.sim_halts),
             sim_halted: get(&self.sim_halted),
+            status_lines_dropped: get(&self.status_lines_dropped),
 
             last_contacts: get(&self.last_contacts),
             last_iterations: get(&self.last_iterations),

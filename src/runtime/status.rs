@@ -177,6 +177,7 @@ fn values(
         ("references_accepted_total", now.references_accepted.to_string()),
         ("references_rejected_total", now.references_rejected.to_string()),
         ("external_wrenches_rejected_total", now.wrenches_rejected.to_string()),
+        ("status_lines_dropped_total", now.status_lines_dropped.to_string()),
     ]
 }
 

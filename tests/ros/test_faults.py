@@ -213,3 +213,31 @@ def test_a_reset_while_the_crate_slides(ros, tmp_path):
     assert all(b > a for a, b in zip(stamps, stamps[1:])), "/clock is monotonic through the reset"
     assert all(abs(p[0] - start[0]) < 1e-3 and abs(p[1] - start[1]) < 1e-3 for p in after), (start, after[-1])
     assert all(math.isfinite(x) for p in after + bodies for x in p)
+
+
+def test_a_closed_stdout_neither_stops_nor_blocks_the_node(ros, tmp_path):
+    """The node's stdout closed under it (a terminal or a pipe gone): the status line's
+    printer stops, the lines it drops are counted on /diagnostics
+    (`status_lines_dropped_total`), and the node simulates on."""
+    path = config(tmp_path, "closed_stdout.yaml", "arm7.yaml")
+    read, write = os.pipe()
+    os.close(read)  # every write to the node's stdout now fails (EPIPE)
+    proc = subprocess.Popen([str(ROOT / "target" / "release" / "signorini"), "node", "--config", str(path)],
+                            cwd=ROOT, stdout=write, stderr=subprocess.PIPE)
+    os.close(write)
+    diagnostics = Recorder(ros, DiagnosticArray, "/diagnostics", diagnostic_values)
+    try:
+        def dropped():
+            return any(int(v.get("status_lines_dropped_total", "0")) >= 2 for _, (_, _, v) in diagnostics.snapshot())
+        wait_until(dropped, 15.0, "status lines dropped and counted")
+        ticks = [int(v["ticks_total"]) for _, (_, _, v) in diagnostics.snapshot() if "ticks_total" in v]
+        assert proc.poll() is None, proc.stderr.read().decode()
+        assert len(ticks) >= 2 and ticks[-1] > ticks[0], ticks
+    finally:
+        stop_all(ros, [diagnostics])
+        proc.send_signal(2)
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
