@@ -70,6 +70,14 @@ fn wrong_types_and_values_name_key_expected_and_found() {
             "robot.yaml: key `contact.solver`: unknown variant `lemke`, expected one of `admm`, `pgs`, `lcp`, `chrono-admm`, `chrono-fadmm`, `sap`, `vfpi`, `vfpi-block`",
         ),
         (
+            "robot: {urdf: r.urdf}\nsensors: {imu: [{name: i, link: base, gyro_noise: [0.1, -0.1, 0.1]}]}\n",
+            "robot.yaml: key `sensors.imu[0].gyro_noise[1]`: invalid value: floating point `-0.1`, expected a finite number ≥ 0",
+        ),
+        (
+            "robot: {urdf: r.urdf}\nsensors: {force_torque: [{name: f, joint: j, direction: up}]}\n",
+            "robot.yaml: key `sensors.force_torque[0].direction`: unknown variant `up`, expected `parent_to_child` or `child_to_parent`",
+        ),
+        (
             "robot: {urdf: r.urdf}\nsim: {realtime_factor: fast}\n",
             "robot.yaml: key `sim.realtime_factor`: invalid value: string \"fast\", expected a positive real-time factor, or `max`",
         ),
@@ -174,6 +182,42 @@ fn joints_and_posture_are_checked_against_the_urdf() {
     let s = Setup::load(&cfg("  joints: [joint7, joint2]\n  initial_posture: {joint2: 0.25}\n"), None).unwrap();
     assert_eq!(s.joint_names, ["joint7", "joint2"]);
     assert_eq!(s.initial_positions, [0.0, 0.25]);
+}
+
+/// Sensors name links and joints of the robot, once each, at most at the step rate.
+#[test]
+fn sensors_are_checked_against_the_urdf() {
+    let urdf = repo("urdf/arm7.urdf");
+    let cfg =
+        |name: &str, body: &str| write_config(name, &format!("robot:\n  urdf: {}\nsensors:\n{body}", urdf.display()));
+    let cases = [
+        (
+            "  imu: [{name: i, link: hand}]\n",
+            "key `sensors.imu[0].link`: expected a link of arm7 (one of base_link, link1, link2, link3, link4, link5, link6, link7, tool), got `hand`",
+        ),
+        (
+            "  force_torque: [{name: f, joint: tool_fixed}]\n",
+            "key `sensors.force_torque[0].joint`: expected a movable joint of arm7 (one of joint1, joint2, joint3, joint4, joint5, joint6, joint7; fixed joints are merged into their parent link), got `tool_fixed`",
+        ),
+        (
+            "  imu: [{name: s, link: tool}]\n  force_torque: [{name: s, joint: joint7}]\n",
+            "key `sensors.force_torque[0].name`: expected a unique, non-empty name, got `s`",
+        ),
+        (
+            "  imu: [{name: i, link: tool, rate_hz: 2000}]\n",
+            "key `sensors.imu[0].rate_hz`: expected at most the step rate 1000 Hz, got 2000",
+        ),
+        (
+            "  foot_contact: {feet: [{link: tool}, {link: tool}]}\n",
+            "key `sensors.foot_contact.feet[1].link`: link `tool` is listed twice",
+        ),
+    ];
+    for (k, (body, expected)) in cases.iter().enumerate() {
+        let path = cfg(&format!("sensors{k}.yaml"), body);
+        let e = Setup::load(&path, None).unwrap_err().to_string();
+        assert_eq!(e, format!("{}: {expected}", path.display()), "{body}");
+        assert_eq!(e.lines().count(), 1);
+    }
 }
 
 #[test]

@@ -6,7 +6,8 @@
 //! for 0.5 s, with short report windows so that several windows are
 //! summarized and published in between, while another thread writes effort commands into
 //! the mailbox and a third drains the sample ring, as the ROS side does. Allocations on the
-//! loop thread are counted from the second tick to the last.
+//! loop thread are counted from the second tick to the last. Every kind of sensor is on
+//! (IMUs with noise, joint force/torque, foot contacts).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -46,8 +47,27 @@ impl<J: Job> Job for Measured<J> {
 
 #[test]
 fn the_loop_allocates_nothing_after_start_up() {
-    let setup =
-        Setup::load(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("config/quadruped.yaml"), None).unwrap();
+    // The bundled quadruped (base IMU, four foot contacts) with every kind of sensor on:
+    // a noisy IMU at a lower rate and joint force/torque sensors.
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("config/quadruped.yaml");
+    let mut config = signorini::config::Config::from_file(&path).unwrap();
+    config.sensors.imu.extend(
+        serde_yaml_ng::from_str::<Vec<signorini::config::ImuConfig>>(
+            "[{name: noisy, link: lf_shank, rpy: [0.1, 0.2, 0.3], rate_hz: 500, gyro_noise: [0.01, 0.01, 0.01], \
+             accel_noise: [0.1, 0.1, 0.1], accel_bias: [0.01, 0, 0]}]",
+        )
+        .unwrap(),
+    );
+    config.sensors.force_torque = serde_yaml_ng::from_str(
+        "[{name: knee, joint: lf_kfe, xyz: [0, 0, -0.1]}, {name: hip, joint: rh_haa, direction: child_to_parent}]",
+    )
+    .unwrap();
+    let robot = signorini::model::RobotDescription::from_file(&config.robot.urdf).unwrap();
+    let setup = Setup::new(&path, config, robot).unwrap();
+    assert_eq!(
+        (setup.sensors.imu.len(), setup.sensors.force_torque.len(), setup.sensors.foot_contact.len()),
+        (2, 2, 4)
+    );
     let n = setup.joint_names.len();
     let world = setup.sim_world().unwrap();
     let counters = Arc::new(Counters::default());
@@ -82,6 +102,8 @@ fn the_loop_allocates_nothing_after_start_up() {
             while !stop.load(Ordering::Relaxed) || !consumer.is_empty() {
                 while consumer.pop_with(|s| {
                     assert!(s.effort.iter().chain(&s.position).all(|x| x.is_finite()));
+                    assert!(s.sensors.imu.iter().all(|r| r.value.is_finite()));
+                    assert!(s.sensors.force_torque.iter().all(|r| r.value.is_finite()));
                     received += 1;
                 }) {}
                 std::thread::sleep(Duration::from_micros(200));

@@ -55,7 +55,8 @@ fn the_readme_documents_exactly_the_configuration_keys() {
          sim: {dt: 0.001, base_position: [0, 0, 1], bodies: [\
          {name: a, shape: {type: box, size: [1, 1, 1]}, mass: 1, position: [0, 0, 0]}, \
          {name: b, shape: {type: sphere, radius: 1}, mass: 1, position: [0, 0, 0]}, \
-         {name: c, shape: {type: cylinder, radius: 1, length: 1}, mass: 1, position: [0, 0, 0]}]}\n",
+         {name: c, shape: {type: cylinder, radius: 1, length: 1}, mass: 1, position: [0, 0, 0]}]}\n\
+         sensors: {imu: [{name: i, link: l}], force_torque: [{name: f, joint: j}], foot_contact: {feet: [{link: l}]}}\n",
         "x.yaml",
     )
     .unwrap();

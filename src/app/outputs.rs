@@ -2,7 +2,8 @@
 //! controlled joints (position, velocity, applied effort), the floating base's and every
 //! free body's odometry (pose in `world`, twist in the body frame, as nav_msgs/Odometry
 //! defines it), and the total contact wrench on each robot link with collision shapes
-//! (world axes, torque about the origin of the joint frame carrying the link).
+//! (world axes, torque about the origin of the joint frame carrying the link), and the
+//! sensors' latest readings ([`crate::sim::sensors`]).
 //!
 //! Shared by the rosbag recorder and the node's loop: filled in place, without allocating.
 
@@ -10,7 +11,7 @@ use crate::app::{JointSlot, Setup};
 use crate::collision::{CollisionObject, Contact, Owner};
 use crate::model::Data;
 use crate::runtime::Odometry;
-use crate::sim::{Stepper, World};
+use crate::sim::{SensorReadings, SensorSettings, Stepper, World};
 use crate::spatial::{SE3, Vec3};
 
 /// A wrench in world axes.
@@ -56,6 +57,9 @@ pub struct Outputs {
     pub contacts: Vec<ContactForce>,
     /// How many of `contacts` this step filled.
     pub contact_count: usize,
+    /// The sensors' latest readings, in [`OutputLayout::sensors`]' order (each fresh in one
+    /// sample only).
+    pub sensors: SensorReadings,
 }
 
 /// Which joints, links and bodies the outputs cover, fixed at start-up.
@@ -74,6 +78,8 @@ pub struct OutputLayout {
     pub links: Vec<(String, usize)>,
     /// Collision object index → its position in `links` (robot objects only).
     link_of_object: Vec<Option<usize>>,
+    /// The simulator's sensors.
+    pub sensors: SensorSettings,
 }
 
 impl OutputLayout {
@@ -109,6 +115,7 @@ impl OutputLayout {
             body_names,
             links,
             link_of_object,
+            sensors: setup.sensors.clone(),
         }
     }
 
@@ -125,6 +132,7 @@ impl OutputLayout {
             wrenches: vec![Wrench::default(); self.links.len()],
             contacts: vec![ContactForce::default(); MARKED_CONTACTS],
             contact_count: 0,
+            sensors: SensorReadings::of(&self.sensors),
         }
     }
 

@@ -12,7 +12,7 @@ use crate::control::{Controller, InverseDynamicsSettings, UnknownLink};
 use crate::model::{
     FreeBody, FreeBodyState, JointType, MimicPolicy, Model, ModelError, ModelOptions, RobotDescription, UrdfError,
 };
-use crate::sim::{JointPd, Robot, World, WorldError};
+use crate::sim::{JointPd, Robot, SensorSettings, World, WorldError};
 use crate::spatial::{Motion, SE3, Vec3, rotation_from_rpy};
 
 /// A configuration whose robot was loaded and whose joint names and posture were checked
@@ -33,6 +33,8 @@ pub struct Setup {
     pub initial_positions: Vec<f64>,
     /// The posture reference of `control.posture` over the initial positions, same order.
     pub posture_positions: Vec<f64>,
+    /// The simulator's sensors (`sensors:`), checked against the model.
+    pub sensors: SensorSettings,
 }
 
 /// Where a controlled joint lives in q and v.
@@ -227,6 +229,7 @@ impl Setup {
         positions("robot.initial_posture", &config.robot.initial_posture, &mut initial_positions)?;
         let mut posture_positions = initial_positions.clone();
         positions("control.posture", &config.control.posture, &mut posture_positions)?;
+        let sensors = config.sensors.settings(&model, config.sim_dt(), &file)?;
         Ok(Self {
             config_file: config_file.to_owned(),
             config,
@@ -235,6 +238,7 @@ impl Setup {
             joint_names,
             initial_positions,
             posture_positions,
+            sensors,
         })
     }
 

@@ -8,7 +8,8 @@
 //! ([`super::outputs`]) pushed to the sample ring for the publisher, which is woken (every
 //! `sim.publish_every` steps). A state that stops being finite is never published: it is
 //! reset to the initial one and, by `sim.on_non_finite`, the simulation runs on (time
-//! too) or halts until `~/reset`; either is counted. A step whose contact solve used
+//! too) or halts until `~/reset`; either is counted. The sensors (`sensors:`) are
+//! measured after each step and their readings ride in the samples. A step whose contact solve used
 //! `contact.fallback` is counted. Nothing allocates after start-up.
 
 use std::sync::Arc;
@@ -21,7 +22,7 @@ use crate::app::{JointSlot, Setup};
 use crate::config::{Fallback, NonFinitePolicy};
 use crate::model::FreeBodyState;
 use crate::runtime::{Counters, EffortCommand, Freshness, HandOff, Job, MailboxReader, SampleProducer, Tick, Watchdog};
-use crate::sim::{JointPd, Stepper, World};
+use crate::sim::{JointPd, Sensors, Stepper, World};
 use crate::spatial::Force;
 
 /// External wrenches from the I/O side (`~/external_wrench`): the whole table, one per
@@ -100,6 +101,8 @@ pub struct SimJob {
     /// however old, as the controller does not tick while the simulation is paused.
     trusted: bool,
     on_non_finite: NonFinitePolicy,
+    /// The robot's sensors, if any are configured.
+    sensors: Option<Sensors>,
 }
 
 impl SimJob {
@@ -124,7 +127,14 @@ impl SimJob {
             Some(r) => (r.q.clone(), r.v.clone(), world.states.clone()),
             None => (Vec::new(), Vec::new(), world.states.clone()),
         };
+        let sensors = match world.robot.as_ref() {
+            Some(r) if !setup.sensors.is_empty() => {
+                Some(Sensors::new(&r.model, world.collision.objects(), setup.sensors.clone()))
+            }
+            _ => None,
+        };
         Self {
+            sensors,
             layout: OutputLayout::new(setup, &world),
             tau: vec![0.0; setup.model.nv],
             world,
@@ -265,6 +275,9 @@ impl Job for SimJob {
         }
         self.effort(tick);
         self.apply_wrenches();
+        if let Some(s) = self.sensors.as_mut() {
+            s.before_step(&self.world);
+        }
         let report = *self.stepper.step(&mut self.world, &self.tau);
         self.counters.last_contacts.store(report.contacts as u64, Ordering::Relaxed);
         self.counters.last_iterations.store(report.iterations as u64, Ordering::Relaxed);
@@ -287,12 +300,21 @@ impl Job for SimJob {
             }
             return;
         }
+        if let Some(s) = self.sensors.as_mut() {
+            s.after_step(&self.world, &self.stepper);
+        }
         self.steps += 1;
         if !self.steps.is_multiple_of(self.publish_every) {
             return;
         }
-        let (layout, world, stepper) = (&self.layout, &self.world, &self.stepper);
-        if !self.samples.push_with(|s| layout.fill(world, stepper, s)) {
+        let (layout, world, stepper, sensors) = (&self.layout, &self.world, &self.stepper, &mut self.sensors);
+        let filled = self.samples.push_with(|s| {
+            layout.fill(world, stepper, s);
+            if let Some(sensors) = sensors {
+                sensors.take_readings(&mut s.sensors);
+            }
+        });
+        if !filled {
             self.counters.samples_dropped.fetch_add(1, Ordering::Relaxed);
         }
         self.hand_off.sample_pushed();

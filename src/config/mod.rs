@@ -15,6 +15,7 @@
 pub mod contact;
 pub mod control;
 pub mod scene;
+pub mod sensors;
 pub mod sim;
 pub mod values;
 
@@ -26,6 +27,7 @@ use serde::{Deserialize, Serialize};
 pub use contact::{ContactConfig, Fallback, SolverKind};
 pub use control::{ControlConfig, SafeOutput};
 pub use scene::{BoxConfig, CollisionConfig, EnvironmentConfig, GroundConfig, MeshConfig, NonNegativeF64, SlopeConfig};
+pub use sensors::{FootConfig, FootContactConfig, ForceTorqueConfig, ImuConfig, MeasureDirection, SensorsConfig};
 pub use sim::{BodyConfig, BodyShape, NonFinitePolicy, SimConfig};
 pub use values::{FiniteF64, Fraction, NameToken, PositiveF64, RealtimeFactor, RtPriority, TopicName, topic_token};
 
@@ -103,6 +105,9 @@ pub struct Config {
     /// The inverse-dynamics controller: gains, stance, posture reference.
     #[serde(default)]
     pub control: ControlConfig,
+    /// The simulator's sensors: IMUs, joint force/torque, foot contacts.
+    #[serde(default)]
+    pub sensors: SensorsConfig,
 }
 
 /// `robot:`

@@ -14,7 +14,7 @@ use std::time::Duration;
 use r2r::geometry_msgs::msg::{PoseStamped, WrenchStamped};
 use r2r::nav_msgs::msg::Odometry;
 use r2r::rosgraph_msgs::msg::Clock;
-use r2r::sensor_msgs::msg::JointState;
+use r2r::sensor_msgs::msg::{Imu, JointState};
 use r2r::std_msgs::msg::{Float64MultiArray, UInt32};
 use r2r::std_srvs::srv::{SetBool, Trigger};
 use r2r::trajectory_msgs::msg::JointTrajectory as TrajectoryMsg;
@@ -24,7 +24,7 @@ use r2r::{Publisher, QosProfile, WrappedTypesupport};
 use super::description::{Description, ignore_later, wait_for_description};
 use super::inputs;
 use super::qos::profile;
-use super::state_publisher::{CommandPublisher, StatePublisher, with_tf};
+use super::state_publisher::{CommandPublisher, SensorPublishers, StatePublisher, with_tf};
 use super::supervision::{LoopIo, Tasks, serve};
 use crate::app::{
     ControlEnds, ControlLoop, OutputLayout, Setup, SetupError, SimAndControlLoop, SimEnds, SimLoop, UrdfText,
@@ -297,6 +297,9 @@ fn sim_side(
         &topics.contact_markers,
         QosProfile::default(),
     )?);
+    if !setup.sensors.is_empty() {
+        state = state.with_sensors(sensor_publishers(node, setup)?, setup.sensors.clone());
+    }
     let tf = topics.tf.as_ref().filter(|_| has_poses);
     let state =
         with_tf(node, state, tf).map_err(ros(format!("creating the publisher on {}", tf.map_or("/tf", |t| t))))?;
@@ -367,6 +370,24 @@ fn wrench_publishers(
 ) -> Result<Vec<Publisher<WrenchStamped>>, NodeError> {
     let topic = |link: &str| format!("{prefix}/{}", topic_token(link));
     layout.links.iter().map(|(link, _)| publisher(node, &topic(link), state_qos(qos, Qos::PUBLISHER))).collect()
+}
+
+/// The sensors' publishers, on their configured topics (QoS as `/joint_states`).
+fn sensor_publishers(node: &mut r2r::Node, setup: &Setup) -> Result<SensorPublishers, NodeError> {
+    let (config, qos) = (&setup.config.sensors, state_qos(&setup.config.qos, Qos::PUBLISHER));
+    let mut imu = Vec::new();
+    for s in &config.imu {
+        imu.push(publisher::<Imu>(node, &s.topic(), qos.clone())?);
+    }
+    let mut force_torque = Vec::new();
+    for s in &config.force_torque {
+        force_torque.push(publisher::<WrenchStamped>(node, &s.topic(), qos.clone())?);
+    }
+    let foot_contacts = match config.foot_contact.feet.is_empty() {
+        true => None,
+        false => Some(publisher::<JointState>(node, &config.foot_contact.topic, qos)?),
+    };
+    Ok(SensorPublishers { imu, force_torque, foot_contacts })
 }
 
 /// A publishing thread, running `publish`.

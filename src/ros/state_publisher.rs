@@ -1,6 +1,7 @@
 //! The publishing thread: drains the loop's sample ring into /clock, /joint_states, the
 //! floating base's and the free bodies' odometry (and the same poses on /tf, when built
-//! with tf2_msgs), the per-link contact wrenches and the contact arrows.
+//! with tf2_msgs), the per-link contact wrenches, the contact arrows and the sensors (IMUs,
+//! joint force/torque, foot contacts).
 //!
 //! Runs on its own OS thread, woken by the loop after each sample (`Thread::unpark`: an
 //! atomic and at most one futex wake on the loop side). Messages are native (C) messages
@@ -17,7 +18,7 @@ use r2r::geometry_msgs::msg::WrenchStamped;
 use r2r::geometry_msgs::msg::{Point, Pose, Quaternion, Vector3};
 use r2r::nav_msgs::msg::Odometry;
 use r2r::rosgraph_msgs::msg::Clock;
-use r2r::sensor_msgs::msg::JointState;
+use r2r::sensor_msgs::msg::{Imu, JointState};
 use r2r::std_msgs::msg::{ColorRGBA, Float64MultiArray, Header};
 #[cfg(signorini_tf2_msgs)]
 use r2r::tf2_msgs::msg::TFMessage;
@@ -25,6 +26,8 @@ use r2r::visualization_msgs::msg::{Marker, MarkerArray};
 
 use crate::app::{Outputs, Wrench};
 use crate::runtime::{Counters, SampleConsumer};
+use crate::sim::SensorSettings;
+use crate::sim::sensors::{ForceTorqueReading, ImuReading, Stamped};
 
 /// ROS time from nanoseconds of simulation time.
 pub fn ros_time(ns: u64) -> Time {
@@ -47,6 +50,124 @@ pub struct StatePublisher {
     /// /tf: the floating base's and the free bodies' poses, as their odometry.
     #[cfg(signorini_tf2_msgs)]
     tf: Option<r2r::Publisher<TFMessage>>,
+    /// The sensors' publishers and what they publish.
+    sensors: Option<(SensorPublishers, SensorSettings)>,
+}
+
+/// One publisher per IMU and per force/torque sensor, one for all the foot contacts (in
+/// the order of the sensor settings).
+pub struct SensorPublishers {
+    /// sensor_msgs/Imu.
+    pub imu: Vec<r2r::Publisher<Imu>>,
+    /// geometry_msgs/WrenchStamped.
+    pub force_torque: Vec<r2r::Publisher<WrenchStamped>>,
+    /// sensor_msgs/JointState: `name` the feet's links, `position` the flags (1 or 0),
+    /// `effort` the normal forces (N); none without feet.
+    pub foot_contacts: Option<r2r::Publisher<JointState>>,
+}
+
+/// The sensors' reusable native messages (frame ids, names and covariances set once).
+struct SensorMessages {
+    imu: Vec<NativeMsg<Imu>>,
+    force_torque: Vec<NativeMsg<WrenchStamped>>,
+    foot_contacts: NativeMsg<JointState>,
+    /// Scratch of the flags and the forces.
+    flags: Vec<f64>,
+    forces: Vec<f64>,
+}
+
+impl SensorMessages {
+    fn new(settings: &SensorSettings) -> Self {
+        let header = |name: &str| Header { frame_id: name.to_owned(), ..Default::default() };
+        let imu = settings.imu.iter().map(|s| {
+            NativeMsg::<Imu>::from(&Imu {
+                header: header(&s.name),
+                orientation_covariance: vec![0.0; 9],
+                angular_velocity_covariance: s.gyro.covariance().to_vec(),
+                linear_acceleration_covariance: s.accel.covariance().to_vec(),
+                ..Default::default()
+            })
+        });
+        let wrench = |name: &str| {
+            NativeMsg::<WrenchStamped>::from(&WrenchStamped { header: header(name), ..Default::default() })
+        };
+        let n = settings.foot_contact.len();
+        let feet = JointState {
+            header: header("world"),
+            name: settings.foot_contact.iter().map(|f| f.name.clone()).collect(),
+            position: vec![0.0; n],
+            effort: vec![0.0; n],
+            ..Default::default()
+        };
+        Self {
+            imu: imu.collect(),
+            force_torque: settings.force_torque.iter().map(|s| wrench(&s.name)).collect(),
+            foot_contacts: NativeMsg::<JointState>::from(&feet),
+            flags: vec![0.0; n],
+            forces: vec![0.0; n],
+        }
+    }
+
+    /// The fresh, finite readings of `s`, each on its publisher.
+    fn publish(&mut self, publishers: &SensorPublishers, s: &Outputs) -> r2r::Result<()> {
+        let readings = &s.sensors;
+        for ((publisher, msg), r) in publishers.imu.iter().zip(&mut self.imu).zip(&readings.imu) {
+            if r.fresh && r.value.is_finite() {
+                publish_imu(publisher, msg, r)?;
+            }
+        }
+        for ((publisher, msg), r) in
+            publishers.force_torque.iter().zip(&mut self.force_torque).zip(&readings.force_torque)
+        {
+            if r.fresh && r.value.is_finite() {
+                publish_force_torque(publisher, msg, r)?;
+            }
+        }
+        let feet = &readings.foot_contact;
+        if let Some(publisher) = &publishers.foot_contacts
+            && feet.first().is_some_and(|f| f.fresh)
+            && feet.iter().all(|f| f.value.normal_force.is_finite())
+        {
+            for (k, f) in feet.iter().enumerate() {
+                self.flags[k] = if f.value.contact { 1.0 } else { 0.0 };
+                self.forces[k] = f.value.normal_force;
+            }
+            let js = &mut *self.foot_contacts;
+            let t = ros_time(feet[0].stamp_ns);
+            (js.header.stamp.sec, js.header.stamp.nanosec) = (t.sec, t.nanosec);
+            fill(js.position.data, js.position.size, &self.flags);
+            fill(js.effort.data, js.effort.size, &self.forces);
+            publisher.publish_native(&mut self.foot_contacts)?;
+        }
+        Ok(())
+    }
+}
+
+/// One sensor_msgs/Imu through its reusable native message.
+fn publish_imu(publisher: &r2r::Publisher<Imu>, msg: &mut NativeMsg<Imu>, r: &Stamped<ImuReading>) -> r2r::Result<()> {
+    let m = &mut **msg;
+    let t = ros_time(r.stamp_ns);
+    (m.header.stamp.sec, m.header.stamp.nanosec) = (t.sec, t.nanosec);
+    let ([x, y, z, w], g, a) = (r.value.orientation, r.value.angular_velocity, r.value.linear_acceleration);
+    (m.orientation.x, m.orientation.y, m.orientation.z, m.orientation.w) = (x, y, z, w);
+    (m.angular_velocity.x, m.angular_velocity.y, m.angular_velocity.z) = (g[0], g[1], g[2]);
+    (m.linear_acceleration.x, m.linear_acceleration.y, m.linear_acceleration.z) = (a[0], a[1], a[2]);
+    publisher.publish_native(msg)
+}
+
+/// One force/torque reading as geometry_msgs/WrenchStamped through its native message.
+fn publish_force_torque(
+    publisher: &r2r::Publisher<WrenchStamped>,
+    msg: &mut NativeMsg<WrenchStamped>,
+    r: &Stamped<ForceTorqueReading>,
+) -> r2r::Result<()> {
+    let m = &mut **msg;
+    let t = ros_time(r.stamp_ns);
+    (m.header.stamp.sec, m.header.stamp.nanosec) = (t.sec, t.nanosec);
+    let (f, tq) = (r.value.force, r.value.torque);
+    (m.wrench.force.x, m.wrench.force.y, m.wrench.force.z) = (f[0], f[1], f[2]);
+    (m.wrench.torque.x, m.wrench.torque.y, m.wrench.torque.z) = (tq[0], tq[1], tq[2]);
+    publisher.publish_native(msg)
 }
 
 /// /tf (`topic`, tf2_msgs/TFMessage) for the poses `publisher` publishes as odometry;
@@ -158,7 +279,15 @@ impl StatePublisher {
             markers: None,
             #[cfg(signorini_tf2_msgs)]
             tf: None,
+            sensors: None,
         }
+    }
+
+    /// Also publishes the sensors' readings of the samples (`settings`: the samples'
+    /// sensors, in the publishers' order).
+    pub fn with_sensors(mut self, publishers: SensorPublishers, settings: SensorSettings) -> Self {
+        self.sensors = Some((publishers, settings));
+        self
     }
 
     /// Also publishes the floating base's and the bodies' poses on `tf` (tf2_msgs/TFMessage,
@@ -229,7 +358,14 @@ impl StatePublisher {
     /// Publishes every sample until `shutdown` (see [`drain`]).
     pub fn run(self, samples: SampleConsumer<Outputs>, shutdown: Arc<AtomicBool>, counters: Arc<Counters>) {
         let mut native = self.native_messages();
-        drain(samples, &shutdown, &counters, |s| self.publish(&mut native, s));
+        let mut sensors = self.sensors.as_ref().map(|(_, settings)| SensorMessages::new(settings));
+        drain(samples, &shutdown, &counters, |s| {
+            self.publish(&mut native, s)?;
+            match (&self.sensors, sensors.as_mut()) {
+                (Some((publishers, _)), Some(messages)) => messages.publish(publishers, s),
+                _ => Ok(()),
+            }
+        });
     }
 
     /// /clock first (a sim-time subscriber sees the time before the state stamped with it).
