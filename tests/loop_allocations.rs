@@ -62,7 +62,8 @@ fn the_loop_allocates_nothing_after_start_up() {
         "[{name: knee, joint: lf_kfe, xyz: [0, 0, -0.1]}, {name: hip, joint: rh_haa, direction: child_to_parent}]",
     )
     .unwrap();
-    let robot = signorini::model::RobotDescription::from_file(&config.robot.urdf).unwrap();
+    let urdf = config.robot.urdf.clone().expect("the bundled configuration names its URDF");
+    let robot = signorini::model::RobotDescription::from_file(&urdf).unwrap();
     let setup = Setup::new(&path, config, robot).unwrap();
     assert_eq!(
         (setup.sensors.imu.len(), setup.sensors.force_torque.len(), setup.sensors.foot_contact.len()),

@@ -32,7 +32,8 @@ fn setup_with(config: &str, sensors: &str, change: impl FnOnce(&mut Config)) -> 
     let mut config = Config::from_file(&path).unwrap();
     config.sensors = serde_yaml_ng::from_str::<SensorsConfig>(sensors).unwrap();
     change(&mut config);
-    let robot = RobotDescription::from_file(&config.robot.urdf).unwrap();
+    let urdf = config.robot.urdf.clone().expect("the configuration names its URDF");
+    let robot = RobotDescription::from_file(&urdf).unwrap();
     Setup::new(&path, config, robot).unwrap()
 }
 

@@ -156,6 +156,13 @@ pub struct RobotConfig {
     pub allow_invalid_inertia: bool,
 }
 
+impl RobotConfig {
+    /// `robot.description_timeout` as a Duration (saturating).
+    pub fn description_wait(&self) -> std::time::Duration {
+        seconds(self.description_timeout.get())
+    }
+}
+
 /// `robot.mimic_joints`.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq, Deserialize, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -316,6 +323,12 @@ pub struct RealtimeConfig {
     pub cpu: Option<usize>,
 }
 
+/// `x` seconds (a checked positive number) as a Duration, saturating: a rate so small that
+/// its period overflows a Duration is a period longer than any run.
+fn seconds(x: f64) -> std::time::Duration {
+    std::time::Duration::try_from_secs_f64(x).unwrap_or(std::time::Duration::MAX)
+}
+
 fn default_rate() -> PositiveF64 {
     PositiveF64::new(1000.0).expect("1000 is positive")
 }
@@ -430,7 +443,7 @@ impl Config {
         crate::runtime::LoopSettings {
             name: name.to_owned(),
             period,
-            report_interval: std::time::Duration::from_secs_f64(1.0 / self.diagnostics.rate_hz.get()),
+            report_interval: seconds(1.0 / self.diagnostics.rate_hz.get()),
             realtime_priority: self.realtime.priority.fifo().filter(|_| !period.is_zero()),
             cpu: self.realtime.cpu,
             catch_up: self.loop_catch_up(),
@@ -498,14 +511,14 @@ impl Config {
     /// The period 1/`rate_hz`: the controller's loop period, and the simulator's default
     /// step.
     pub fn period(&self) -> std::time::Duration {
-        std::time::Duration::from_secs_f64(1.0 / self.rate_hz.get())
+        seconds(1.0 / self.rate_hz.get())
     }
 
     /// How far apart a JointState's and an odometry's stamps may be to make one state:
     /// `control.pairing_tolerance`, else half the period.
     pub fn pairing_tolerance(&self) -> std::time::Duration {
         match self.control.pairing_tolerance {
-            Some(t) => std::time::Duration::try_from_secs_f64(t.get()).unwrap_or(std::time::Duration::MAX),
+            Some(t) => seconds(t.get()),
             None => self.period() / 2,
         }
     }
@@ -520,7 +533,7 @@ impl Config {
     pub fn loop_period(&self) -> std::time::Duration {
         match (self.mode, self.sim.realtime_factor.factor()) {
             (Mode::Control, _) => self.period(),
-            (_, Some(factor)) => std::time::Duration::from_secs_f64(self.sim_dt() / factor),
+            (_, Some(factor)) => seconds(self.sim_dt() / factor),
             (_, None) => std::time::Duration::ZERO,
         }
     }
@@ -531,7 +544,7 @@ impl Config {
     pub fn loop_catch_up(&self) -> std::time::Duration {
         match self.mode {
             Mode::Control => std::time::Duration::ZERO,
-            Mode::Sim | Mode::SimAndControl => std::time::Duration::from_secs_f64(self.sim.catch_up.get()),
+            Mode::Sim | Mode::SimAndControl => seconds(self.sim.catch_up.get()),
         }
     }
 
@@ -539,7 +552,7 @@ impl Config {
     /// periods (simulated steps' worth of wall time for a free loop).
     pub fn stale_after(&self) -> std::time::Duration {
         let period = self.loop_period();
-        let period = if period.is_zero() { std::time::Duration::from_secs_f64(self.sim_dt()) } else { period };
+        let period = if period.is_zero() { seconds(self.sim_dt()) } else { period };
         period.mul_f64(self.watchdog.stale_after_periods.get())
     }
 }

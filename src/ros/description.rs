@@ -90,7 +90,8 @@ pub fn wait_for_description(
         "signorini: waiting for the URDF on {topic} (std_msgs/String, transient local) for up to {} s...",
         timeout.as_secs_f64()
     );
-    let deadline = Instant::now() + timeout;
+    // A timeout beyond what an Instant holds is no deadline.
+    let deadline = Instant::now().checked_add(timeout);
     let signals = InterruptFlag::install();
     loop {
         if signals.raised() {
@@ -100,7 +101,7 @@ pub fn wait_for_description(
         if let Some(Some(message)) = stream.next().now_or_never() {
             return Ok(Description { xml: message.data, later: stream });
         }
-        if Instant::now() >= deadline {
+        if deadline.is_some_and(|d| Instant::now() >= d) {
             return Err(NodeError::NoDescription { topic: topic.to_string(), timeout_s: timeout.as_secs_f64() });
         }
     }

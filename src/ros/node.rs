@@ -9,7 +9,6 @@
 //! ([`super::inputs`]), /diagnostics and signals, all supervised ([`super::supervision`]).
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use r2r::geometry_msgs::msg::{PoseStamped, WrenchStamped};
 use r2r::nav_msgs::msg::Odometry;
@@ -158,7 +157,7 @@ fn load_robot(node: &mut r2r::Node, config_file: &Path, config: Config, tasks: &
     let Some(topic) = config.robot.description_topic.clone() else {
         return Ok(Setup::with_urdf(config_file, config, None)?);
     };
-    let timeout = Duration::from_secs_f64(config.robot.description_timeout.get());
+    let timeout = config.robot.description_wait();
     let Description { xml, later } = wait_for_description(node, &topic, timeout)?;
     let origin = format!("topic {topic}");
     let setup = Setup::with_urdf(config_file, config, Some(UrdfText { xml: &xml, origin: &origin }))?;
