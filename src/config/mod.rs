@@ -14,6 +14,7 @@
 
 pub mod contact;
 pub mod control;
+pub mod joint_commands;
 pub mod scene;
 pub mod sim;
 pub mod values;
@@ -25,6 +26,7 @@ use serde::{Deserialize, Serialize};
 
 pub use contact::{ContactConfig, Fallback, SolverKind};
 pub use control::{ControlConfig, SafeOutput};
+pub use joint_commands::{InterfaceName, JointCommandsConfig, PositionGains, VelocityGains};
 pub use scene::{BoxConfig, CollisionConfig, EnvironmentConfig, GroundConfig, MeshConfig, NonNegativeF64, SlopeConfig};
 pub use sim::{BodyConfig, BodyShape, NonFinitePolicy, SimConfig};
 pub use values::{FiniteF64, Fraction, NameToken, PositiveF64, RealtimeFactor, RtPriority, TopicName, topic_token};
@@ -103,6 +105,9 @@ pub struct Config {
     /// The inverse-dynamics controller: gains, stance, posture reference.
     #[serde(default)]
     pub control: ControlConfig,
+    /// Per-joint position, velocity or effort commands on a JointState topic (`mode: sim`).
+    #[serde(default)]
+    pub joint_commands: JointCommandsConfig,
 }
 
 /// `robot:`
@@ -265,6 +270,9 @@ pub struct QosOverrides {
     pub diagnostics: QosOverride,
     /// Effort command subscription.
     pub commands: QosOverride,
+    /// JointState command subscription (default reliable, volatile, keep last 10: its
+    /// publisher sends only changes, none may be lost).
+    pub joint_commands: QosOverride,
 }
 
 /// `watchdog:`
