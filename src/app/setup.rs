@@ -224,7 +224,7 @@ impl Setup {
             SetupError::Config(ConfigError::Invalid { file: self.config_file.display().to_string(), key, message })
         };
         let interface_of = |name: &str| c.interfaces.get(name).copied().unwrap_or(InterfaceName::Effort);
-        for name in c.interfaces.keys().filter(|n| !self.joint_names.contains(n)) {
+        if let Some(name) = c.interfaces.keys().find(|n| !self.joint_names.contains(n)) {
             let expected = format!("one of the configured joints ({})", self.joint_names.join(", "));
             return Err(invalid(
                 format!("joint_commands.interfaces.{name}"),

@@ -142,10 +142,12 @@ mod tests {
         // e = 0.1, I = 0.1·0.01: τ = 2 + 0.1 − 2·0.5.
         let tau = s.torque(0.3, 0.2, 0.5, &mut integral, 0.01);
         assert!((integral - 1e-3).abs() < 1e-15 && (tau - 1.1).abs() < 1e-12, "{tau} {integral}");
-        // A target beyond the upper limit 1 is the limit: e = 0.5, τ = 10 + ... clamped.
+        // A target beyond the upper limit 1 is the limit: e = 0.5, and without a velocity
+        // limit τ = 20·0.5 = 10, the effort limit: saturated the way of the error, no
+        // integration.
+        let free = JointServo { velocity_limit: f64::INFINITY, ..s };
         let mut integral = 0.0;
-        assert_eq!(s.torque(5.0, 0.5, 0.0, &mut integral, 0.01), 10.0);
-        // Saturated the same way as the error: no integration.
+        assert_eq!(free.torque(5.0, 0.5, 0.0, &mut integral, 0.01), 10.0);
         assert_eq!(integral, 0.0);
         let tau = s.torque(0.6, 0.5, 0.0, &mut integral, 0.01);
         assert!((tau - (20.0 * 0.1 + 100.0 * 1e-3)).abs() < 1e-12);
