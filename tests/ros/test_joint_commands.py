@@ -166,7 +166,7 @@ def test_the_wheeled_robot_drives_on_wheel_velocities(ros):
         worst = max(abs(v - 5.0) / 5.0 for v in speeds)
         print(f"diff drive over ROS: {distance:.6f} m in 2 s at speed ({distance - 1:+.1e}); "
               f"wheel speeds within {worst:.2e}")
-        assert abs(distance - 1.0) < 2e-5
+        assert abs(distance - 1.0) < 2e-6
         assert worst < 0.01
     finally:
         ros.destroy_publisher(system.pub)
