@@ -36,7 +36,7 @@ def _node(context):
 
 def generate_launch_description():
     return LaunchDescription([
-        DeclareLaunchArgument("robot", default_value="quadruped", description="quadruped, arm7 or cube"),
+        DeclareLaunchArgument("robot", default_value="quadruped", description="quadruped, arm7, cube or diff_drive"),
         DeclareLaunchArgument("config", default_value="", description="a configuration file (overrides robot)"),
         DeclareLaunchArgument("use_sim_time", default_value="false",
                               description="the simulator publishes /clock itself; true only for other clocks"),

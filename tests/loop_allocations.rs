@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use signorini::app::Setup;
-use signorini::app::{OutputLayout, SimJob};
+use signorini::app::{OutputLayout, SimJob, SimLoop};
 use signorini::runtime::{
     Counters, EffortCommand, Job, LoopReport, LoopSettings, Tick, mailbox, run_loop, sample_ring,
 };
@@ -129,6 +129,56 @@ fn the_loop_allocates_nothing_after_start_up() {
         0,
         "heap allocations on the loop thread between tick 1 and tick 999"
     );
+}
+
+/// The same with per-joint JointState commands flowing (issue 24): the arm in `mode: sim`
+/// under position commands that change every 300 µs, checked by the node's
+/// [`JointCommandInput`] and exchanged through its mailbox, its servos in the loop.
+#[test]
+fn the_loop_allocates_nothing_with_joint_state_commands_flowing() {
+    let setup = Setup::load(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("config/arm7.yaml"), None).unwrap();
+    let counters = Arc::new(Counters::default());
+    let SimLoop { job, joint_commands: (mut table_writer, mut input), ends, .. } =
+        SimLoop::new(&setup, counters.clone()).unwrap();
+    let mut consumer = ends.samples;
+    let (mut report_writer, _report_reader) = mailbox(LoopReport::default());
+    let stop = Arc::new(AtomicBool::new(false));
+    let names = setup.joint_names.clone();
+    let start = setup.initial_positions.clone();
+    let writer = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            let mut k = 0.0f64;
+            while !stop.load(Ordering::Relaxed) {
+                k += 1.0;
+                let position: Vec<f64> = start.iter().map(|p| p + 0.2 * (k * 0.01).sin()).collect();
+                let table = input.apply(&names, &position, &[], &[]).expect("a valid command");
+                table_writer.write_with(|t| t.clone_from(table));
+                std::thread::sleep(Duration::from_micros(300));
+            }
+        })
+    };
+    let drainer = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            while !stop.load(Ordering::Relaxed) || !consumer.is_empty() {
+                while consumer.pop_with(|s| assert!(s.effort.iter().chain(&s.position).all(|x| x.is_finite()))) {}
+                std::thread::sleep(Duration::from_micros(200));
+            }
+        })
+    };
+    let mut measured = Measured { inner: job, ticks: 1000, at_tick_1: 0, at_end: 0, stop: stop.clone() };
+    let mut settings = LoopSettings::at_rate("alloc-test-joint-commands", 2000.0);
+    settings.report_interval = Duration::from_millis(50);
+    let last = run_loop(&settings, &mut measured, &stop, &mut report_writer);
+    writer.join().unwrap();
+    drainer.join().unwrap();
+    assert_eq!(last.total_ticks, 1000);
+    let r = measured.inner.world().robot.as_ref().unwrap();
+    let moved =
+        setup.joint_slots().iter().zip(&setup.initial_positions).any(|(s, p)| (s.position(&r.q) - p).abs() > 1e-3);
+    assert!(moved, "the servos followed the commands");
+    assert_eq!(measured.at_end - measured.at_tick_1, 0, "heap allocations on the loop thread with joint commands");
 }
 
 #[test]

@@ -48,3 +48,17 @@ fn the_arm_is_a_seven_dof_chain_and_the_cube_has_no_joints() {
     let cube = RobotDescription::from_file(&repo("urdf/cube.urdf")).unwrap();
     assert_eq!((cube.links.len(), cube.joints.len()), (1, 0));
 }
+
+/// The differential-drive base: two continuous wheel joints taking velocity commands, a
+/// frictionless caster, a floating base.
+#[test]
+fn the_wheeled_robot_has_two_velocity_driven_wheels_and_a_sliding_caster() {
+    let s = Setup::load(&repo("config/diff_drive.yaml"), None).unwrap();
+    assert!(s.config.robot.floating_base);
+    assert_eq!(s.joint_names, ["left_wheel_joint", "right_wheel_joint"]);
+    assert!(s.robot.joints.iter().filter(|j| j.kind == JointKind::Continuous).count() == 2);
+    let servos = s.joint_servos().unwrap();
+    assert!(servos.iter().all(|w| w.interface == signorini::sim::Interface::Velocity && w.unbounded));
+    assert_eq!(s.config.collision.link_friction.get("caster").map(|f| f.get()), Some(0.0));
+    assert!(s.robot.link("caster").is_some());
+}

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::outputs::{OutputLayout, Outputs};
 use super::{ControlJob, ExternalWrenches, ReferenceCommand, SetupError, SimAndControlJob, SimJob, SimRequests};
-use super::{Setup, WrenchTargets};
+use super::{JointCommandInput, JointCommandTable, Setup, WrenchTargets};
 use crate::runtime::{Counters, EffortCommand, MailboxWriter, MeasuredState, SampleConsumer, mailbox, sample_ring};
 
 /// Output samples the publisher may lag behind the loop before samples are dropped
@@ -21,6 +21,8 @@ pub struct SimLoop {
     pub job: SimJob,
     /// Effort commands (validated by the writer, [`crate::runtime::validate_efforts`]).
     pub commands: MailboxWriter<EffortCommand>,
+    /// Per-joint JointState commands: the tables [`JointCommandInput::apply`] builds.
+    pub joint_commands: (MailboxWriter<JointCommandTable>, JointCommandInput),
     /// The rest of the I/O side's ends.
     pub ends: SimEnds,
 }
@@ -51,9 +53,14 @@ impl SimLoop {
         let job = SimJob::new(setup, world, command_reader, producer, stale_after, counters);
         let (wrenches, wrench_reader) = mailbox(job.wrench_table());
         let targets = WrenchTargets::new(&setup.model, job.world(), job.wrench_table());
-        let job = job.with_external_wrenches(wrench_reader);
+        let input = JointCommandInput::new(setup.joint_names.clone(), {
+            setup.joint_servos()?.iter().map(|s| s.interface).collect()
+        });
+        let (table_writer, table_reader) = mailbox(input.table().clone());
+        let job = job.with_external_wrenches(wrench_reader).with_joint_commands(table_reader, setup.joint_servos()?);
         let requests = job.requests();
-        Ok(Self { job, commands, ends: SimEnds { wrenches, targets, requests, samples, layout } })
+        let joint_commands = (table_writer, input);
+        Ok(Self { job, commands, joint_commands, ends: SimEnds { wrenches, targets, requests, samples, layout } })
     }
 }
 

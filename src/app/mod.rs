@@ -7,6 +7,7 @@
 pub mod assembly;
 pub mod closed_loop;
 pub mod control_job;
+pub mod joint_commands;
 pub mod outputs;
 pub mod setup;
 pub mod sim_job;
@@ -15,6 +16,7 @@ pub mod wrench_targets;
 pub use assembly::{ControlEnds, ControlLoop, SimAndControlLoop, SimEnds, SimLoop};
 pub use closed_loop::SimAndControlJob;
 pub use control_job::{ControlJob, ReferenceCommand};
+pub use joint_commands::{JointCommandInput, JointCommandRejection, JointCommandTable};
 pub use outputs::{ContactForce, MARKED_CONTACTS, OutputLayout, Outputs, Wrench};
 pub use setup::{JointSlot, Setup, SetupError, UrdfText};
 pub use sim_job::{ExternalWrenches, SimJob, SimRequests};

@@ -7,12 +7,13 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::collision::{CollisionError, CollisionShape, CollisionWorld, FreeBodyShape};
-use crate::config::{BodyShape, Config, ConfigError, FiniteF64, MimicJoints};
+use crate::config::joint_commands::DEFAULT_GAINS;
+use crate::config::{BodyShape, Config, ConfigError, FiniteF64, InterfaceName, MimicJoints};
 use crate::control::{Controller, InverseDynamicsSettings, UnknownLink};
 use crate::model::{
     FreeBody, FreeBodyState, JointType, MimicPolicy, Model, ModelError, ModelOptions, RobotDescription, UrdfError,
 };
-use crate::sim::{JointPd, Robot, SensorSettings, World, WorldError};
+use crate::sim::{Gains, Interface, JointPd, JointServo, Robot, SensorSettings, World, WorldError};
 use crate::spatial::{Motion, SE3, Vec3, rotation_from_rpy};
 
 /// A configuration whose robot was loaded and whose joint names and posture were checked
@@ -62,6 +63,15 @@ impl JointSlot {
         } else {
             q[self.idx_q] = position;
         }
+    }
+}
+
+/// An interface's name in YAML.
+fn word(interface: InterfaceName) -> &'static str {
+    match interface {
+        InterfaceName::Position => "position",
+        InterfaceName::Velocity => "velocity",
+        InterfaceName::Effort => "effort",
     }
 }
 
@@ -230,7 +240,7 @@ impl Setup {
         let mut posture_positions = initial_positions.clone();
         positions("control.posture", &config.control.posture, &mut posture_positions)?;
         let sensors = config.sensors.settings(&model, config.sim_dt(), &file)?;
-        Ok(Self {
+        let setup = Self {
             config_file: config_file.to_owned(),
             config,
             robot,
@@ -239,7 +249,90 @@ impl Setup {
             initial_positions,
             posture_positions,
             sensors,
-        })
+        };
+        setup.joint_servos()?;
+        Ok(setup)
+    }
+
+    /// The servo of each controlled joint (`joint_names` order) for commands on
+    /// `joint_commands.topic`: its interface (`joint_commands.interfaces`, else effort),
+    /// its gains (its own in `joint_commands.position_gains` / `velocity_gains`, else
+    /// their `default`) and its URDF limits. A key naming no joint of that interface, or
+    /// a position or velocity joint without gains, is an error naming the key.
+    pub fn joint_servos(&self) -> Result<Vec<JointServo>, SetupError> {
+        let c = &self.config.joint_commands;
+        let invalid = |key: String, message: String| {
+            SetupError::Config(ConfigError::Invalid { file: self.config_file.display().to_string(), key, message })
+        };
+        let interface_of = |name: &str| c.interfaces.get(name).copied().unwrap_or(InterfaceName::Effort);
+        if let Some(name) = c.interfaces.keys().find(|n| !self.joint_names.contains(n)) {
+            let expected = format!("one of the configured joints ({})", self.joint_names.join(", "));
+            return Err(invalid(
+                format!("joint_commands.interfaces.{name}"),
+                format!("expected {expected}, got `{name}`"),
+            ));
+        }
+        let keys = [
+            ("position_gains", InterfaceName::Position, c.position_gains.keys().collect::<Vec<_>>()),
+            ("velocity_gains", InterfaceName::Velocity, c.velocity_gains.keys().collect()),
+        ];
+        for (section, interface, names) in &keys {
+            if let Some(name) = names.iter().find(|n| **n != DEFAULT_GAINS && interface_of(n) != *interface) {
+                return Err(invalid(
+                    format!("joint_commands.{section}.{name}"),
+                    format!("expected `default` or a joint whose interface is {}, got `{name}`", word(*interface)),
+                ));
+            }
+        }
+        let slots = self.joint_slots();
+        let mut servos = Vec::with_capacity(slots.len());
+        for (name, slot) in self.joint_names.iter().zip(&slots) {
+            let (interface, gains) = match interface_of(name) {
+                InterfaceName::Effort => (Interface::Effort, Some(Gains::default())),
+                InterfaceName::Position => (
+                    Interface::Position,
+                    c.position_gains.get(name).or(c.position_gains.get(DEFAULT_GAINS)).map(|g| Gains {
+                        kp: g.kp.get(),
+                        kd: g.kd.get(),
+                        ki: g.ki.get(),
+                    }),
+                ),
+                InterfaceName::Velocity => (
+                    Interface::Velocity,
+                    c.velocity_gains.get(name).or(c.velocity_gains.get(DEFAULT_GAINS)).map(|g| Gains {
+                        kp: g.kp.get(),
+                        kd: 0.0,
+                        ki: g.ki.get(),
+                    }),
+                ),
+            };
+            let Some(gains) = gains else {
+                let word = if interface == Interface::Position { "position" } else { "velocity" };
+                return Err(invalid(
+                    format!("joint_commands.{word}_gains"),
+                    format!("joint `{name}` takes {word} commands: give its gains or `default`"),
+                ));
+            };
+            let m = &self.model;
+            let effort = m.effort_limit[slot.idx_v];
+            let (lower, upper) = match slot.unbounded {
+                true => (f64::NEG_INFINITY, f64::INFINITY),
+                false => (m.lower_position_limit[slot.idx_q], m.upper_position_limit[slot.idx_q]),
+            };
+            servos.push(JointServo {
+                interface,
+                gains,
+                lower,
+                upper,
+                unbounded: slot.unbounded,
+                effort_limit: if effort > 0.0 && effort.is_finite() { effort } else { f64::INFINITY },
+                velocity_limit: match m.velocity_limit[slot.idx_v] {
+                    v if v > 0.0 && v.is_finite() => v,
+                    _ => f64::INFINITY,
+                },
+            });
+        }
+        Ok(servos)
     }
 
     /// The controlled joints' slots in q and v, in `joint_names` order.

@@ -1,9 +1,11 @@
 //! The loop job of `mode: sim`: one simulator step per tick, driven by the latest effort
 //! command.
 //!
-//! Each tick: the effort command (command mailbox → watchdog) while it is fresh, else the
-//! fallback, the joint PD of `sim.hold_kp`/`hold_kd` towards the initial posture (zero
-//! effort with the default gains); the newest external wrenches; one step of the
+//! Each tick: the effort command (command mailbox → watchdog) while it is fresh, else per
+//! joint its held JointState command through its servo ([`super::joint_commands`],
+//! [`crate::sim::servo`]), else the fallback, the joint PD of `sim.hold_kp`/`hold_kd`
+//! towards the initial posture (zero effort with the default gains); the newest external
+//! wrenches; one step of the
 //! simulator; its outputs
 //! ([`super::outputs`]) pushed to the sample ring for the publisher, which is woken (every
 //! `sim.publish_every` steps). A state that stops being finite is never published: it is
@@ -17,12 +19,13 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::thread::Thread;
 use std::time::Duration;
 
+use super::joint_commands::JointCommandTable;
 use super::outputs::{OutputLayout, Outputs};
 use crate::app::{JointSlot, Setup};
 use crate::config::{Fallback, NonFinitePolicy};
 use crate::model::FreeBodyState;
 use crate::runtime::{Counters, EffortCommand, Freshness, HandOff, Job, MailboxReader, SampleProducer, Tick, Watchdog};
-use crate::sim::{JointPd, Sensors, Stepper, World};
+use crate::sim::{JointPd, JointServo, Sensors, Stepper, World};
 use crate::spatial::Force;
 
 /// External wrenches from the I/O side (`~/external_wrench`): the whole table, one per
@@ -103,6 +106,15 @@ pub struct SimJob {
     on_non_finite: NonFinitePolicy,
     /// The robot's sensors, if any are configured.
     sensors: Option<Sensors>,
+    /// Per-joint commands held from the JointState topic, and their servos.
+    joint_commands: Option<HeldCommands>,
+}
+
+/// The held JointState commands the loop reads, each joint's servo and its integral.
+struct HeldCommands {
+    table: MailboxReader<JointCommandTable>,
+    servos: Vec<JointServo>,
+    integrals: Vec<f64>,
 }
 
 impl SimJob {
@@ -154,7 +166,17 @@ impl SimJob {
             wrenches: None,
             trusted: false,
             on_non_finite: setup.config.sim.on_non_finite,
+            joint_commands: None,
         }
+    }
+
+    /// Drives each joint by the command `table` holds for it (a table of the controlled
+    /// joints) through its servo of `servos` (`setup.joint_servos()`), while no fresh
+    /// effort command drives them all; joints never commanded keep the fallback.
+    pub fn with_joint_commands(mut self, table: MailboxReader<JointCommandTable>, servos: Vec<JointServo>) -> Self {
+        let integrals = vec![0.0; servos.len()];
+        self.joint_commands = Some(HeldCommands { table, servos, integrals });
+        self
     }
 
     /// Unparks `publisher` after each sample (the hand-off, measured apart in the loop
@@ -242,7 +264,29 @@ impl SimJob {
                     self.tau[slot.idx_v] = *e;
                 }
             }
-            _ => self.fallback.torques(&r.model, &r.q, &r.v, &mut self.tau),
+            _ => {
+                self.fallback.torques(&r.model, &r.q, &r.v, &mut self.tau);
+                self.servo_held_commands();
+                return;
+            }
+        }
+        // The effort command took over: the servos start afresh after it.
+        if let Some(held) = self.joint_commands.as_mut() {
+            held.integrals.fill(0.0);
+        }
+    }
+
+    /// τ of each joint with a held JointState command: its servo's, at the state the step
+    /// starts from (over the fallback's).
+    fn servo_held_commands(&mut self) {
+        let (Some(held), Some(r)) = (self.joint_commands.as_mut(), self.world.robot.as_ref()) else { return };
+        let table = &held.table.latest().value;
+        let commands = table.targets.iter().zip(&table.commanded).zip(&held.servos).zip(&mut held.integrals);
+        for ((((&target, &commanded), servo), integral), slot) in commands.zip(&self.joints) {
+            if commanded {
+                let (position, velocity) = (slot.position(&r.q), r.v[slot.idx_v]);
+                self.tau[slot.idx_v] = servo.torque(target, position, velocity, integral, self.stepper.dt);
+            }
         }
     }
 
@@ -253,6 +297,9 @@ impl SimJob {
             r.v.copy_from_slice(&self.initial.1);
         }
         self.world.states.clone_from_slice(&self.initial.2);
+        if let Some(held) = self.joint_commands.as_mut() {
+            held.integrals.fill(0.0);
+        }
     }
 }
 

@@ -492,7 +492,7 @@ fn run_loop(config: &std::path::Path, duration: f64) -> Result<(), Failure> {
     let s = load(config)?;
     let counters = Arc::new(Counters::default());
     // The simulator as the node runs it, with nothing on its inputs (the hold PD).
-    let SimLoop { job, commands: _commands, ends } =
+    let SimLoop { job, commands: _commands, joint_commands: _joint_commands, ends } =
         SimLoop::new(&s, counters.clone()).map_err(|e| Failure::BadInput(e.to_string()))?;
     let mut consumer = ends.samples;
     let (report_writer, mut reports) = mailbox(LoopReport::default());

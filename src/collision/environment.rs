@@ -92,6 +92,9 @@ pub struct CollisionSettings {
     /// Friction of the robot's links, combined with the other body's by the minimum
     /// (infinite: the other body's applies).
     pub robot_friction: f64,
+    /// Per-link friction overriding `robot_friction` for that link's shapes (a caster
+    /// that must slide, a rubber wheel; Gazebo's `<mu1>`/`<mu2>` per link).
+    pub link_friction: Vec<(String, f64)>,
     /// Friction between two robot links.
     pub self_friction: f64,
 }
@@ -105,6 +108,7 @@ impl Default for CollisionSettings {
             disable_pairs: Vec::new(),
             srdf: None,
             robot_friction: f64::INFINITY,
+            link_friction: Vec::new(),
             self_friction: 0.5,
         }
     }

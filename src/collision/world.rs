@@ -208,6 +208,29 @@ fn robot_objects(model: &Model, friction: f64, cache: &mut MeshCache) -> Result<
     Ok(objects)
 }
 
+/// Gives the shapes of each link of `link_friction` that link's friction; a link the
+/// model does not have is an error naming its key.
+fn override_link_friction(
+    model: &Model,
+    link_friction: &[(String, f64)],
+    objects: &mut [CollisionObject],
+) -> Result<(), CollisionError> {
+    for (link, friction) in link_friction {
+        let mut found = model.frame_id(link, None).is_some();
+        for o in objects.iter_mut().filter(|o| &o.link == link) {
+            o.friction = *friction;
+            found = true;
+        }
+        if !found {
+            return Err(CollisionError::Config {
+                key: format!("collision.link_friction.{link}"),
+                message: format!("expected a link of the robot, got `{link}`"),
+            });
+        }
+    }
+    Ok(())
+}
+
 /// The environment's ground and obstacles, appended to `objects` in order.
 fn static_objects(environment: &Environment, objects: &mut Vec<CollisionObject>) -> Result<(), CollisionError> {
     let mut add = |name: &str, shape: CollisionShape, pose: SE3, friction: f64, restitution: f64| {
@@ -296,6 +319,7 @@ impl CollisionWorld {
     pub fn new(model: &Model, environment: &Environment, settings: &CollisionSettings) -> Result<Self, CollisionError> {
         let mut cache = MeshCache::new();
         let mut objects = robot_objects(model, settings.robot_friction, &mut cache)?;
+        override_link_friction(model, &settings.link_friction, &mut objects)?;
         static_objects(environment, &mut objects)?;
         let robot_objects: Vec<usize> =
             (0..objects.len()).filter(|&i| matches!(objects[i].owner, Owner::Robot { .. })).collect();

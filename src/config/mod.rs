@@ -14,6 +14,7 @@
 
 pub mod contact;
 pub mod control;
+pub mod joint_commands;
 pub mod scene;
 pub mod sensors;
 pub mod sim;
@@ -26,6 +27,7 @@ use serde::{Deserialize, Serialize};
 
 pub use contact::{ContactConfig, Fallback, SolverKind};
 pub use control::{ControlConfig, SafeOutput};
+pub use joint_commands::{InterfaceName, JointCommandsConfig, PositionGains, VelocityGains};
 pub use scene::{BoxConfig, CollisionConfig, EnvironmentConfig, GroundConfig, MeshConfig, NonNegativeF64, SlopeConfig};
 pub use sensors::{FootConfig, FootContactConfig, ForceTorqueConfig, ImuConfig, MeasureDirection, SensorsConfig};
 pub use sim::{BodyConfig, BodyShape, NonFinitePolicy, SimConfig};
@@ -108,6 +110,9 @@ pub struct Config {
     /// The simulator's sensors: IMUs, joint force/torque, foot contacts.
     #[serde(default)]
     pub sensors: SensorsConfig,
+    /// Per-joint position, velocity or effort commands on a JointState topic (`mode: sim`).
+    #[serde(default)]
+    pub joint_commands: JointCommandsConfig,
 }
 
 /// `robot:`
@@ -290,6 +295,9 @@ pub struct QosOverrides {
     pub diagnostics: QosOverride,
     /// Effort command subscription.
     pub commands: QosOverride,
+    /// JointState command subscription (default reliable, volatile, keep last 10: its
+    /// publisher sends only changes, none may be lost).
+    pub joint_commands: QosOverride,
 }
 
 /// `watchdog:`

@@ -199,6 +199,9 @@ pub struct CollisionConfig {
     /// Friction of the robot's links, combined with the other body's by the minimum.
     /// Default: none, so the other body's friction applies.
     pub robot_friction: Option<NonNegativeF64>,
+    /// Friction of particular links (by URDF link name), over `robot_friction`: a caster
+    /// that must slide, as Gazebo's per-link `<mu1>`/`<mu2>`. Default: none.
+    pub link_friction: std::collections::BTreeMap<String, NonNegativeF64>,
     /// Friction between two robot links (self-collision). Default 0.5.
     pub self_friction: NonNegativeF64,
     /// Most contacts reported per step; more are dropped and counted. Default 256.
@@ -213,6 +216,7 @@ impl Default for CollisionConfig {
             disable_pairs: Vec::new(),
             srdf: None,
             robot_friction: None,
+            link_friction: Default::default(),
             self_friction: nn(0.5),
             max_contacts: std::num::NonZeroUsize::new(256).expect("nonzero"),
         }
@@ -284,6 +288,7 @@ impl CollisionConfig {
             disable_pairs: self.disable_pairs.clone(),
             srdf: self.srdf.clone(),
             robot_friction: self.robot_friction.map_or(f64::INFINITY, |f| f.get()),
+            link_friction: self.link_friction.iter().map(|(l, f)| (l.clone(), f.get())).collect(),
             self_friction: self.self_friction.get(),
         }
     }

@@ -15,7 +15,9 @@ use r2r::std_msgs::msg::{Float64MultiArray, UInt32};
 use r2r::std_srvs::srv::{SetBool, Trigger};
 use r2r::trajectory_msgs::msg::JointTrajectory as TrajectoryMsg;
 
-use crate::app::{ExternalWrenches, ReferenceCommand, SimRequests, WrenchTargets};
+use crate::app::{
+    ExternalWrenches, JointCommandInput, JointCommandTable, ReferenceCommand, SimRequests, WrenchTargets,
+};
 use crate::config::NODE_NAME;
 use crate::control::{JointTrajectory, TrajectoryPoint};
 use crate::runtime::throttle::also;
@@ -51,6 +53,31 @@ pub async fn commands(
             Err(why) => {
                 counters.count_rejection(why);
                 warn(&mut throttle, &topic, format_args!("command rejected: {why}"));
+            }
+        }
+    }
+}
+
+/// Per-joint commands (sensor_msgs/JointState, as JointStateTopicSystem publishes them),
+/// checked whole by [`JointCommandInput::apply`]; each accepted one updates the held
+/// table, which the loop reads.
+pub async fn joint_commands(
+    mut stream: impl Stream<Item = JointState> + Unpin,
+    (mut writer, mut input): (MailboxWriter<JointCommandTable>, JointCommandInput),
+    counters: Arc<Counters>,
+    topic: String,
+) {
+    let mut throttle = Throttle::per_second();
+    while let Some(msg) = stream.next().await {
+        match input.apply(&msg.name, &msg.position, &msg.velocity, &msg.effort) {
+            Ok(table) => {
+                writer.write_with(|t| t.clone_from(table));
+                Counters::bump(&counters.joint_commands_accepted);
+            }
+            Err(why) => {
+                Counters::bump(&counters.joint_commands_rejected);
+                let why = why.describe(&msg.name);
+                warn(&mut throttle, &topic, format_args!("joint command rejected: {why}"));
             }
         }
     }

@@ -194,7 +194,7 @@ fn state_qos(qos: &QosOverrides, side: Qos) -> QosProfile {
 fn run_sim(mut node: r2r::Node, setup: &Setup, mut tasks: Tasks) -> Result<NodeSummary, NodeError> {
     let config = &setup.config;
     let io = LoopIo::new(&mut node, setup)?;
-    let SimLoop { mut job, commands, ends } = SimLoop::new(setup, io.counters.clone())?;
+    let SimLoop { mut job, commands, joint_commands, ends } = SimLoop::new(setup, io.counters.clone())?;
     let topic = config.commands_topic().to_string();
     let stream =
         subscription::<Float64MultiArray>(&mut node, &topic, profile(config.qos.commands.over(Qos::SUBSCRIPTION)))?;
@@ -203,9 +203,16 @@ fn run_sim(mut node: r2r::Node, setup: &Setup, mut tasks: Tasks) -> Result<NodeS
         format!("{topic} subscription"),
         inputs::commands(stream, commands, n, io.counters.clone(), topic.clone()),
     );
+    let mut banner = format!("{}; effort commands on {topic}", sim_banner(setup));
+    if let Some(joint_topic) = &config.joint_commands.topic {
+        let qos = profile(config.qos.joint_commands.over(Qos::PUBLISHER));
+        let stream = subscription::<JointState>(&mut node, joint_topic, qos)?;
+        let task = inputs::joint_commands(stream, joint_commands, io.counters.clone(), joint_topic.to_string());
+        tasks.spawn(format!("{joint_topic} subscription"), task);
+        banner += &format!(", joint commands on {joint_topic}");
+    }
     let publisher = sim_side(&mut node, setup, &io, ends, &mut tasks)?;
     job.hand_off_to(publisher.thread().clone());
-    let banner = format!("{}; effort commands on {topic}", sim_banner(setup));
     serve(node, setup, job, vec![publisher], io, banner, tasks)
 }
 

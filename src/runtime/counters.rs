@@ -40,6 +40,11 @@ pub struct Counters {
     pub references_rejected: AtomicU64,
     /// External wrenches refused: an unknown link or body, NaN.
     pub wrenches_rejected: AtomicU64,
+    /// JointState commands accepted (held per joint).
+    pub joint_commands_accepted: AtomicU64,
+    /// JointState commands refused whole: arrays neither empty nor as long as `name`, an
+    /// unknown or repeated joint, NaN or infinity.
+    pub joint_commands_rejected: AtomicU64,
     /// Contact solves that missed their tolerance: a simulator step's, or the controller's
     /// inverse dynamics (a tick the controller refused counts too).
     pub steps_not_converged: AtomicU64,
@@ -95,6 +100,10 @@ pub struct CounterSnapshot {
     pub references_rejected: u64,
     /// See [`Counters::wrenches_rejected`].
     pub wrenches_rejected: u64,
+    /// See [`Counters::joint_commands_accepted`].
+    pub joint_commands_accepted: u64,
+    /// See [`Counters::joint_commands_rejected`].
+    pub joint_commands_rejected: u64,
     /// See [`Counters::steps_not_converged`].
     pub steps_not_converged: u64,
     /// See [`Counters::sim_resets`].
@@ -172,6 +181,8 @@ impl Counters {
             references_accepted: get(&self.references_accepted),
             references_rejected: get(&self.references_rejected),
             wrenches_rejected: get(&self.wrenches_rejected),
+            joint_commands_accepted: get(&self.joint_commands_accepted),
+            joint_commands_rejected: get(&self.joint_commands_rejected),
             steps_not_converged: get(&self.steps_not_converged),
             sim_resets: get(&self.sim_resets),
             solver_fallbacks: get(&self.solver_fallbacks),

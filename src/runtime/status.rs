@@ -100,6 +100,7 @@ fn problems(
         (now.ticks_refused - before.ticks_refused, "controller ticks refused (safe output applied)"),
         (now.references_rejected - before.references_rejected, "reference trajectories rejected"),
         (now.wrenches_rejected - before.wrenches_rejected, "external wrenches rejected"),
+        (now.joint_commands_rejected - before.joint_commands_rejected, "joint state commands rejected"),
         (now.steps_not_converged - before.steps_not_converged, "contact solves missed the tolerance"),
         (now.solver_fallbacks - before.solver_fallbacks, "steps used the contact fallback"),
     ];
@@ -178,6 +179,8 @@ fn values(
         ("references_rejected_total", now.references_rejected.to_string()),
         ("external_wrenches_rejected_total", now.wrenches_rejected.to_string()),
         ("status_lines_dropped_total", now.status_lines_dropped.to_string()),
+        ("joint_commands_accepted_total", now.joint_commands_accepted.to_string()),
+        ("joint_commands_rejected_total", now.joint_commands_rejected.to_string()),
     ]
 }
 

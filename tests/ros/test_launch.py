@@ -134,7 +134,7 @@ def sim_control(config):
     return Expected("signorini", "sim+control", False, config)
 
 
-SIMULATED = ["quadruped", "arm7", "cube"]
+SIMULATED = ["quadruped", "arm7", "cube", "diff_drive"]
 CONTROLLED = ["quadruped", "arm7"]
 
 # (launch file, arguments given, the nodes it must start)
