@@ -16,6 +16,7 @@ pub mod contact;
 pub mod control;
 pub mod scene;
 pub mod sim;
+pub mod simulation_interfaces;
 pub mod values;
 
 use std::collections::BTreeMap;
@@ -27,6 +28,7 @@ pub use contact::{ContactConfig, Fallback, SolverKind};
 pub use control::{ControlConfig, SafeOutput};
 pub use scene::{BoxConfig, CollisionConfig, EnvironmentConfig, GroundConfig, MeshConfig, NonNegativeF64, SlopeConfig};
 pub use sim::{BodyConfig, BodyShape, NonFinitePolicy, SimConfig};
+pub use simulation_interfaces::{InitialState, ServiceNamespace, SimulationInterfacesConfig};
 pub use values::{FiniteF64, Fraction, NameToken, PositiveF64, RealtimeFactor, RtPriority, TopicName, topic_token};
 
 /// The node's name (its private topics `~/x` are `/signorini/x` unless remapped).
@@ -103,6 +105,9 @@ pub struct Config {
     /// The inverse-dynamics controller: gains, stance, posture reference.
     #[serde(default)]
     pub control: ControlConfig,
+    /// The standard simulator API's services (`mode: sim`, `sim+control`).
+    #[serde(default)]
+    pub simulation_interfaces: SimulationInterfacesConfig,
 }
 
 /// `robot:`

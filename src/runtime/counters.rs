@@ -53,6 +53,9 @@ pub struct Counters {
     /// 1 while the simulation is halted (until `~/reset`), else 0: a report for
     /// /diagnostics, written by the simulator's job (which keeps the state itself).
     pub sim_halted: AtomicU64,
+    /// Requests of the standard simulator API refused: unsupported (a state, a reset
+    /// scope), or wrong (a step while not paused, zero steps).
+    pub simulation_requests_refused: AtomicU64,
 
     /// Contacts at the last step.
     pub last_contacts: AtomicU64,
@@ -103,6 +106,8 @@ pub struct CounterSnapshot {
     pub sim_halts: u64,
     /// See [`Counters::sim_halted`].
     pub sim_halted: u64,
+    /// See [`Counters::simulation_requests_refused`].
+    pub simulation_requests_refused: u64,
 
     /// See [`Counters::last_contacts`].
     pub last_contacts: u64,
@@ -173,6 +178,7 @@ impl Counters {
             solver_fallbacks: get(&self.solver_fallbacks),
             sim_halts: get(&self.sim_halts),
             sim_halted: get(&self.sim_halted),
+            simulation_requests_refused: get(&self.simulation_requests_refused),
 
             last_contacts: get(&self.last_contacts),
             last_iterations: get(&self.last_iterations),

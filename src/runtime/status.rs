@@ -102,6 +102,7 @@ fn problems(
         (now.wrenches_rejected - before.wrenches_rejected, "external wrenches rejected"),
         (now.steps_not_converged - before.steps_not_converged, "contact solves missed the tolerance"),
         (now.solver_fallbacks - before.solver_fallbacks, "steps used the contact fallback"),
+        (now.simulation_requests_refused - before.simulation_requests_refused, "simulation requests refused"),
     ];
     problems.extend(rises.iter().filter(|(n, _)| *n > 0).map(|(n, what)| format!("{n} {what}")));
     let resets = now.sim_resets - before.sim_resets;
@@ -177,6 +178,7 @@ fn values(
         ("references_accepted_total", now.references_accepted.to_string()),
         ("references_rejected_total", now.references_rejected.to_string()),
         ("external_wrenches_rejected_total", now.wrenches_rejected.to_string()),
+        ("simulation_requests_refused_total", now.simulation_requests_refused.to_string()),
     ]
 }
 
