@@ -390,7 +390,7 @@ mod tests {
         let requests = job.requests();
         let initial = job.world.robot.as_ref().unwrap().q.clone();
         let crate_start = job.world.states[0].pose.translation;
-        let mut times = |cons: &mut crate::runtime::SampleConsumer<Outputs>| {
+        let times = |cons: &mut crate::runtime::SampleConsumer<Outputs>| {
             let mut t = vec![];
             while cons.pop_with(|s| t.push(s.time_ns)) {}
             t
@@ -425,6 +425,23 @@ mod tests {
         assert_eq!(job.world.robot.as_ref().unwrap().q, initial, "the robot back");
         assert_eq!(job.world.states[0].pose.translation, crate_start, "the crate back");
         assert_eq!(job.world.time_ns(), 3_000_000, "time untouched");
+    }
+
+    /// `simulation_interfaces.initial_state: stopped`: no step until played.
+    #[test]
+    fn a_simulation_configured_stopped_waits_to_be_played() {
+        let mut setup = quadruped();
+        setup.config.simulation_interfaces.initial_state = InitialState::Stopped;
+        let world = setup.sim_world().unwrap();
+        let (prod, mut cons) = sample_ring(8, &OutputLayout::new(&setup, &world).outputs());
+        let (_w, cmd_r) = mailbox(EffortCommand { effort: vec![] });
+        let mut job = SimJob::new(&setup, world, cmd_r, prod, Duration::from_millis(10), Arc::new(Counters::default()));
+        assert_eq!(job.requests().state(), SimulationState::Stopped);
+        job.tick(&tick(0, 0));
+        assert!(!cons.pop_with(|_| {}), "stopped: no step");
+        assert_eq!(job.requests().set_state(SimulationState::Playing), Ok(None));
+        job.tick(&tick(1, 1));
+        assert!(cons.pop_with(|s| assert_eq!(s.time_ns, 1_000_000)), "played: the first step");
     }
 
     #[test]
