@@ -15,7 +15,9 @@ and its crate (config/quadruped.yaml):
 - a step while playing, zero steps, SCOPE_SPAWNED, STATE_QUITTING and an unknown state get
   the standard error naming what is wrong, are counted on /diagnostics, and the
   simulation plays on;
-- the old ~/pause and ~/step still work, over the same requests.
+- the old ~/pause and ~/step still work, over the same requests;
+- `mode: sim+control` with `simulation_interfaces: {namespace: /sim, initial_state:
+  paused}`: the services under /sim, nothing published until StepSimulation steps.
 
 It also measures the round trip of StepSimulation(1) (the README's figure).
 """
@@ -49,6 +51,16 @@ CRATE_START = (0.8, 0.0, 0.1)
 SETTLE = 0.3
 
 
+def call(client, request, timeout=10.0):
+    """The answer of `client` to `request`, woken by the answer itself (wait_until polls
+    every 20 ms: too coarse to time a step's round trip)."""
+    done = threading.Event()
+    future = client.call_async(request)
+    future.add_done_callback(lambda _: done.set())
+    assert done.wait(timeout), f"no answer of {client.srv_name} within {timeout} s"
+    return future.result()
+
+
 class Peer:
     """rclpy clients of every interface, and recorders of /clock, the crate and
     /diagnostics."""
@@ -78,13 +90,7 @@ class Peer:
             self.ros.destroy_subscription(r.sub)
 
     def call(self, client, request, timeout=10.0):
-        # Woken by the answer itself (wait_until polls every 20 ms: too coarse to time a
-        # step's round trip).
-        done = threading.Event()
-        future = client.call_async(request)
-        future.add_done_callback(lambda _: done.set())
-        assert done.wait(timeout), f"no answer of {client.srv_name} within {timeout} s"
-        return future.result()
+        return call(client, request, timeout)
 
     def state(self):
         return self.call(self.get_state, GetSimulationState.Request()).state.state
@@ -341,3 +347,33 @@ def test_bad_requests_get_the_standard_error_are_counted_and_the_simulation_play
     _, ticks = peer.ticks_after(lambda: None)
     assert len(ticks) > 100, "the simulation plays on"
     assert peer.node.alive()
+
+
+def test_sim_and_control_in_a_configured_namespace_starting_paused(ros, tmp_path):
+    """`mode: sim+control` with `simulation_interfaces: {namespace: /sim, initial_state:
+    paused}`: the services are under /sim, nothing steps until asked, and StepSimulation
+    steps the simulator (and its controller) exactly. (Its clock on /sim/clock: the
+    module's other node still publishes /clock.)"""
+    path = config(tmp_path, "sim_control.yaml", "quadruped_sim_control.yaml",
+                  append="simulation_interfaces: {namespace: /sim, initial_state: paused}\n"
+                         "topics: {clock: /sim/clock}\n")
+    node = NodeProcess("node", "--config", str(path))
+    get_state = ros.create_client(GetSimulationState, "/sim/get_simulation_state")
+    step = ros.create_client(StepSimulation, "/sim/step_simulation")
+    clock = RawRecorder(ros, Clock, "/sim/clock", cdr_stamp, RELIABLE)
+    try:
+        node.wait_for_line("signorini: quadruped")
+        assert step.wait_for_service(timeout_sec=20.0) and get_state.wait_for_service(timeout_sec=20.0)
+        assert call(get_state, GetSimulationState.Request()).state.state == SimulationState.STATE_PAUSED
+        time.sleep(1.0)
+        assert clock.snapshot() == [], "paused from the start: nothing published"
+        assert call(step, StepSimulation.Request(steps=10)).result.result == Result.RESULT_OK
+        time.sleep(SETTLE)
+        assert [s for _, s in clock.snapshot()] == [k * MS for k in range(1, 11)]
+        assert node.alive()
+    finally:
+        for c in [get_state, step]:
+            ros.destroy_client(c)
+        ros.destroy_subscription(clock.sub)
+        code = node.stop()
+    assert code == 0, node.output()
