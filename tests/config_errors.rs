@@ -314,3 +314,33 @@ fn stance_links_must_be_links_with_collision_shapes() {
     );
     assert!(Setup::load(&cfg("[lf_foot, rf_foot]"), None).unwrap().controller().is_ok());
 }
+
+#[test]
+fn the_simulation_interfaces_keys_are_checked() {
+    use signorini::config::InitialState;
+    let c = Config::from_yaml("robot: {urdf: r.urdf}\n", "x.yaml").unwrap();
+    assert_eq!(c.simulation_interfaces.namespace.service("step_simulation"), "~/step_simulation");
+    assert_eq!(c.simulation_interfaces.initial_state, InitialState::Playing);
+    let yaml = "robot: {urdf: r.urdf}\nsimulation_interfaces: {namespace: /sim, initial_state: stopped}\n";
+    let c = Config::from_yaml(yaml, "x.yaml").unwrap();
+    assert_eq!(c.simulation_interfaces.namespace.service("step_simulation"), "/sim/step_simulation");
+    assert_eq!(c.simulation_interfaces.initial_state, InitialState::Stopped);
+    let cases = [
+        (
+            "robot: {urdf: r.urdf}\nsimulation_interfaces: {namespace: \"/sim/\"}\n",
+            "robot.yaml: key `simulation_interfaces.namespace`: invalid value: string \"/sim/\", expected a ROS namespace: `~` (the node's name), or a name such as /sim or ~/sim",
+        ),
+        (
+            "robot: {urdf: r.urdf}\nsimulation_interfaces: {initial_state: running}\n",
+            "robot.yaml: key `simulation_interfaces.initial_state`: unknown variant `running`, expected one of `playing`, `paused`, `stopped`",
+        ),
+        (
+            "robot: {urdf: r.urdf}\nsimulation_interfaces: {spawn: true}\n",
+            "robot.yaml: key `simulation_interfaces.spawn`: unknown field `spawn`, expected `namespace` or `initial_state`",
+        ),
+    ];
+    for (yaml, expected) in cases {
+        let got = error(yaml);
+        assert!(got.starts_with(expected), "\n got: {got}\nwant: {expected}…");
+    }
+}

@@ -582,9 +582,11 @@ fn the_simulator_and_the_controller_run_in_one_loop() {
         job.tick(&Tick { index: 2000 + k, deadline: at, wake: at, period: Duration::from_millis(1) });
     }
     assert!(!sim_out.pop_with(|_| ()), "paused: nothing published");
-    requests.step(1);
+    let mut one = requests.begin_steps(1).unwrap();
+    one.poll(false);
     let at = t + Duration::from_millis(600);
     job.tick(&Tick { index: 2005, deadline: at, wake: at, period: Duration::from_millis(1) });
+    assert_eq!(one.poll(false), signorini::app::sim_requests::StepProgress::Done, "exactly the one step");
     let mut applied = Vec::new();
     assert!(sim_out.pop_with(|s| applied = s.effort.clone()), "one step");
     assert!(applied.iter().any(|e| e.abs() > 0.1), "torques applied after the pause: {applied:?}");

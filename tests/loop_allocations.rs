@@ -5,16 +5,18 @@
 //! (`run_loop`, absolute deadlines, statistics, reports) on this test's thread at 2 kHz
 //! for 0.5 s, with short report windows so that several windows are
 //! summarized and published in between, while another thread writes effort commands into
-//! the mailbox and a third drains the sample ring, as the ROS side does. Allocations on the
-//! loop thread are counted from the second tick to the last. Every kind of sensor is on
-//! (IMUs with noise, joint force/torque, foot contacts).
+//! the mailbox and a third drains the sample ring, as the ROS side does; a fourth pauses,
+//! steps, resets (time, state), stops and plays the simulation as the standard simulator
+//! services do. Allocations on the loop thread are counted from the second tick to the
+//! last. Every kind of sensor is on (IMUs with noise, joint force/torque, foot contacts).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use signorini::app::Setup;
-use signorini::app::{OutputLayout, SimJob, SimLoop};
+use signorini::app::sim_requests::StepProgress;
+use signorini::app::{OutputLayout, ResetScope, SimJob, SimLoop, SimulationState};
 use signorini::runtime::{
     Counters, EffortCommand, Job, LoopReport, LoopSettings, Tick, mailbox, run_loop, sample_ring,
 };
@@ -96,6 +98,31 @@ fn the_loop_allocates_nothing_after_start_up() {
             }
         })
     };
+    // The simulator services' requests, cycling: pause, 5 steps, resets, stop, play.
+    let requests = job.requests();
+    let services = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            let mut stepped = 0;
+            while !stop.load(Ordering::Relaxed) {
+                requests.set_paused(true);
+                if let Some(mut budget) = requests.begin_steps(5) {
+                    while !stop.load(Ordering::Relaxed) && budget.poll(false) != StepProgress::Done {
+                        std::thread::sleep(Duration::from_micros(200));
+                    }
+                    stepped += 5;
+                }
+                requests.reset(ResetScope::TIME);
+                requests.reset(ResetScope::STATE);
+                std::thread::sleep(Duration::from_millis(5));
+                let _ = requests.set_state(SimulationState::Stopped);
+                std::thread::sleep(Duration::from_millis(5));
+                requests.set_paused(false);
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            stepped
+        })
+    };
     let drainer = {
         let stop = stop.clone();
         std::thread::spawn(move || {
@@ -120,9 +147,11 @@ fn the_loop_allocates_nothing_after_start_up() {
 
     writer.join().unwrap();
     let received = drainer.join().unwrap();
+    assert!(services.join().unwrap() >= 15, "several step budgets ran");
     assert_eq!(last.total_ticks, 1000);
     assert!(report_reader.latest().value.window_index >= 10, "several report windows were published");
-    assert!(received + counters.snapshot().samples_dropped == 1000);
+    // Paused and stopped ticks do not step: fewer samples than ticks.
+    assert!(received + counters.snapshot().samples_dropped < 1000);
     assert!(counters.snapshot().samples_dropped < 1000, "the drainer received samples");
     assert_eq!(
         measured.at_end - measured.at_tick_1,

@@ -44,10 +44,10 @@ impl SimAndControlJob {
 
 impl Job for SimAndControlJob {
     fn tick(&mut self, tick: &Tick) {
-        let before = self.sim.world().time;
+        let before = self.sim.steps_taken();
         self.sim.tick(tick);
         let world = self.sim.world();
-        let Some(robot) = world.robot.as_ref().filter(|_| world.time != before) else { return };
+        let Some(robot) = world.robot.as_ref().filter(|_| self.sim.steps_taken() != before) else { return };
         let joints = &self.joints;
         self.states.write_with(|s| {
             s.time_ns = world.time_ns();

@@ -11,6 +11,7 @@ pub mod joint_commands;
 pub mod outputs;
 pub mod setup;
 pub mod sim_job;
+pub mod sim_requests;
 pub mod wrench_targets;
 
 pub use assembly::{ControlEnds, ControlLoop, SimAndControlLoop, SimEnds, SimLoop};
@@ -19,5 +20,6 @@ pub use control_job::{ControlJob, ReferenceCommand};
 pub use joint_commands::{JointCommandInput, JointCommandRejection, JointCommandTable};
 pub use outputs::{ContactForce, MARKED_CONTACTS, OutputLayout, Outputs, Wrench};
 pub use setup::{JointSlot, Setup, SetupError, UrdfText};
-pub use sim_job::{ExternalWrenches, SimJob, SimRequests};
+pub use sim_job::{ExternalWrenches, SimJob};
+pub use sim_requests::{ResetScope, SimRequests, SimulationState};
 pub use wrench_targets::{WrenchRejection, WrenchTargets};

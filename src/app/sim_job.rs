@@ -10,19 +10,23 @@
 //! ([`super::outputs`]) pushed to the sample ring for the publisher, which is woken (every
 //! `sim.publish_every` steps). A state that stops being finite is never published: it is
 //! reset to the initial one and, by `sim.on_non_finite`, the simulation runs on (time
-//! too) or halts until `~/reset`; either is counted. The sensors (`sensors:`) are
-//! measured after each step and their readings ride in the samples. A step whose contact solve used
-//! `contact.fallback` is counted. Nothing allocates after start-up.
+//! too) or halts until a reset of the state; either is counted. The sensors (`sensors:`)
+//! are measured after each step and their readings ride in the samples. A step whose
+//! contact solve used `contact.fallback` is counted. The I/O side's requests
+//! ([`SimRequests`]: resets by scope, playing, pausing, steps while paused) are read at the
+//! top of each tick. Nothing allocates after start-up.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::thread::Thread;
 use std::time::Duration;
 
 use super::joint_commands::JointCommandTable;
 use super::outputs::{OutputLayout, Outputs};
+use super::sim_requests::SimRequests;
+use super::sim_requests::SimulationState;
 use crate::app::{JointSlot, Setup};
-use crate::config::{Fallback, NonFinitePolicy};
+use crate::config::{Fallback, InitialState, NonFinitePolicy};
 use crate::model::FreeBodyState;
 use crate::runtime::{Counters, EffortCommand, Freshness, HandOff, Job, MailboxReader, SampleProducer, Tick, Watchdog};
 use crate::sim::{JointPd, JointServo, Sensors, Stepper, World};
@@ -39,39 +43,12 @@ pub struct ExternalWrenches {
     pub bodies: Vec<Force>,
 }
 
-/// Requests of the I/O side (the node's services) to the loop, lock-free.
-#[derive(Debug, Default)]
-pub struct SimRequests {
-    paused: AtomicBool,
-    reset: AtomicBool,
-    /// Steps still to run while paused.
-    steps: AtomicU64,
-}
-
-impl SimRequests {
-    /// Pauses (true) or resumes (false) the simulation. Paused, the loop keeps its
-    /// period but neither steps nor publishes (simulated time stands still).
-    pub fn set_paused(&self, paused: bool) {
-        self.paused.store(paused, Ordering::Release);
-        if !paused {
-            self.steps.store(0, Ordering::Release);
-        }
-    }
-
-    /// Whether the simulation is paused.
-    pub fn paused(&self) -> bool {
-        self.paused.load(Ordering::Acquire)
-    }
-
-    /// While paused, runs `n` more steps (one per period).
-    pub fn step(&self, n: u64) {
-        self.steps.fetch_add(n, Ordering::AcqRel);
-    }
-
-    /// Puts the robot and the free bodies back at their initial state at the next tick
-    /// (simulated time runs on, so /clock stays monotonic).
-    pub fn reset(&self) {
-        self.reset.store(true, Ordering::Release);
+/// The configured initial state (`simulation_interfaces.initial_state`).
+fn initial_state(configured: InitialState) -> SimulationState {
+    match configured {
+        InitialState::Playing => SimulationState::Playing,
+        InitialState::Paused => SimulationState::Paused,
+        InitialState::Stopped => SimulationState::Stopped,
     }
 }
 
@@ -92,12 +69,14 @@ pub struct SimJob {
     /// The publisher woken after a tick that pushed a sample.
     hand_off: HandOff,
     /// The simulated state stopped being finite under `sim.on_non_finite: halt`: no step
-    /// until `~/reset`.
+    /// until a reset of the state.
     halted: bool,
     requests: Arc<SimRequests>,
     /// Publish one step of this many (`sim.publish_every`), counting `steps`.
     publish_every: u64,
     steps: u64,
+    /// Every step taken (see [`SimJob::steps_taken`]).
+    taken: u64,
     /// External wrenches, and the sequence of the table applied.
     wrenches: Option<(MailboxReader<ExternalWrenches>, u64)>,
     /// Commands from the same process (the controller of `mode: sim+control`): applied
@@ -160,9 +139,10 @@ impl SimJob {
             initial,
             hand_off: HandOff::default(),
             halted: false,
-            requests: Arc::default(),
+            requests: Arc::new(SimRequests::new(initial_state(setup.config.simulation_interfaces.initial_state))),
             publish_every: setup.config.sim.publish_every.get() as u64,
             steps: 0,
+            taken: 0,
             wrenches: None,
             trusted: false,
             on_non_finite: setup.config.sim.on_non_finite,
@@ -301,25 +281,47 @@ impl SimJob {
             held.integrals.fill(0.0);
         }
     }
-}
 
-impl Job for SimJob {
-    fn tick(&mut self, tick: &Tick) {
-        if self.requests.reset.swap(false, Ordering::AcqRel) {
+    /// The resets the I/O side asked for: the state (which also ends a halt), simulated
+    /// time back to 0 (the next step is at Δt).
+    fn apply_resets(&mut self) {
+        let Some((scope, generation)) = self.requests.take_reset() else { return };
+        if scope.state() {
             self.reset();
             self.halted = false;
+            self.requests.set_halted(false);
             self.counters.sim_halted.store(0, Ordering::Relaxed);
         }
-        // Halted: the state (reset to the initial one) waits for ~/reset.
-        if self.halted {
-            return;
+        if scope.time() {
+            self.world.steps = 0;
+            self.world.time = 0.0;
         }
-        if self.requests.paused() {
-            let budget = self.requests.steps.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| n.checked_sub(1));
-            if budget.is_err() {
-                return;
+        self.requests.reset_applied(generation);
+    }
+
+    /// A state that stopped being finite: back to the initial one, and halted by policy.
+    fn recover_non_finite(&mut self) {
+        self.reset();
+        match self.on_non_finite {
+            NonFinitePolicy::Reset => Counters::bump(&self.counters.sim_resets),
+            NonFinitePolicy::Halt => {
+                Counters::bump(&self.counters.sim_halts);
+                self.halted = true;
+                self.requests.set_halted(true);
+                // Reported on /diagnostics; the loop decides by `halted`.
+                self.counters.sim_halted.store(1, Ordering::Relaxed);
             }
         }
+    }
+
+    /// Steps taken since start-up, one that ended non-finite included (never reset,
+    /// unlike the world's step count).
+    pub fn steps_taken(&self) -> u64 {
+        self.taken
+    }
+
+    /// One step of the simulator and its sample; `steps` counts it.
+    fn step(&mut self, tick: &Tick) {
         self.effort(tick);
         self.apply_wrenches();
         if let Some(s) = self.sensors.as_mut() {
@@ -334,17 +336,9 @@ impl Job for SimJob {
         if report.fallback != Fallback::None {
             Counters::bump(&self.counters.solver_fallbacks);
         }
+        self.taken += 1;
         if !self.world.is_finite() {
-            self.reset();
-            match self.on_non_finite {
-                NonFinitePolicy::Reset => Counters::bump(&self.counters.sim_resets),
-                NonFinitePolicy::Halt => {
-                    Counters::bump(&self.counters.sim_halts);
-                    self.halted = true;
-                    // Reported on /diagnostics; the loop decides by `halted`.
-                    self.counters.sim_halted.store(1, Ordering::Relaxed);
-                }
-            }
+            self.recover_non_finite();
             return;
         }
         if let Some(s) = self.sensors.as_mut() {
@@ -364,7 +358,24 @@ impl Job for SimJob {
         if !filled {
             self.counters.samples_dropped.fetch_add(1, Ordering::Relaxed);
         }
+        self.requests.sample_pushed(self.world.time_ns());
         self.hand_off.sample_pushed();
+    }
+}
+
+impl Job for SimJob {
+    fn tick(&mut self, tick: &Tick) {
+        self.apply_resets();
+        // Halted: the state (reset to the initial one) waits for a reset.
+        if self.halted {
+            return;
+        }
+        // Playing, or paused with a step of a budget to run.
+        let Some(budgeted) = self.requests.take_step() else { return };
+        self.step(tick);
+        if budgeted {
+            self.requests.step_finished();
+        }
     }
 
     fn hand_off(&mut self) {
@@ -375,6 +386,7 @@ impl Job for SimJob {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::app::ResetScope;
     use crate::runtime::{MonotonicTime, mailbox, sample_ring};
     use std::path::Path;
 
@@ -432,6 +444,75 @@ mod tests {
         assert!(samples.iter().all(|s| s.base.is_some() && s.wrenches.len() == links.len()));
     }
 
+    /// Paused, the job steps exactly a budget's steps; a reset of TIME puts simulated time
+    /// back to 0 (the next sample at Δt) and leaves the state; one of STATE puts the robot
+    /// and the crate back at their initial state and leaves time; each at the next tick,
+    /// stepping or not.
+    #[test]
+    fn resets_by_scope_and_steps_by_budget() {
+        use crate::app::sim_requests::StepProgress;
+        let setup = quadruped();
+        let world = setup.sim_world().unwrap();
+        let (prod, mut cons) = sample_ring(64, &OutputLayout::new(&setup, &world).outputs());
+        let (_w, cmd_r) = mailbox(EffortCommand { effort: vec![] });
+        let mut job = SimJob::new(&setup, world, cmd_r, prod, Duration::from_millis(10), Arc::new(Counters::default()));
+        let requests = job.requests();
+        let initial = job.world.robot.as_ref().unwrap().q.clone();
+        let crate_start = job.world.states[0].pose.translation;
+        let times = |cons: &mut crate::runtime::SampleConsumer<Outputs>| {
+            let mut t = vec![];
+            while cons.pop_with(|s| t.push(s.time_ns)) {}
+            t
+        };
+        for k in 0..20 {
+            job.tick(&tick(k, k));
+        }
+        assert_eq!(times(&mut cons).len(), 20);
+        let moved = job.world.robot.as_ref().unwrap().q.clone();
+        assert_ne!(moved, initial, "the robot settled on its feet");
+
+        requests.set_paused(true);
+        let ticket = requests.reset(ResetScope::TIME);
+        job.tick(&tick(20, 20));
+        assert!(requests.reset_done(ticket));
+        assert_eq!((job.world.time, job.world.steps), (0.0, 0), "time back to 0");
+        assert_eq!(job.world.robot.as_ref().unwrap().q, moved, "the state untouched");
+        assert_eq!(times(&mut cons), Vec::<u64>::new(), "paused: no step, no sample");
+
+        let mut budget = requests.begin_steps(3).unwrap();
+        assert_eq!(budget.poll(false), StepProgress::Running { done: 0 });
+        for k in 21..26 {
+            job.tick(&tick(k, k));
+        }
+        assert_eq!(budget.poll(false), StepProgress::Done);
+        drop(budget);
+        assert_eq!(times(&mut cons), [1_000_000, 2_000_000, 3_000_000], "exactly the 3 steps, from Δt");
+
+        let ticket = requests.reset(ResetScope::STATE);
+        job.tick(&tick(26, 26));
+        assert!(requests.reset_done(ticket));
+        assert_eq!(job.world.robot.as_ref().unwrap().q, initial, "the robot back");
+        assert_eq!(job.world.states[0].pose.translation, crate_start, "the crate back");
+        assert_eq!(job.world.time_ns(), 3_000_000, "time untouched");
+    }
+
+    /// `simulation_interfaces.initial_state: stopped`: no step until played.
+    #[test]
+    fn a_simulation_configured_stopped_waits_to_be_played() {
+        let mut setup = quadruped();
+        setup.config.simulation_interfaces.initial_state = InitialState::Stopped;
+        let world = setup.sim_world().unwrap();
+        let (prod, mut cons) = sample_ring(8, &OutputLayout::new(&setup, &world).outputs());
+        let (_w, cmd_r) = mailbox(EffortCommand { effort: vec![] });
+        let mut job = SimJob::new(&setup, world, cmd_r, prod, Duration::from_millis(10), Arc::new(Counters::default()));
+        assert_eq!(job.requests().state(), SimulationState::Stopped);
+        job.tick(&tick(0, 0));
+        assert!(!cons.pop_with(|_| {}), "stopped: no step");
+        assert_eq!(job.requests().set_state(SimulationState::Playing), Ok(None));
+        job.tick(&tick(1, 1));
+        assert!(cons.pop_with(|s| assert_eq!(s.time_ns, 1_000_000)), "played: the first step");
+    }
+
     #[test]
     fn a_full_ring_drops_and_counts() {
         let setup = quadruped();
@@ -481,7 +562,7 @@ mod tests {
                 NonFinitePolicy::Halt => {
                     assert_eq!((c.sim_resets, c.sim_halts, c.sim_halted), (0, 1, 1));
                     assert_eq!(samples.len(), 1, "nothing after the halt");
-                    job.requests().reset();
+                    job.requests().reset(ResetScope::STATE);
                     job.tick(&tick(5, 5));
                     assert_eq!(counters.snapshot().sim_halted, 0);
                     assert!(cons.pop_with(|_| {}), "stepping again after ~/reset");

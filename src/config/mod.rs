@@ -18,6 +18,7 @@ pub mod joint_commands;
 pub mod scene;
 pub mod sensors;
 pub mod sim;
+pub mod simulation_interfaces;
 pub mod values;
 
 use std::collections::BTreeMap;
@@ -31,6 +32,7 @@ pub use joint_commands::{InterfaceName, JointCommandsConfig, PositionGains, Velo
 pub use scene::{BoxConfig, CollisionConfig, EnvironmentConfig, GroundConfig, MeshConfig, NonNegativeF64, SlopeConfig};
 pub use sensors::{FootConfig, FootContactConfig, ForceTorqueConfig, ImuConfig, MeasureDirection, SensorsConfig};
 pub use sim::{BodyConfig, BodyShape, NonFinitePolicy, SimConfig};
+pub use simulation_interfaces::{InitialState, ServiceNamespace, SimulationInterfacesConfig};
 pub use values::{FiniteF64, Fraction, NameToken, PositiveF64, RealtimeFactor, RtPriority, TopicName, topic_token};
 
 /// The node's name (its private topics `~/x` are `/signorini/x` unless remapped).
@@ -113,6 +115,9 @@ pub struct Config {
     /// Per-joint position, velocity or effort commands on a JointState topic (`mode: sim`).
     #[serde(default)]
     pub joint_commands: JointCommandsConfig,
+    /// The standard simulator API's services (`mode: sim`, `sim+control`).
+    #[serde(default)]
+    pub simulation_interfaces: SimulationInterfacesConfig,
 }
 
 /// `robot:`

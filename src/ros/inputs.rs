@@ -15,8 +15,10 @@ use r2r::std_msgs::msg::{Float64MultiArray, UInt32};
 use r2r::std_srvs::srv::{SetBool, Trigger};
 use r2r::trajectory_msgs::msg::JointTrajectory as TrajectoryMsg;
 
+use super::simulation_control::{self, Stepped};
+use crate::app::sim_requests::check_steps;
 use crate::app::{
-    ExternalWrenches, JointCommandInput, JointCommandTable, ReferenceCommand, SimRequests, WrenchTargets,
+    ExternalWrenches, JointCommandInput, JointCommandTable, ReferenceCommand, ResetScope, SimRequests, WrenchTargets,
 };
 use crate::config::NODE_NAME;
 use crate::control::{JointTrajectory, TrajectoryPoint};
@@ -83,20 +85,30 @@ pub async fn joint_commands(
     }
 }
 
-/// `~/reset` (std_srvs/Trigger), `~/pause` (std_srvs/SetBool: true pauses, false resumes)
-/// and `~/step` (std_msgs/UInt32: while paused, run that many more steps).
+/// `~/reset` (std_srvs/Trigger: the robot and the bodies back at their initial state,
+/// simulated time running on), `~/pause` (std_srvs/SetBool: true pauses, false plays) and
+/// `~/step` (std_msgs/UInt32: while paused, run that many more steps): the old aliases of
+/// ResetSimulation(SCOPE_STATE), SetSimulationState and StepSimulation
+/// ([`super::simulation_interfaces`]), over the same requests.
 pub async fn simulation_requests(
     mut reset: impl Stream<Item = r2r::ServiceRequest<Trigger::Service>> + Unpin,
     mut pause: impl Stream<Item = r2r::ServiceRequest<SetBool::Service>> + Unpin,
     mut steps: impl Stream<Item = UInt32> + Unpin,
     requests: Arc<SimRequests>,
+    counters: Arc<Counters>,
 ) {
+    let mut throttle = Throttle::per_second();
     loop {
         tokio::select! {
             Some(req) = reset.next() => {
-                requests.reset();
-                let message = "the robot and the bodies are back at their initial state".to_owned();
-                if req.respond(Trigger::Response { success: true, message }).is_err() {
+                let response = match simulation_control::reset(&requests, ResetScope::STATE).await {
+                    Ok(()) => Trigger::Response {
+                        success: true,
+                        message: "the robot and the bodies are back at their initial state".to_owned(),
+                    },
+                    Err(why) => Trigger::Response { success: false, message: why.to_string() },
+                };
+                if req.respond(response).is_err() {
                     r2r::log_warn!(NODE_NAME, "~/reset: could not send the response");
                 }
             }
@@ -109,11 +121,20 @@ pub async fn simulation_requests(
                 }
             }
             Some(msg) = steps.next() => {
-                if requests.paused() {
-                    requests.step(u64::from(msg.data));
-                } else {
-                    r2r::log_warn!(NODE_NAME, "~/step: ignored while running (pause with ~/pause first)");
+                let n = u64::from(msg.data);
+                if let Err(why) = check_steps(requests.state(), n) {
+                    Counters::bump(&counters.simulation_requests_refused);
+                    warn(&mut throttle, "~/step", format_args!("{why}"));
+                    continue;
                 }
+                let (requests, counters) = (requests.clone(), counters.clone());
+                // Stepping takes a period per step: in its own task, as StepSimulation.
+                tokio::spawn(async move {
+                    let outcome = simulation_control::run_steps(&requests, &counters, n, || false, |_| {}).await;
+                    if let Ok(Stepped::Interrupted(why)) | Err(why) = outcome {
+                        r2r::log_warn!(NODE_NAME, "~/step: {why}");
+                    }
+                });
             }
             else => return,
         }

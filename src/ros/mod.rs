@@ -6,6 +6,8 @@ pub mod diagnostics;
 mod inputs;
 pub mod node;
 pub mod qos;
+mod simulation_control;
+mod simulation_interfaces;
 pub mod state_publisher;
 mod supervision;
 

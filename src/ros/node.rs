@@ -23,6 +23,7 @@ use r2r::{Publisher, QosProfile, WrappedTypesupport};
 use super::description::{Description, ignore_later, wait_for_description};
 use super::inputs;
 use super::qos::profile;
+use super::simulation_interfaces;
 use super::state_publisher::{CommandPublisher, SensorPublishers, StatePublisher, with_tf};
 use super::supervision::{LoopIo, Tasks, serve};
 use crate::app::{
@@ -264,8 +265,9 @@ fn run_sim_and_control(mut node: r2r::Node, setup: &Setup, mut tasks: Tasks) -> 
 }
 
 /// The simulator's topics and services: /clock, /joint_states, odometry, contact wrenches
-/// and markers from its samples (on the returned publisher thread); ~/reset, ~/pause,
-/// ~/step and the external wrenches as tasks.
+/// and markers from its samples (on the returned publisher thread); the standard simulator
+/// services ([`simulation_interfaces`]), ~/reset, ~/pause, ~/step and the external wrenches
+/// as tasks.
 fn sim_side(
     node: &mut r2r::Node,
     setup: &Setup,
@@ -311,7 +313,16 @@ fn sim_side(
         with_tf(node, state, tf).map_err(ros(format!("creating the publisher on {}", tf.map_or("/tf", |t| t))))?;
     let (shutdown, counters) = (io.shutdown.clone(), io.counters.clone());
     let thread = spawn_publisher(move || state.run(ends.samples, shutdown, counters))?;
-    tasks.spawn("~/reset, ~/pause and ~/step".into(), inputs::simulation_requests(reset, pause, steps, ends.requests));
+    let requests = ends.requests;
+    simulation_interfaces::serve(
+        node,
+        &setup.config.simulation_interfaces,
+        requests.clone(),
+        io.counters.clone(),
+        tasks,
+    )?;
+    let aliases = inputs::simulation_requests(reset, pause, steps, requests, io.counters.clone());
+    tasks.spawn("~/reset, ~/pause and ~/step".into(), aliases);
     let topic = topics.external_wrench.to_string();
     let task = inputs::external_wrenches(external, ends.wrenches, ends.targets, io.counters.clone(), topic.clone());
     tasks.spawn(format!("{topic} subscription"), task);

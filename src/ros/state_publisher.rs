@@ -400,7 +400,8 @@ impl StatePublisher {
         }
         publish_wrenches(&self.wrenches, &mut native.wrench, &t, &s.wrenches)?;
         if let Some((publisher, next)) = &self.markers
-            && s.time_ns >= next.get()
+            // Time past the next arrow, or back before the last one (a reset of time).
+            && (s.time_ns >= next.get() || s.time_ns + MARKER_PERIOD_NS < next.get())
         {
             next.set(s.time_ns + MARKER_PERIOD_NS);
             publisher.publish(&contact_markers(s, t))?;

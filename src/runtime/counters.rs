@@ -60,6 +60,9 @@ pub struct Counters {
     pub sim_halted: AtomicU64,
     /// Status lines the console dropped (its printer behind, or stdout closed).
     pub status_lines_dropped: AtomicU64,
+    /// Requests of the standard simulator API refused: unsupported (a state, a reset
+    /// scope), or wrong (a step while not paused, zero steps).
+    pub simulation_requests_refused: AtomicU64,
 
     /// Contacts at the last step.
     pub last_contacts: AtomicU64,
@@ -116,6 +119,8 @@ pub struct CounterSnapshot {
     pub sim_halted: u64,
     /// See [`Counters::status_lines_dropped`].
     pub status_lines_dropped: u64,
+    /// See [`Counters::simulation_requests_refused`].
+    pub simulation_requests_refused: u64,
 
     /// See [`Counters::last_contacts`].
     pub last_contacts: u64,
@@ -189,6 +194,7 @@ impl Counters {
             sim_halts: get(&self.sim_halts),
             sim_halted: get(&self.sim_halted),
             status_lines_dropped: get(&self.status_lines_dropped),
+            simulation_requests_refused: get(&self.simulation_requests_refused),
 
             last_contacts: get(&self.last_contacts),
             last_iterations: get(&self.last_iterations),

@@ -103,6 +103,7 @@ fn problems(
         (now.joint_commands_rejected - before.joint_commands_rejected, "joint state commands rejected"),
         (now.steps_not_converged - before.steps_not_converged, "contact solves missed the tolerance"),
         (now.solver_fallbacks - before.solver_fallbacks, "steps used the contact fallback"),
+        (now.simulation_requests_refused - before.simulation_requests_refused, "simulation requests refused"),
     ];
     problems.extend(rises.iter().filter(|(n, _)| *n > 0).map(|(n, what)| format!("{n} {what}")));
     let resets = now.sim_resets - before.sim_resets;
@@ -181,6 +182,7 @@ fn values(
         ("status_lines_dropped_total", now.status_lines_dropped.to_string()),
         ("joint_commands_accepted_total", now.joint_commands_accepted.to_string()),
         ("joint_commands_rejected_total", now.joint_commands_rejected.to_string()),
+        ("simulation_requests_refused_total", now.simulation_requests_refused.to_string()),
     ]
 }
 
