@@ -166,6 +166,7 @@ def test_the_parameter_wins_over_the_topic(tmp_path):
     c["robot"]["floating_base"] = False
     c["robot"]["initial_posture"] = {}
     c["sim"]["bodies"] = []
+    c.pop("sensors", None)  # the quadruped's base IMU and feet
     path.write_text(yaml.safe_dump(c))
     node = NodeProcess("--ros-args", "--params-file", str(params))
     try:
