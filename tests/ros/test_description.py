@@ -17,7 +17,11 @@ from conftest import RELIABLE, ROOT, NodeProcess, Recorder, stamp_ns, wait_until
 # As robot_state_publisher publishes /robot_description.
 LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
 URDF = (ROOT / "urdf" / "quadruped.urdf").read_text()
-RECORD_S = 2.5
+# Each run is recorded until simulated time RECORD_UNTIL_S: a recorder's discovery of the
+# node's publishers takes a variable part of the first second or two (volatile QoS: what
+# was published before is not seen), so a fixed wall-clock window could leave two runs
+# without a simulated time in common.
+RECORD_UNTIL_S = 4.0
 
 
 def config(tmp_path, name, description_topic=None, timeout=20):
@@ -40,8 +44,8 @@ def config(tmp_path, name, description_topic=None, timeout=20):
 
 
 def record(ros, start):
-    """Starts the node by `start()` and records its /joint_states and /odom by stamp for
-    RECORD_S seconds after its start-up line; returns (the start-up line, states by stamp,
+    """Starts the node by `start()` and records its /joint_states and /odom by stamp until
+    both reached simulated time RECORD_UNTIL_S; returns (the start-up line, states by stamp,
     base poses by stamp, the node, its recorders)."""
     states = Recorder(ros, JointState, "/desc/joint_states",
                       lambda m: (stamp_ns(m.header.stamp), tuple(m.name),
@@ -54,7 +58,10 @@ def record(ros, start):
     node = start()
     try:
         node.wait_for_line("signorini: quadruped")
-        time.sleep(RECORD_S)
+        until = int(RECORD_UNTIL_S * 1e9)
+        wait_until(lambda: any(s[0] >= until for _, s in states.snapshot())
+                   and any(stamp >= until for _, (stamp, _) in odom.snapshot()),
+                   RECORD_UNTIL_S + 20.0, f"/desc/joint_states and /desc/odom up to {RECORD_UNTIL_S} s")
     finally:
         for r in (states, odom):
             r.recording = False
