@@ -252,35 +252,40 @@ fn foot_heights(world: &mut World, feet: &[&str]) -> Vec<f64> {
         .collect()
 }
 
-/// The quadruped dropped from 0.3 m (posture held by `sim.hold_kp`/`hold_kd`): each
-/// foot's flag turns on at the free-fall touchdown time √(2h/g) of its clearance h plus
-/// the debounce, within 2 ms; its IMU reads free fall (specific force 0) until then. The
-/// robot then hops (its front feet leave the ground for about 0.3 s): every later switch
-/// is a real lift-off (the foot more than 0.1 mm above the ground when its flag turns off)
-/// or landing (within the 5 mm contact margin when it turns on), never chatter.
-#[test]
-fn the_foot_contacts_of_the_dropped_quadruped_switch_at_touchdown() {
-    let debounce = 0.01;
-    let feet = ["lf_foot", "lh_foot", "rf_foot", "rh_foot"];
+/// Each foot's flag changes: (simulated time, the new flag, the foot's height then).
+type Switches = Vec<Vec<(f64, bool, f64)>>;
+
+const FEET: [&str; 4] = ["lf_foot", "lh_foot", "rf_foot", "rh_foot"];
+const DEBOUNCE: f64 = 0.01;
+
+/// The quadruped dropped from 0.3 m for 1.5 s, its posture held by `sim.hold_kp`/`hold_kd`
+/// and its leg joints with viscous damping `leg_damping` (N·m·s/rad, as a URDF's
+/// `<dynamics damping>`: taken implicitly by the stepper): each foot's flag changes, its
+/// clearance at the start, and the largest specific force the base IMU read in free fall.
+fn drop_quadruped(leg_damping: f64) -> (Switches, Vec<f64>, f64) {
     let entries: String =
-        feet.iter().map(|f| format!("    - {{link: {f}, threshold: 5, debounce: {debounce}}}\n")).collect();
+        FEET.iter().map(|f| format!("    - {{link: {f}, threshold: 5, debounce: {DEBOUNCE}}}\n")).collect();
     let setup = setup_with_sensors(
         "config/quadruped.yaml",
         &format!("imu:\n  - {{name: base_imu, link: base}}\nfoot_contact:\n  feet:\n{entries}"),
     );
     let mut world = setup.sim_world().unwrap();
-    assert!(world.robot.as_ref().unwrap().model.frame_id("lf_foot", Some(FrameKind::Body)).is_some());
-    world.robot.as_mut().unwrap().q[2] += 0.3;
-    let clearance = foot_heights(&mut world, &feet);
+    let robot = world.robot.as_mut().unwrap();
+    assert!(robot.model.frame_id("lf_foot", Some(FrameKind::Body)).is_some());
+    robot.q[2] += 0.3;
+    for k in 6..robot.model.nv {
+        robot.model.damping[k] += leg_damping;
+    }
+    let clearance = foot_heights(&mut world, &FEET);
     let mut run = Run::new(&setup, world);
     let mut law = hold(&setup);
-    let mut switches: Vec<Vec<(f64, bool, f64)>> = vec![Vec::new(); feet.len()];
+    let mut switches: Switches = vec![Vec::new(); FEET.len()];
     let mut flags = [false; 4];
     let mut worst_free_fall = 0.0f64;
     for _ in 0..1500 {
         run.step(&mut law);
         let t = run.world.time;
-        let heights = foot_heights(&mut run.world, &feet);
+        let heights = foot_heights(&mut run.world, &FEET);
         for (k, reading) in run.readings.foot_contact.iter().enumerate() {
             assert!(reading.fresh && reading.value.normal_force.is_finite());
             if reading.value.contact != flags[k] {
@@ -292,22 +297,57 @@ fn the_foot_contacts_of_the_dropped_quadruped_switch_at_touchdown() {
             worst_free_fall = worst_free_fall.max(Vec3::from(run.readings.imu[0].value.linear_acceleration).norm());
         }
     }
-    assert!(worst_free_fall < 5e-13, "free fall reads {worst_free_fall}");
-    println!("free fall: |a| <= {worst_free_fall:e} m/s²");
-    for (k, foot) in feet.iter().enumerate() {
+    (switches, clearance, worst_free_fall)
+}
+
+/// Each foot's first switch is on, at the free-fall touchdown time √(2h/g) of its
+/// clearance h plus the debounce, within 2 ms (printed).
+fn assert_touchdowns(switches: &Switches, clearance: &[f64]) {
+    for (k, foot) in FEET.iter().enumerate() {
         let touchdown = (2.0 * clearance[k] / G).sqrt();
         let (t, on, _) = switches[k][0];
-        let late = t - (touchdown + debounce);
+        let late = t - (touchdown + DEBOUNCE);
         println!(
             "{foot}: h = {:.4} m, on at {t:.3} s, touchdown + debounce {:.4} s: {:+.2} ms; switches (t, on, foot height) {:?}",
             clearance[k],
-            touchdown + debounce,
+            touchdown + DEBOUNCE,
             late * 1e3,
             switches[k]
         );
         assert!(on && late.abs() <= 0.002, "{foot}: {late} s off");
+    }
+}
+
+/// Issue 24's drop: the quadruped dropped from 0.3 m with drives that have a little
+/// viscous friction (5 N·m·s/rad on each leg joint, as a URDF's `<dynamics damping>`)
+/// lands and stays down: each foot's flag switches exactly once, on, within 2 ms of the
+/// free-fall touchdown time plus the debounce (measured 0.30 ms early); its IMU reads free
+/// fall (specific force 0) until then.
+#[test]
+fn the_foot_contacts_of_the_dropped_quadruped_switch_once_at_touchdown() {
+    let (switches, clearance, worst_free_fall) = drop_quadruped(5.0);
+    assert!(worst_free_fall < 5e-13, "free fall reads {worst_free_fall}");
+    println!("free fall: |a| <= {worst_free_fall:e} m/s²");
+    assert_touchdowns(&switches, &clearance);
+    for (k, foot) in FEET.iter().enumerate() {
+        assert_eq!(switches[k].len(), 1, "{foot} switched more than once: {:?}", switches[k]);
+    }
+}
+
+/// Without joint damping, the posture hold (`sim.hold_kd` is explicit, so it cannot damp
+/// the loaded legs much) lets the robot hop after landing: its front feet leave the ground
+/// for about 0.3 s. The flags follow the motion, never chatter: every later switch is a
+/// real lift-off (the foot more than 0.1 mm above the ground when its flag turns off) or
+/// landing (within the 5 mm contact margin when it turns on), no two closer than the
+/// debounce.
+#[test]
+fn the_foot_contacts_of_a_hopping_quadruped_follow_its_feet() {
+    let (switches, clearance, _) = drop_quadruped(0.0);
+    assert_touchdowns(&switches, &clearance);
+    assert!(switches.iter().any(|s| s.len() > 1), "it hops: {switches:?}");
+    for (k, foot) in FEET.iter().enumerate() {
         for (&(t0, _, _), &(t1, on, z)) in switches[k].iter().zip(&switches[k][1..]) {
-            assert!(t1 - t0 > debounce, "{foot}: switches {t0} and {t1} closer than the debounce");
+            assert!(t1 - t0 > DEBOUNCE, "{foot}: switches {t0} and {t1} closer than the debounce");
             assert!(if on { z < 0.005 } else { z > 1e-4 }, "{foot} at {t1} s: on {on} at height {z}");
         }
     }
