@@ -153,8 +153,9 @@ impl Sensors {
             }
         }
         if self.settings.force_torque.iter().any(|s| due(s.every)) {
-            dynamics::forward_kinematics(model, &mut self.data, &self.q);
-            force_torque::external_forces(&self.data, contacts, lambda, dt, &r.wrenches, &mut self.fext);
+            // The robot's own data holds the step's placements at its start q (the
+            // contacts' configuration), as the stepper left them: no kinematics again.
+            force_torque::external_forces(&r.data, contacts, lambda, dt, &r.wrenches, &mut self.fext);
             dynamics::rnea_with_external_forces(
                 model,
                 &mut self.data,
