@@ -53,11 +53,10 @@ impl SimLoop {
         let job = SimJob::new(setup, world, command_reader, producer, stale_after, counters);
         let (wrenches, wrench_reader) = mailbox(job.wrench_table());
         let targets = WrenchTargets::new(&setup.model, job.world(), job.wrench_table());
-        let input = JointCommandInput::new(setup.joint_names.clone(), {
-            setup.joint_servos()?.iter().map(|s| s.interface).collect()
-        });
+        let servos = setup.joint_servos()?;
+        let input = JointCommandInput::new(setup.joint_names.clone(), servos.iter().map(|s| s.interface).collect());
         let (table_writer, table_reader) = mailbox(input.table().clone());
-        let job = job.with_external_wrenches(wrench_reader).with_joint_commands(table_reader, setup.joint_servos()?);
+        let job = job.with_external_wrenches(wrench_reader).with_joint_commands(table_reader, servos);
         let requests = job.requests();
         let joint_commands = (table_writer, input);
         Ok(Self { job, commands, joint_commands, ends: SimEnds { wrenches, targets, requests, samples, layout } })

@@ -464,7 +464,7 @@ impl Setup {
         );
         if let Some(links) = &self.config.control.stance_links {
             controller
-                .stand_on(links.iter().map(String::as_str))
+                .stand_on(links)
                 .map_err(|source| SetupError::StanceLink { config: self.config_file.display().to_string(), source })?;
         }
         Ok(controller)

@@ -316,14 +316,14 @@ impl Controller {
     /// into the ground is a guard, whose normal row alone holds (see the module). Returns
     /// the first name that is no robot link with collision shapes (and then changes
     /// nothing).
-    pub fn stand_on<'a>(&mut self, links: impl IntoIterator<Item = &'a str> + Clone) -> Result<(), UnknownLink> {
+    pub fn stand_on(&mut self, links: &[String]) -> Result<(), UnknownLink> {
         let objects = self.collision.objects();
         let robot_link = |o: &CollisionObject, link: &str| matches!(o.owner, Owner::Robot { .. }) && o.link == link;
-        if let Some(unknown) = links.clone().into_iter().find(|l| !objects.iter().any(|o| robot_link(o, l))) {
-            return Err(UnknownLink(unknown.to_owned()));
+        if let Some(unknown) = links.iter().find(|l| !objects.iter().any(|o| robot_link(o, l))) {
+            return Err(UnknownLink(unknown.clone()));
         }
         for (stands, o) in self.stands.iter_mut().zip(objects) {
-            *stands = !matches!(o.owner, Owner::Robot { .. }) || links.clone().into_iter().any(|l| robot_link(o, l));
+            *stands = !matches!(o.owner, Owner::Robot { .. }) || links.iter().any(|l| robot_link(o, l));
         }
         Ok(())
     }
