@@ -280,6 +280,9 @@ impl SimJob {
         if let Some(held) = self.joint_commands.as_mut() {
             held.integrals.fill(0.0);
         }
+        if let Some(sensors) = self.sensors.as_mut() {
+            sensors.reset();
+        }
     }
 
     /// The resets the I/O side asked for: the state (which also ends a halt), simulated

@@ -124,6 +124,12 @@ impl Sensors {
         &self.settings
     }
 
+    /// Forgets the foot contacts' debounced flags (the robot was put back at a state: its
+    /// feet are measured afresh).
+    pub fn reset(&mut self) {
+        self.debounce.fill(Debounce::default());
+    }
+
     /// Keeps the robot's state at the start of a step (call before [`Stepper::step`]).
     pub fn before_step(&mut self, world: &World) {
         if let Some(r) = world.robot.as_ref() {
