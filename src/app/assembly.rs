@@ -7,7 +7,9 @@ use std::sync::Arc;
 
 use super::outputs::{OutputLayout, Outputs};
 use super::{ControlJob, ExternalWrenches, ReferenceCommand, SetupError, SimAndControlJob, SimJob, SimRequests};
-use super::{JointCommandInput, JointCommandTable, Setup, WrenchTargets};
+use super::{
+    Entities, EntityEnds, EntityView, JointCommandInput, JointCommandTable, Setup, WrenchTargets, entity_exchange,
+};
 use crate::runtime::{Counters, EffortCommand, MailboxWriter, MeasuredState, SampleConsumer, mailbox, sample_ring};
 
 /// Output samples the publisher may lag behind the loop before samples are dropped
@@ -39,6 +41,8 @@ pub struct SimEnds {
     pub samples: SampleConsumer<Outputs>,
     /// What the samples hold.
     pub layout: OutputLayout,
+    /// The world's entities and the loop's entity snapshots and SetEntityState requests.
+    pub entities: EntityEnds,
 }
 
 impl SimLoop {
@@ -56,10 +60,23 @@ impl SimLoop {
         let servos = setup.joint_servos()?;
         let input = JointCommandInput::new(setup.joint_names.clone(), servos.iter().map(|s| s.interface).collect());
         let (table_writer, table_reader) = mailbox(input.table().clone());
-        let job = job.with_external_wrenches(wrench_reader).with_joint_commands(table_reader, servos);
+        let model = job.world().robot.as_ref().map(|r| &r.model);
+        let entities = Entities::new(model, &layout.body_names, job.world().collision.objects());
+        let view = EntityView::new(model);
+        let (entity_loop, io) = entity_exchange(job.world());
+        let entities = EntityEnds { entities, view, io };
+        let job = job
+            .with_external_wrenches(wrench_reader)
+            .with_joint_commands(table_reader, servos)
+            .with_entities(entity_loop);
         let requests = job.requests();
         let joint_commands = (table_writer, input);
-        Ok(Self { job, commands, joint_commands, ends: SimEnds { wrenches, targets, requests, samples, layout } })
+        Ok(Self {
+            job,
+            commands,
+            joint_commands,
+            ends: SimEnds { wrenches, targets, requests, samples, layout, entities },
+        })
     }
 }
 

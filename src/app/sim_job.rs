@@ -21,6 +21,7 @@ use std::sync::atomic::Ordering;
 use std::thread::Thread;
 use std::time::Duration;
 
+use super::entity_exchange::EntityLoop;
 use super::joint_commands::JointCommandTable;
 use super::outputs::{OutputLayout, Outputs};
 use super::sim_requests::SimRequests;
@@ -87,6 +88,8 @@ pub struct SimJob {
     sensors: Option<Sensors>,
     /// Per-joint commands held from the JointState topic, and their servos.
     joint_commands: Option<HeldCommands>,
+    /// The entity services' snapshots and SetEntityState requests.
+    entities: Option<EntityLoop>,
 }
 
 /// The held JointState commands the loop reads, each joint's servo and its integral.
@@ -147,7 +150,15 @@ impl SimJob {
             trusted: false,
             on_non_finite: setup.config.sim.on_non_finite,
             joint_commands: None,
+            entities: None,
         }
+    }
+
+    /// Publishes entity snapshots to, and applies SetEntityState requests from, `ends`
+    /// ([`super::entity_exchange`]).
+    pub fn with_entities(mut self, ends: EntityLoop) -> Self {
+        self.entities = Some(ends);
+        self
     }
 
     /// Drives each joint by the command `table` holds for it (a table of the controlled
@@ -299,12 +310,18 @@ impl SimJob {
             self.world.steps = 0;
             self.world.time = 0.0;
         }
+        if let Some(e) = self.entities.as_mut() {
+            e.after_reset(&self.world);
+        }
         self.requests.reset_applied(generation);
     }
 
     /// A state that stopped being finite: back to the initial one, and halted by policy.
     fn recover_non_finite(&mut self) {
         self.reset();
+        if let Some(e) = self.entities.as_mut() {
+            e.after_reset(&self.world);
+        }
         match self.on_non_finite {
             NonFinitePolicy::Reset => Counters::bump(&self.counters.sim_resets),
             NonFinitePolicy::Halt => {
@@ -330,6 +347,9 @@ impl SimJob {
         if let Some(s) = self.sensors.as_mut() {
             s.before_step(&self.world);
         }
+        if let Some(e) = self.entities.as_mut() {
+            e.before_step(&self.world);
+        }
         let report = *self.stepper.step(&mut self.world, &self.tau);
         self.counters.last_contacts.store(report.contacts as u64, Ordering::Relaxed);
         self.counters.last_iterations.store(report.iterations as u64, Ordering::Relaxed);
@@ -346,6 +366,9 @@ impl SimJob {
         }
         if let Some(s) = self.sensors.as_mut() {
             s.after_step(&self.world, &self.stepper);
+        }
+        if let Some(e) = self.entities.as_mut() {
+            e.after_step(&self.world, self.stepper.dt);
         }
         self.steps += 1;
         if !self.steps.is_multiple_of(self.publish_every) {
@@ -369,6 +392,9 @@ impl SimJob {
 impl Job for SimJob {
     fn tick(&mut self, tick: &Tick) {
         self.apply_resets();
+        if let Some(e) = self.entities.as_mut() {
+            e.apply_command(&mut self.world);
+        }
         // Halted: the state (reset to the initial one) waits for a reset.
         if self.halted {
             return;

@@ -80,6 +80,9 @@ pub enum Refusal {
     /// `RESULT_FEATURE_UNSUPPORTED` (0).
     #[error("{0}")]
     FeatureUnsupported(String),
+    /// `RESULT_NOT_FOUND` (2): no entity of that name.
+    #[error("{0}")]
+    NotFound(String),
     /// `RESULT_INCORRECT_STATE` (3).
     #[error("{0}")]
     IncorrectState(String),
@@ -87,6 +90,10 @@ pub enum Refusal {
     /// SimulateSteps name it for a step while not paused.
     #[error("{0}")]
     OperationFailed(String),
+    /// `INVALID_POSE` (101) of SetEntityState: a non-finite position or not a unit
+    /// quaternion.
+    #[error("{0}")]
+    InvalidPose(String),
     /// `ALREADY_IN_TARGET_STATE` (101) of SetSimulationState: nothing to do, not an error
     /// of the caller.
     #[error("already in {}", .0.name())]
@@ -98,9 +105,10 @@ impl Refusal {
     pub fn code(&self) -> u8 {
         match self {
             Self::FeatureUnsupported(_) => 0,
+            Self::NotFound(_) => 2,
             Self::IncorrectState(_) => 3,
             Self::OperationFailed(_) => 4,
-            Self::AlreadyInTargetState(_) => 101,
+            Self::InvalidPose(_) | Self::AlreadyInTargetState(_) => 101,
         }
     }
 
@@ -182,11 +190,20 @@ pub enum Feature {
     StepSimulationMultiple = 32,
     /// `STEP_SIMULATION_ACTION` (33).
     StepSimulationAction = 33,
+    /// `ENTITY_CATEGORIES` (8): GetEntities and GetEntitiesStates filter by category.
+    EntityCategories = 8,
+    /// `ENTITY_STATE_GETTING` (10).
+    EntityStateGetting = 10,
+    /// `ENTITY_STATE_SETTING` (11).
+    EntityStateSetting = 11,
 }
 
-/// The features the node implements, and only those (SIMULATION_RESET_SPAWNED, entities,
-/// spawning and worlds are not).
-pub const FEATURES: [Feature; 9] = [
+/// The features the node implements, and only those (SIMULATION_RESET_SPAWNED, spawning,
+/// entity tags, bounds and info, and worlds are not).
+pub const FEATURES: [Feature; 12] = [
+    Feature::EntityCategories,
+    Feature::EntityStateGetting,
+    Feature::EntityStateSetting,
     Feature::SimulationReset,
     Feature::SimulationResetTime,
     Feature::SimulationResetState,
@@ -573,7 +590,7 @@ mod tests {
     #[test]
     fn the_features_are_the_constants_of_simulator_features_msg() {
         let codes: Vec<u16> = FEATURES.iter().map(|&f| f as u16).collect();
-        assert_eq!(codes, [20, 21, 22, 24, 25, 26, 31, 32, 33]);
+        assert_eq!(codes, [8, 10, 11, 20, 21, 22, 24, 25, 26, 31, 32, 33]);
     }
 
     /// A stopped simulation does not step; played it does; stopping asks for the reset of

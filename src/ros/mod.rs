@@ -3,6 +3,8 @@
 
 mod description;
 pub mod diagnostics;
+#[cfg(signorini_simulation_interfaces)]
+mod entity_services;
 mod inputs;
 pub mod node;
 pub mod qos;

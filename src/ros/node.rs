@@ -318,6 +318,7 @@ fn sim_side(
         node,
         &setup.config.simulation_interfaces,
         requests.clone(),
+        ends.entities,
         io.counters.clone(),
         tasks,
     )?;

@@ -32,6 +32,7 @@ mod disabled {
         _node: &mut r2r::Node,
         config: &SimulationInterfacesConfig,
         _requests: Arc<SimRequests>,
+        _entities: crate::app::EntityEnds,
         _counters: Arc<Counters>,
         _tasks: &mut Tasks,
     ) -> Result<(), NodeError> {
@@ -46,10 +47,10 @@ mod disabled {
 }
 
 #[cfg(signorini_simulation_interfaces)]
-pub use enabled::serve;
+pub(super) use enabled::{Api, respond, result, serve, service};
 
 #[cfg(signorini_simulation_interfaces)]
-mod enabled {
+pub(super) mod enabled {
     use std::sync::Arc;
     use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -57,15 +58,16 @@ mod enabled {
     use r2r::simulation_interfaces::action::SimulateSteps;
     use r2r::simulation_interfaces::msg::{self, SimulatorFeatures};
     use r2r::simulation_interfaces::srv::{
-        GetSimulationState, GetSimulatorFeatures, ResetSimulation, SetSimulationState, StepSimulation,
+        GetSimulationState, GetSimulatorFeatures, ResetSimulation, SetEntityState, SetSimulationState, StepSimulation,
     };
     use r2r::{QosProfile, ServiceRequest, WrappedServiceTypeSupport};
 
+    use super::super::entity_services;
     use super::super::node::NodeError;
     use super::super::simulation_control::{self, Stepped};
     use super::super::supervision::Tasks;
     use crate::app::sim_requests::{FEATURES, Feature, Refusal, check_steps};
-    use crate::app::{ResetScope, SimRequests, SimulationState};
+    use crate::app::{EntityEnds, ResetScope, SimRequests, SimulationState};
     use crate::config::{NODE_NAME, SimulationInterfacesConfig};
     use crate::runtime::throttle::also;
     use crate::runtime::{Counters, Throttle};
@@ -73,18 +75,21 @@ mod enabled {
     /// What GetSimulatorFeatures says besides the feature list.
     const CUSTOM_INFO: &str = "signorini: ResetSimulation scopes TIME and STATE (DEFAULT and ALL: both; \
          SPAWNED unsupported); StepSimulation and SimulateSteps only while STATE_PAUSED \
-         (RESULT_OPERATION_FAILED otherwise); no entities, spawning or worlds yet";
+         (RESULT_OPERATION_FAILED otherwise); entities: the robot (its URDF name), its links \
+         (<robot>/<link>), the free bodies, the environment's shapes; states in world, twist and \
+         acceleration in world axes at the entity's origin, acceleration the last step's dv/dt; \
+         SetEntityState moves free bodies and the floating base; no spawning, tags, bounds or worlds";
 
     /// The requests and where refusals are counted.
     #[derive(Clone)]
-    struct Api {
-        requests: Arc<SimRequests>,
-        counters: Arc<Counters>,
+    pub(in crate::ros) struct Api {
+        pub(in crate::ros) requests: Arc<SimRequests>,
+        pub(in crate::ros) counters: Arc<Counters>,
     }
 
     impl Api {
         /// Counts and logs (throttled) a refusal of `service` that is the caller's.
-        fn refused(&self, throttle: &mut Throttle, service: &str, why: &Refusal) {
+        pub(in crate::ros) fn refused(&self, throttle: &mut Throttle, service: &str, why: &Refusal) {
             if !why.is_bad_request() {
                 return;
             }
@@ -100,10 +105,12 @@ mod enabled {
         node: &mut r2r::Node,
         config: &SimulationInterfacesConfig,
         requests: Arc<SimRequests>,
+        entities: EntityEnds,
         counters: Arc<Counters>,
         tasks: &mut Tasks,
     ) -> Result<(), NodeError> {
         let api = Api { requests, counters };
+        entity_services::serve(node, config, entities, api.clone(), tasks)?;
         let name = |service: &str| config.namespace.service(service);
         let features = service::<GetSimulatorFeatures::Service>(node, &name("get_simulator_features"))?;
         tasks.spawn(name("get_simulator_features"), get_simulator_features(features));
@@ -127,7 +134,7 @@ mod enabled {
     }
 
     /// A service named `name`.
-    fn service<T: WrappedServiceTypeSupport + 'static>(
+    pub(in crate::ros) fn service<T: WrappedServiceTypeSupport + 'static>(
         node: &mut r2r::Node,
         name: &str,
     ) -> Result<impl Stream<Item = ServiceRequest<T>> + Unpin + Send + use<T>, NodeError> {
@@ -136,14 +143,18 @@ mod enabled {
     }
 
     /// Sends `response`; a failure (the client gone) is logged.
-    fn respond<T: WrappedServiceTypeSupport + 'static>(req: ServiceRequest<T>, response: T::Response, service: &str) {
+    pub(in crate::ros) fn respond<T: WrappedServiceTypeSupport + 'static>(
+        req: ServiceRequest<T>,
+        response: T::Response,
+        service: &str,
+    ) {
         if req.respond(response).is_err() {
             r2r::log_warn!(NODE_NAME, "{service}: could not send the response");
         }
     }
 
     /// The standard result of an outcome.
-    fn result(outcome: &Result<(), Refusal>) -> msg::Result {
+    pub(in crate::ros) fn result(outcome: &Result<(), Refusal>) -> msg::Result {
         let (result, error_message) = match outcome {
             Ok(()) => (msg::Result::RESULT_OK as u8, String::new()),
             Err(why) => (result_code(why), why.to_string()),
@@ -155,6 +166,8 @@ mod enabled {
     fn result_code(why: &Refusal) -> u8 {
         match why {
             Refusal::FeatureUnsupported(_) => msg::Result::RESULT_FEATURE_UNSUPPORTED as u8,
+            Refusal::NotFound(_) => msg::Result::RESULT_NOT_FOUND as u8,
+            Refusal::InvalidPose(_) => SetEntityState::Response::INVALID_POSE as u8,
             Refusal::IncorrectState(_) => msg::Result::RESULT_INCORRECT_STATE as u8,
             Refusal::OperationFailed(_) => msg::Result::RESULT_OPERATION_FAILED as u8,
             Refusal::AlreadyInTargetState(_) => SetSimulationState::Response::ALREADY_IN_TARGET_STATE as u8,
@@ -173,6 +186,9 @@ mod enabled {
             Feature::StepSimulationSingle => SimulatorFeatures::STEP_SIMULATION_SINGLE as u16,
             Feature::StepSimulationMultiple => SimulatorFeatures::STEP_SIMULATION_MULTIPLE as u16,
             Feature::StepSimulationAction => SimulatorFeatures::STEP_SIMULATION_ACTION as u16,
+            Feature::EntityCategories => SimulatorFeatures::ENTITY_CATEGORIES as u16,
+            Feature::EntityStateGetting => SimulatorFeatures::ENTITY_STATE_GETTING as u16,
+            Feature::EntityStateSetting => SimulatorFeatures::ENTITY_STATE_SETTING as u16,
         }
     }
 
@@ -377,6 +393,8 @@ mod enabled {
             }
             let refusals = [
                 Refusal::FeatureUnsupported(String::new()),
+                Refusal::NotFound(String::new()),
+                Refusal::InvalidPose(String::new()),
                 Refusal::IncorrectState(String::new()),
                 Refusal::OperationFailed(String::new()),
                 Refusal::AlreadyInTargetState(SimulationState::Paused),

@@ -1,0 +1,370 @@
+//! The simulation's entities as the standard simulator API sees them (simulation_interfaces
+//! 1.x: `srv/GetEntities.srv`, `srv/GetEntityState.srv`, `srv/GetEntitiesStates.srv`,
+//! `srv/SetEntityState.srv`, `msg/EntityState.msg`, `msg/EntityCategory.msg`), without ROS.
+//!
+//! - **Names and categories** ([`Entities`]): the robot under its URDF name
+//!   (`CATEGORY_ROBOT`; its state is its root link's), each of its links as
+//!   `<robot>/<link>` (`CATEGORY_ROBOT`), each free body under its name
+//!   (`CATEGORY_OBJECT`), each shape of the environment under its name (`ground`, the
+//!   obstacles: `CATEGORY_STATIC_OBJECT`).
+//! - **States** ([`EntityView`]): from the loop's latest [`EntitySnapshot`] (the state after
+//!   a step, or after a reset or a SetEntityState), in `world`: the pose, the twist and the
+//!   acceleration of the entity's frame origin, both in world axes (ROS's
+//!   `LOCAL_WORLD_ALIGNED`: the linear velocity of the origin, the angular velocity; the
+//!   classical linear acceleration of the origin, the angular acceleration, as Pinocchio's
+//!   `getFrameClassicalAcceleration`). The acceleration is the last step's: Δv/Δt of the
+//!   semi-implicit Euler step (seed 000 eq. 22), so a body in free fall reads exactly g; it
+//!   is zero after a reset or a SetEntityState. Links are computed off the loop by forward
+//!   kinematics of second order at the snapshot's (q, v, a).
+//! - **Setting** ([`check_set`]): a free body, or the robot's floating base (the robot or
+//!   its root link), is teleported with the requested twist; its joints keep their
+//!   positions and velocities. A link other than the root follows its joints, the
+//!   environment is fixed, a fixed-base robot cannot be moved: each is refused, naming why.
+
+use super::name_filter::NameFilter;
+use super::sim_requests::Refusal;
+use crate::collision::{CollisionObject, Owner};
+use crate::dynamics;
+use crate::model::joint::{quaternion_to_rotation, rotation_to_quaternion};
+use crate::model::{Data, FrameKind, Model};
+use crate::spatial::{Motion, SE3, Vec3};
+
+use super::entity_exchange::EntitySnapshot;
+
+/// `msg/EntityCategory.msg`'s categories signorini has.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Category {
+    /// `CATEGORY_OBJECT` (0): a free body.
+    Object = 0,
+    /// `CATEGORY_ROBOT` (1): the robot and its links.
+    Robot = 1,
+    /// `CATEGORY_STATIC_OBJECT` (5): the ground and the obstacles of `environment`.
+    Static = 5,
+}
+
+/// What an entity is in the world.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum EntityKind {
+    /// The robot (its root link's state).
+    Robot {
+        /// The root link's frame.
+        frame: usize,
+    },
+    /// A link of the robot.
+    Link {
+        /// Its frame (a `FrameKind::Body` frame of the model).
+        frame: usize,
+        /// Whether it is the root link (moved with the floating base).
+        root: bool,
+    },
+    /// A free body.
+    Body {
+        /// Its index in the world's bodies.
+        slot: usize,
+    },
+    /// A shape of the environment, at its fixed pose.
+    Static {
+        /// World pose.
+        pose: SE3,
+    },
+}
+
+/// A named entity.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Entity {
+    /// Unique name.
+    pub name: String,
+    /// Category.
+    pub category: Category,
+    /// What it is.
+    pub kind: EntityKind,
+}
+
+/// What GetEntities and GetEntitiesStates filter by (`msg/EntityFilters.msg`).
+#[derive(Clone, Debug, Default)]
+pub struct EntityQuery<'a> {
+    /// POSIX extended regular expression on the names; empty: every name.
+    pub filter: &'a str,
+    /// `EntityCategory` codes, any of which matches; empty: every category.
+    pub categories: Vec<u8>,
+    /// Tags: signorini's entities have none, so a tag filter is unsupported.
+    pub tags: &'a [String],
+    /// `Bounds.type`: only `TYPE_EMPTY` (0) is supported.
+    pub bounds_type: u8,
+}
+
+/// The entities of a world, fixed at start-up.
+#[derive(Clone, Debug, Default)]
+pub struct Entities {
+    entities: Vec<Entity>,
+    /// Whether the robot has a floating base (SetEntityState can move it).
+    floating_base: bool,
+}
+
+impl Entities {
+    /// The entities of a world holding `model`'s robot (if any), free bodies named
+    /// `bodies` (in the world's order) and the static shapes among `objects`.
+    pub fn new(model: Option<&Model>, bodies: &[String], objects: &[CollisionObject]) -> Self {
+        let mut entities = Vec::new();
+        if let Some(m) = model {
+            let links: Vec<usize> = (0..m.frames.len()).filter(|&k| m.frames[k].kind == FrameKind::Body).collect();
+            if let Some(&root) = links.first() {
+                entities.push(Entity {
+                    name: m.name.clone(),
+                    category: Category::Robot,
+                    kind: EntityKind::Robot { frame: root },
+                });
+            }
+            for (k, &frame) in links.iter().enumerate() {
+                let name = format!("{}/{}", m.name, m.frames[frame].name);
+                let kind = EntityKind::Link { frame, root: k == 0 };
+                entities.push(Entity { name, category: Category::Robot, kind });
+            }
+        }
+        for (slot, name) in bodies.iter().enumerate() {
+            entities.push(Entity { name: name.clone(), category: Category::Object, kind: EntityKind::Body { slot } });
+        }
+        for o in objects.iter().filter(|o| o.owner == Owner::Static) {
+            let kind = EntityKind::Static { pose: o.pose };
+            entities.push(Entity { name: o.name.clone(), category: Category::Static, kind });
+        }
+        Self { entities, floating_base: model.is_some_and(Model::has_free_flyer) }
+    }
+
+    /// Whether the robot has a floating base.
+    pub fn floating_base(&self) -> bool {
+        self.floating_base
+    }
+
+    /// Every entity, in order (robot, links, bodies, statics).
+    pub fn all(&self) -> &[Entity] {
+        &self.entities
+    }
+
+    /// The entity named `name`; RESULT_NOT_FOUND otherwise.
+    pub fn get(&self, name: &str) -> Result<&Entity, Refusal> {
+        self.entities.iter().find(|e| e.name == name).ok_or_else(|| {
+            Refusal::NotFound(format!("no entity named {name:?} (GetEntities lists them: {})", self.sample()))
+        })
+    }
+
+    /// The entities `query` selects, in order; a malformed expression is
+    /// RESULT_OPERATION_FAILED, tags and bounds RESULT_FEATURE_UNSUPPORTED.
+    pub fn select(&self, query: &EntityQuery) -> Result<Vec<&Entity>, Refusal> {
+        if !query.tags.is_empty() {
+            return Err(Refusal::FeatureUnsupported(format!(
+                "tag filters are not supported (ENTITY_TAGS is not a feature: signorini's entities have no tags); got {:?}",
+                query.tags
+            )));
+        }
+        if query.bounds_type != 0 {
+            return Err(Refusal::FeatureUnsupported(format!(
+                "bounds filters are not supported (got Bounds.type {}); use TYPE_EMPTY (0)",
+                query.bounds_type
+            )));
+        }
+        let filter = match query.filter {
+            "" => None,
+            pattern => Some(NameFilter::new(pattern).map_err(Refusal::OperationFailed)?),
+        };
+        let category = |e: &Entity| query.categories.is_empty() || query.categories.contains(&(e.category as u8));
+        let name = |e: &Entity| filter.as_ref().is_none_or(|f| f.matches(&e.name));
+        Ok(self.entities.iter().filter(|e| category(e) && name(e)).collect())
+    }
+
+    /// A few names, for an error message.
+    fn sample(&self) -> String {
+        let names: Vec<&str> = self.entities.iter().take(4).map(|e| e.name.as_str()).collect();
+        let more = if self.entities.len() > names.len() { ", …" } else { "" };
+        format!("{}{more}", names.join(", "))
+    }
+}
+
+/// An entity's state in `world` (`msg/EntityState.msg`): the frame origin's pose, twist and
+/// acceleration, in world axes.
+#[derive(Copy, Clone, Debug, Default, PartialEq)]
+pub struct EntityState {
+    /// Simulated time of the state (ns).
+    pub time_ns: u64,
+    /// Position (m).
+    pub position: [f64; 3],
+    /// Orientation, quaternion x, y, z, w.
+    pub orientation: [f64; 4],
+    /// Linear velocity of the origin (m/s).
+    pub linear: [f64; 3],
+    /// Angular velocity (rad/s).
+    pub angular: [f64; 3],
+    /// Classical linear acceleration of the origin (m/s²).
+    pub linear_acceleration: [f64; 3],
+    /// Angular acceleration (rad/s²).
+    pub angular_acceleration: [f64; 3],
+}
+
+impl EntityState {
+    /// The state of a frame at `pose` moving with `v` and accelerating with `a`, both
+    /// spatial in the frame's own coordinates: world axes, the classical acceleration of
+    /// the origin aᶜ = R (a_lin + ω × v_lin).
+    fn of_frame(time_ns: u64, pose: &SE3, v: &Motion, a: &Motion) -> Self {
+        let r = &pose.rotation;
+        let classical = a.linear + v.angular.cross(&v.linear);
+        Self {
+            time_ns,
+            position: pose.translation.into(),
+            orientation: rotation_to_quaternion(r),
+            linear: (r * v.linear).into(),
+            angular: (r * v.angular).into(),
+            linear_acceleration: (r * classical).into(),
+            angular_acceleration: (r * a.angular).into(),
+        }
+    }
+}
+
+/// Computes entity states from snapshots, off the loop (its own Data).
+pub struct EntityView {
+    robot: Option<(Model, Data)>,
+}
+
+impl EntityView {
+    /// A view of a world holding `model`'s robot (if any).
+    pub fn new(model: Option<&Model>) -> Self {
+        Self { robot: model.map(|m| (m.clone(), Data::new(m))) }
+    }
+
+    /// The state of `entity` in `snapshot`.
+    pub fn state(&mut self, entity: &Entity, snapshot: &EntitySnapshot) -> EntityState {
+        let t = snapshot.time_ns;
+        match entity.kind {
+            EntityKind::Static { pose } => EntityState::of_frame(t, &pose, &Motion::ZERO, &Motion::ZERO),
+            EntityKind::Body { slot } => match snapshot.bodies.get(slot) {
+                Some(b) => EntityState::of_frame(t, &b.state.pose, &b.state.velocity, &b.acceleration),
+                None => EntityState { time_ns: t, ..Default::default() },
+            },
+            EntityKind::Robot { frame } | EntityKind::Link { frame, .. } => self.frame_state(frame, snapshot),
+        }
+    }
+
+    /// A robot frame's state by forward kinematics of second order at the snapshot's
+    /// (q, v, a). The floating base's pose is q's own numbers (the quaternion as
+    /// /odom carries it, not converted twice).
+    fn frame_state(&mut self, frame: usize, snapshot: &EntitySnapshot) -> EntityState {
+        let Some((model, data)) = self.robot.as_mut() else { return EntityState::default() };
+        let (q, v, a) = (&snapshot.q, &snapshot.v, &snapshot.a);
+        if q.len() != model.nq || v.len() != model.nv || a.len() != model.nv {
+            return EntityState { time_ns: snapshot.time_ns, ..Default::default() };
+        }
+        dynamics::forward_kinematics_acceleration(model, data, q, v, a);
+        let pose = dynamics::update_frame_placement(model, data, frame);
+        let f = &model.frames[frame];
+        let (vf, af) =
+            (f.placement.act_inv_motion(&data.v[f.parent_joint]), f.placement.act_inv_motion(&data.a[f.parent_joint]));
+        let mut state = EntityState::of_frame(snapshot.time_ns, &pose, &vf, &af);
+        if model.has_free_flyer() && f.parent_joint == 1 && f.placement == SE3::IDENTITY {
+            state.position = [q[0], q[1], q[2]];
+            state.orientation = [q[3], q[4], q[5], q[6]];
+        }
+        state
+    }
+}
+
+/// What a SetEntityState asks, in `world` (`msg/EntityState.msg` with the header's frame).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct RequestedState<'a> {
+    /// The header's frame: empty or `world`.
+    pub frame: &'a str,
+    /// Position (m).
+    pub position: [f64; 3],
+    /// Orientation, quaternion x, y, z, w.
+    pub orientation: [f64; 4],
+    /// Linear velocity of the origin, world axes (m/s).
+    pub linear: [f64; 3],
+    /// Angular velocity, world axes (rad/s).
+    pub angular: [f64; 3],
+}
+
+/// What a SetEntityState moves.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum SetTarget {
+    /// The robot's floating base.
+    Base,
+    /// A free body.
+    Body(usize),
+}
+
+/// A checked SetEntityState for the loop: the new pose and the velocity in the entity's
+/// own coordinates (the free flyer's and the free bodies' convention).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct EntityCommand {
+    /// What moves.
+    pub target: SetTarget,
+    /// world_from_entity.
+    pub pose: SE3,
+    /// Velocity in the entity's frame.
+    pub velocity: Motion,
+}
+
+impl Default for EntityCommand {
+    fn default() -> Self {
+        Self { target: SetTarget::Base, pose: SE3::IDENTITY, velocity: Motion::ZERO }
+    }
+}
+
+/// How far from 1 a requested quaternion's norm may be (it is then normalized).
+pub const QUATERNION_TOLERANCE: f64 = 1e-3;
+
+/// Checks a SetEntityState of `entity` (`floating_base`: whether the robot has one): the
+/// frame (empty or `world`), a finite position and a unit quaternion (INVALID_POSE
+/// otherwise, SetEntityState.srv's 101), a finite twist, and an entity that can be moved.
+/// The acceleration of the request is ignored (the .srv allows it).
+pub fn check_set(entity: &Entity, floating_base: bool, request: &RequestedState) -> Result<EntityCommand, Refusal> {
+    let target = match entity.kind {
+        EntityKind::Body { slot } => SetTarget::Body(slot),
+        EntityKind::Robot { .. } if floating_base => SetTarget::Base,
+        EntityKind::Robot { .. } => {
+            return Err(Refusal::OperationFailed(format!("{}: a fixed-base robot cannot be moved", entity.name)));
+        }
+        EntityKind::Link { root: true, .. } if floating_base => SetTarget::Base,
+        EntityKind::Link { .. } => {
+            return Err(Refusal::OperationFailed(format!(
+                "{}: a link follows its joints; set the robot's floating base (the robot entity) instead",
+                entity.name
+            )));
+        }
+        EntityKind::Static { .. } => {
+            return Err(Refusal::OperationFailed(format!(
+                "{}: the environment's static shapes are fixed in signorini",
+                entity.name
+            )));
+        }
+    };
+    if !(request.frame.is_empty() || request.frame == "world") {
+        return Err(Refusal::FeatureUnsupported(format!(
+            "header.frame_id {:?}: only `world` (or empty) is supported",
+            request.frame
+        )));
+    }
+    let [x, y, z, w] = request.orientation;
+    let norm = (x * x + y * y + z * z + w * w).sqrt();
+    if !request.position.iter().all(|p| p.is_finite()) || !norm.is_finite() {
+        return Err(Refusal::InvalidPose(format!(
+            "pose of {}: position {:?} and orientation {:?} must be finite",
+            entity.name, request.position, request.orientation
+        )));
+    }
+    if (norm - 1.0).abs() > QUATERNION_TOLERANCE {
+        return Err(Refusal::InvalidPose(format!(
+            "pose of {}: orientation {:?} is not a unit quaternion (norm {norm})",
+            entity.name, request.orientation
+        )));
+    }
+    if !request.linear.iter().chain(&request.angular).all(|v| v.is_finite()) {
+        return Err(Refusal::OperationFailed(format!(
+            "twist of {}: linear {:?} and angular {:?} must be finite",
+            entity.name, request.linear, request.angular
+        )));
+    }
+    let rotation = quaternion_to_rotation(x / norm, y / norm, z / norm, w / norm);
+    let pose = SE3::new(rotation, Vec3::from(request.position));
+    let rt = rotation.transpose();
+    let velocity = Motion { linear: rt * Vec3::from(request.linear), angular: rt * Vec3::from(request.angular) };
+    Ok(EntityCommand { target, pose, velocity })
+}
