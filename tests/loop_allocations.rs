@@ -82,7 +82,43 @@ fn the_loop_allocates_nothing_after_start_up() {
     let job = SimJob::new(&setup, world, command_reader, producer, Duration::from_millis(50), counters.clone());
     // External wrenches too: a push on the trunk, on and off.
     let (mut wrench_writer, wrench_reader) = mailbox(job.wrench_table());
-    let job = job.with_external_wrenches(wrench_reader);
+    // And the entity services: a snapshot after every step, SetEntityState of the crate
+    // and of the floating base (issue 25).
+    let entities = signorini::app::Entities::new(
+        job.world().robot.as_ref().map(|r| &r.model),
+        &["crate".to_string()],
+        job.world().collision.objects(),
+    );
+    let (entity_loop, mut entity_io) = signorini::app::entity_exchange(job.world());
+    let job = job.with_external_wrenches(wrench_reader).with_entities(entity_loop);
+    let setter = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            let mut applied = 0;
+            let robot = entities.all()[0].name.clone();
+            while !stop.load(Ordering::Relaxed) {
+                for (name, z) in [("crate", 0.5), (robot.as_str(), 0.4)] {
+                    let request = signorini::app::entities::RequestedState {
+                        frame: "",
+                        position: [0.8, 0.0, z],
+                        orientation: [0.0, 0.0, 0.0, 1.0],
+                        linear: [0.0, 0.0, -0.1],
+                        angular: [0.0; 3],
+                    };
+                    let e = entities.get(name).unwrap();
+                    let command = signorini::app::entities::check_set(e, entities.floating_base(), &request).unwrap();
+                    let sequence = entity_io.setter.send(command);
+                    while !stop.load(Ordering::Relaxed) && !entity_io.setter.applied(sequence) {
+                        std::thread::sleep(Duration::from_micros(200));
+                    }
+                    applied += 1;
+                    let _ = entity_io.snapshots.latest();
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+            }
+            applied
+        })
+    };
     let writer = {
         let stop = stop.clone();
         std::thread::spawn(move || {
@@ -148,6 +184,7 @@ fn the_loop_allocates_nothing_after_start_up() {
     writer.join().unwrap();
     let received = drainer.join().unwrap();
     assert!(services.join().unwrap() >= 15, "several step budgets ran");
+    assert!(setter.join().unwrap() >= 10, "several entity states were set");
     assert_eq!(last.total_ticks, 1000);
     assert!(report_reader.latest().value.window_index >= 10, "several report windows were published");
     // Paused and stopped ticks do not step: fewer samples than ticks.

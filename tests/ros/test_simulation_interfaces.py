@@ -153,6 +153,7 @@ def test_the_feature_list_is_exactly_the_implemented_ones(peer):
         f.SIMULATION_RESET, f.SIMULATION_RESET_TIME, f.SIMULATION_RESET_STATE,
         f.SIMULATION_STATE_GETTING, f.SIMULATION_STATE_SETTING, f.SIMULATION_STATE_PAUSE,
         f.STEP_SIMULATION_SINGLE, f.STEP_SIMULATION_MULTIPLE, f.STEP_SIMULATION_ACTION,
+        f.ENTITY_CATEGORIES, f.ENTITY_STATE_GETTING, f.ENTITY_STATE_SETTING,
     }
     assert sorted(features.features) == sorted(expected), features.features
     assert f.SIMULATION_RESET_SPAWNED not in features.features and f.SPAWNING not in features.features
