@@ -98,11 +98,43 @@ fn the_entities_are_the_robot_its_links_the_bodies_and_the_environment() {
     let tags = vec!["red".to_string()];
     let bad = e.select(&EntityQuery { tags: &tags, ..Default::default() }).unwrap_err();
     assert_eq!(bad.code(), 0, "{bad}");
-    let bad = e.select(&EntityQuery { bounds_type: 3, ..Default::default() }).unwrap_err();
-    assert_eq!(bad.code(), 0, "{bad}");
+    let bad = e.select(&EntityQuery { bounds_type: 1, ..Default::default() }).unwrap_err();
+    assert_eq!(bad.code(), 0, "boxes are unsupported: {bad}");
+    let bad = e.select(&EntityQuery { bounds_type: 3, bounds_points: vec![[0.0; 3]], ..Default::default() });
+    assert_eq!(bad.unwrap_err().code(), 4, "a sphere needs its radius");
     let missing = e.get("nothing").unwrap_err();
     assert_eq!(missing.code(), 2);
     assert!(missing.to_string().contains("\"nothing\""), "{missing}");
+}
+
+/// The bounds filter's sphere selects the entities whose shapes it overlaps, at the
+/// current state: the crate from inside, the ground from below, a foot from its centre.
+#[test]
+fn a_sphere_selects_the_entities_it_overlaps() {
+    let mut sim = Sim::quadruped();
+    for _ in 0..50 {
+        sim.tick();
+    }
+    let snapshot = sim.snapshot();
+    let robot = sim.ends.entities.all()[0].name.clone();
+    let foot = sim.state(&format!("{robot}/lf_foot")).position;
+    let mut within = |filter: &str, centre: [f64; 3], radius: f64| -> Vec<String> {
+        let q = EntityQuery {
+            filter,
+            bounds_type: 3,
+            bounds_points: vec![centre, [radius, 0.0, 0.0]],
+            ..Default::default()
+        };
+        let selected = sim.ends.entities.select_at(&q, &mut sim.ends.view, &snapshot).unwrap();
+        selected.iter().map(|e| e.name.clone()).collect()
+    };
+    assert_eq!(within("", [0.8, 0.0, 0.1], 0.01), ["crate"]);
+    assert_eq!(within("", [0.8, 0.0, 0.25], 0.04), Vec::<String>::new(), "5 cm above the crate's top");
+    assert_eq!(within("", [0.8, 0.0, 0.25], 0.06), ["crate"]);
+    assert_eq!(within("", [3.0, 3.0, -0.01], 0.001), ["ground"]);
+    assert_eq!(within("_foot$", foot, 1e-3), [format!("{robot}/lf_foot")]);
+    let whole = within("", foot, 1e-3);
+    assert!(whole.contains(&robot) && whole.contains(&format!("{robot}/lf_foot")), "{whole:?}");
 }
 
 /// Every link's pose, velocity and classical acceleration (world axes) at a random

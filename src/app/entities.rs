@@ -70,7 +70,7 @@ pub enum EntityKind {
 }
 
 /// A named entity.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Entity {
     /// Unique name.
     pub name: String,
@@ -78,6 +78,18 @@ pub struct Entity {
     pub category: Category,
     /// What it is.
     pub kind: EntityKind,
+    /// Its collision shapes (for the bounds filter), placed in their owner's frame.
+    pub shapes: Vec<CollisionObject>,
+}
+
+/// A sphere of the bounds filter (`msg/Bounds.msg` TYPE_SPHERE: the centre, then the
+/// radius in the second point's x), in `world`.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Sphere {
+    /// Centre (m).
+    pub centre: [f64; 3],
+    /// Radius (m).
+    pub radius: f64,
 }
 
 /// What GetEntities and GetEntitiesStates filter by (`msg/EntityFilters.msg`).
@@ -89,9 +101,15 @@ pub struct EntityQuery<'a> {
     pub categories: Vec<u8>,
     /// Tags: signorini's entities have none, so a tag filter is unsupported.
     pub tags: &'a [String],
-    /// `Bounds.type`: only `TYPE_EMPTY` (0) is supported.
+    /// `Bounds.type`: `TYPE_EMPTY` (0) or `TYPE_SPHERE` (3); box and convex hull are not
+    /// supported.
     pub bounds_type: u8,
+    /// `Bounds.points`.
+    pub bounds_points: Vec<[f64; 3]>,
 }
+
+/// `Bounds.TYPE_SPHERE`.
+pub const BOUNDS_SPHERE: u8 = 3;
 
 /// The entities of a world, fixed at start-up.
 #[derive(Clone, Debug, Default)]
@@ -106,6 +124,7 @@ impl Entities {
     /// `bodies` (in the world's order) and the static shapes among `objects`.
     pub fn new(model: Option<&Model>, bodies: &[String], objects: &[CollisionObject]) -> Self {
         let mut entities = Vec::new();
+        let shapes = |keep: &dyn Fn(&CollisionObject) -> bool| objects.iter().filter(|o| keep(o)).cloned().collect();
         if let Some(m) = model {
             let links: Vec<usize> = (0..m.frames.len()).filter(|&k| m.frames[k].kind == FrameKind::Body).collect();
             if let Some(&root) = links.first() {
@@ -113,20 +132,34 @@ impl Entities {
                     name: m.name.clone(),
                     category: Category::Robot,
                     kind: EntityKind::Robot { frame: root },
+                    shapes: shapes(&|o| matches!(o.owner, Owner::Robot { .. })),
                 });
             }
             for (k, &frame) in links.iter().enumerate() {
-                let name = format!("{}/{}", m.name, m.frames[frame].name);
-                let kind = EntityKind::Link { frame, root: k == 0 };
-                entities.push(Entity { name, category: Category::Robot, kind });
+                let link = &m.frames[frame].name;
+                entities.push(Entity {
+                    name: format!("{}/{link}", m.name),
+                    category: Category::Robot,
+                    kind: EntityKind::Link { frame, root: k == 0 },
+                    shapes: shapes(&|o| matches!(o.owner, Owner::Robot { .. }) && o.link == *link),
+                });
             }
         }
         for (slot, name) in bodies.iter().enumerate() {
-            entities.push(Entity { name: name.clone(), category: Category::Object, kind: EntityKind::Body { slot } });
+            entities.push(Entity {
+                name: name.clone(),
+                category: Category::Object,
+                kind: EntityKind::Body { slot },
+                shapes: shapes(&|o| o.owner == Owner::Free { body: slot }),
+            });
         }
-        for o in objects.iter().filter(|o| o.owner == Owner::Static) {
-            let kind = EntityKind::Static { pose: o.pose };
-            entities.push(Entity { name: o.name.clone(), category: Category::Static, kind });
+        for (k, o) in objects.iter().enumerate().filter(|(_, o)| o.owner == Owner::Static) {
+            entities.push(Entity {
+                name: o.name.clone(),
+                category: Category::Static,
+                kind: EntityKind::Static { pose: o.pose },
+                shapes: vec![objects[k].clone()],
+            });
         }
         Self { entities, floating_base: model.is_some_and(Model::has_free_flyer) }
     }
@@ -157,12 +190,7 @@ impl Entities {
                 query.tags
             )));
         }
-        if query.bounds_type != 0 {
-            return Err(Refusal::FeatureUnsupported(format!(
-                "bounds filters are not supported (got Bounds.type {}); use TYPE_EMPTY (0)",
-                query.bounds_type
-            )));
-        }
+        query.sphere()?;
         let filter = match query.filter {
             "" => None,
             pattern => Some(NameFilter::new(pattern).map_err(Refusal::OperationFailed)?),
@@ -172,11 +200,49 @@ impl Entities {
         Ok(self.entities.iter().filter(|e| category(e) && name(e)).collect())
     }
 
+    /// The entities `query` selects that overlap its sphere, if it has one (their shapes
+    /// at the `snapshot`'s state, computed by `view`); all of them otherwise.
+    pub fn select_at<'e>(
+        &'e self,
+        query: &EntityQuery,
+        view: &mut EntityView,
+        snapshot: &EntitySnapshot,
+    ) -> Result<Vec<&'e Entity>, Refusal> {
+        let selected = self.select(query)?;
+        let Some(sphere) = query.sphere()? else { return Ok(selected) };
+        Ok(selected.into_iter().filter(|e| view.overlaps(e, snapshot, &sphere)).collect())
+    }
+
     /// A few names, for an error message.
     fn sample(&self) -> String {
         let names: Vec<&str> = self.entities.iter().take(4).map(|e| e.name.as_str()).collect();
         let more = if self.entities.len() > names.len() { ", …" } else { "" };
         format!("{}{more}", names.join(", "))
+    }
+}
+
+impl EntityQuery<'_> {
+    /// The bounds' sphere: None for TYPE_EMPTY; box and convex hull
+    /// RESULT_FEATURE_UNSUPPORTED; a sphere without its two points, or with a non-finite
+    /// centre or a negative or non-finite radius, RESULT_OPERATION_FAILED.
+    pub fn sphere(&self) -> Result<Option<Sphere>, Refusal> {
+        match self.bounds_type {
+            0 => Ok(None),
+            BOUNDS_SPHERE => match self.bounds_points.as_slice() {
+                [centre, [radius, ..], ..]
+                    if centre.iter().all(|c| c.is_finite()) && radius.is_finite() && *radius >= 0.0 =>
+                {
+                    Ok(Some(Sphere { centre: *centre, radius: *radius }))
+                }
+                points => Err(Refusal::OperationFailed(format!(
+                    "bounds TYPE_SPHERE needs two points, a finite centre and a radius >= 0 in the second's x; got {points:?}"
+                ))),
+            },
+            other => Err(Refusal::FeatureUnsupported(format!(
+                "bounds of type {other} are not supported (ENTITY_BOUNDS_BOX and ENTITY_BOUNDS_CONVEX are not \
+                 features); use TYPE_EMPTY (0) or TYPE_SPHERE (3)"
+            ))),
+        }
     }
 }
 
@@ -241,6 +307,29 @@ impl EntityView {
             },
             EntityKind::Robot { frame } | EntityKind::Link { frame, .. } => self.frame_state(frame, snapshot),
         }
+    }
+
+    /// Whether one of `entity`'s shapes, at the `snapshot`'s state, overlaps `sphere`.
+    pub fn overlaps(&mut self, entity: &Entity, snapshot: &EntitySnapshot, sphere: &Sphere) -> bool {
+        let robot = entity.shapes.iter().any(|o| matches!(o.owner, Owner::Robot { .. }));
+        if robot && let Some((model, data)) = self.robot.as_mut() {
+            if snapshot.q.len() != model.nq {
+                return false;
+            }
+            dynamics::forward_kinematics(model, data, &snapshot.q);
+        }
+        let centre = Vec3::from(sphere.centre);
+        entity.shapes.iter().any(|o| {
+            let owner = match o.owner {
+                Owner::Robot { joint } => match self.robot.as_ref() {
+                    Some((_, data)) if joint > 0 => data.o_m_i[joint],
+                    _ => SE3::IDENTITY,
+                },
+                Owner::Free { body } => snapshot.bodies.get(body).map_or(SE3::IDENTITY, |b| b.state.pose),
+                Owner::Static => SE3::IDENTITY,
+            };
+            o.shape.overlaps_ball(&owner.compose(&o.placement), &centre, sphere.radius)
+        })
     }
 
     /// A robot frame's state by forward kinematics of second order at the snapshot's

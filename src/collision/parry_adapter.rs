@@ -268,12 +268,28 @@ impl ParryShape {
         Some(Self { shape: Box::new(poly), offset: None, hull })
     }
 
+    /// Whether the shape at `pose` and the ball of `radius` at `centre` (world) intersect
+    /// (touching counts).
+    pub fn intersects_ball(&self, pose: &SE3, centre: &Vec3, radius: f64) -> bool {
+        let ball = Ball::new(radius);
+        let at = Pose::from_translation(to_glam(centre));
+        parry3d_f64::query::intersection_test(&self.pose(pose), &*self.shape, &at, &ball).is_ok_and(|i| i.intersecting)
+    }
+
     fn pose(&self, m: &SE3) -> Pose {
         match &self.offset {
             Some(o) => to_pose(&m.compose(o)),
             None => to_pose(m),
         }
     }
+}
+
+/// Whether the triangle `t` (world) and the ball of `radius` at `centre` intersect.
+pub fn triangle_intersects_ball(t: &[Vec3; 3], centre: &Vec3, radius: f64) -> bool {
+    let triangle = Triangle::new(to_glam(&t[0]), to_glam(&t[1]), to_glam(&t[2]));
+    let ball = Ball::new(radius);
+    let at = Pose::from_translation(to_glam(centre));
+    parry3d_f64::query::intersection_test(&Pose::IDENTITY, &triangle, &at, &ball).is_ok_and(|i| i.intersecting)
 }
 
 /// The vertices and triangles of the convex hull of `points` (parry's quickhull).

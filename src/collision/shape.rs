@@ -579,6 +579,22 @@ impl CollisionShape {
         n.dot(&pose.act_point(&((lo + hi) * 0.5))) - n_local.abs().dot(&((hi - lo) * 0.5))
     }
 
+    /// Whether the shape at `pose` and the ball of `radius` at `centre` (world) overlap,
+    /// touching included: a half-space when the centre is within `radius` of its inside, a
+    /// mesh when a triangle meets the ball (its surface: a ball wholly inside a closed
+    /// mesh does not overlap it), a convex shape by parry's intersection test.
+    pub fn overlaps_ball(&self, pose: &SE3, centre: &Vec3, radius: f64) -> bool {
+        match (&self.kind, &self.parry) {
+            (ShapeKind::HalfSpace, _) => pose.rotation.tr_mul(&(centre - pose.translation)).z <= radius,
+            (ShapeKind::TriMesh { vertices, triangles, .. }, _) => triangles.iter().any(|t| {
+                let corners = t.map(|i| pose.act_point(&vertices[i as usize]));
+                super::parry_adapter::triangle_intersects_ball(&corners, centre, radius)
+            }),
+            (_, Some(parry)) => parry.intersects_ball(pose, centre, radius),
+            (_, None) => false,
+        }
+    }
+
     /// World axis-aligned box of the shape at `pose`, grown by `margin` (conservative for
     /// rotations: the box of the rotated local box).
     pub fn world_aabb(&self, pose: &SE3, margin: f64) -> (Vec3, Vec3) {

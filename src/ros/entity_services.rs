@@ -77,6 +77,7 @@ fn query(filters: &msg::EntityFilters) -> EntityQuery<'_> {
         categories: filters.categories.iter().map(|c| c.category).collect(),
         tags: &filters.tags.tags,
         bounds_type: filters.bounds.type_,
+        bounds_points: filters.bounds.points.iter().map(|p| [p.x, p.y, p.z]).collect(),
     }
 }
 
@@ -100,8 +101,15 @@ impl Reader {
     fn select(&mut self, query: &EntityQuery) -> Result<Vec<(String, EntityState)>, Refusal> {
         let Reader { entities, view, snapshots } = self;
         let snapshot = &snapshots.latest().value;
-        let selected = entities.select(query)?;
+        let selected = entities.select_at(query, view, snapshot)?;
         Ok(selected.into_iter().map(|e| (e.name.clone(), view.state(e, snapshot))).collect())
+    }
+
+    /// The names `query` selects, at the latest snapshot (for the bounds).
+    fn names(&mut self, query: &EntityQuery) -> Result<Vec<String>, Refusal> {
+        let Reader { entities, view, snapshots } = self;
+        let selected = entities.select_at(query, view, &snapshots.latest().value)?;
+        Ok(selected.into_iter().map(|e| e.name.clone()).collect())
     }
 
     /// The state of the entity `name` at the latest snapshot.
@@ -119,7 +127,7 @@ fn lock(shared: &Shared) -> std::sync::MutexGuard<'_, Reader> {
 }
 
 /// GetEntities: the names the filters select (name: POSIX extended expression; categories:
-/// robot, object, static; tags and bounds unsupported).
+/// robot, object, static; bounds: a sphere; tags, boxes and hulls unsupported).
 async fn get_entities(
     mut stream: impl Stream<Item = ServiceRequest<GetEntities::Service>> + Unpin,
     shared: Shared,
@@ -128,11 +136,7 @@ async fn get_entities(
 ) {
     let mut throttle = Throttle::per_second();
     while let Some(req) = stream.next().await {
-        let outcome = {
-            let reader = lock(&shared);
-            let selected = reader.entities.select(&query(&req.message.filters));
-            selected.map(|list| list.into_iter().map(|e| e.name.clone()).collect::<Vec<_>>())
-        };
+        let outcome = lock(&shared).names(&query(&req.message.filters));
         let (status, entities) = split(outcome, &api, &mut throttle, &service);
         respond(req, GetEntities::Response { result: status, entities: entities.unwrap_or_default() }, &service);
     }
