@@ -163,7 +163,10 @@ fn two_quadrupeds_stand_side_by_side_and_collide_without_interpenetrating() {
         closest = closest.min(run.base(1).y - run.base(0).y);
     }
     let (deepest, steps) = run.between;
-    println!("pushed together: {steps} steps with contacts between the robots, deepest {:.3} mm, bases at least {closest:.3} m apart", deepest * 1e3);
+    println!(
+        "pushed together: {steps} steps with contacts between the robots, deepest {:.3} mm, bases at least {closest:.3} m apart",
+        deepest * 1e3
+    );
     assert!(steps > 100, "the robots met in {steps} steps only");
     assert!(deepest <= 1e-3, "the robots interpenetrate by {deepest} m");
     assert!(closest > 0.2, "the bases came within {closest} m of each other");
@@ -176,7 +179,8 @@ fn two_quadrupeds_stand_side_by_side_and_collide_without_interpenetrating() {
 #[test]
 fn a_robot_far_from_the_other_moves_as_it_does_alone() {
     let urdf = common::repo("urdf/quadruped.urdf").display().to_string();
-    let posture = "{lf_hfe: 0.6, lf_kfe: -1.2, lh_hfe: 0.6, lh_kfe: -1.2, rf_hfe: 0.5, rf_kfe: -1.1, rh_hfe: 0.6, rh_kfe: -1.2}";
+    let posture =
+        "{lf_hfe: 0.6, lf_kfe: -1.2, lh_hfe: 0.6, lh_kfe: -1.2, rf_hfe: 0.5, rf_kfe: -1.1, rh_hfe: 0.6, rh_kfe: -1.2}";
     let alone = format!(
         "robot: {{urdf: {urdf}, floating_base: true, initial_posture: {posture}}}\nsim: {{hold_kp: 200, hold_kd: 5, base_position: [0, 0, 0.5]}}\n"
     );

@@ -116,7 +116,8 @@ impl OutputLayout {
         Self {
             joints: setup.joint_slots(),
             joint_names: setup.joint_names.clone(),
-            base_link: (setup.model.has_free_flyer() && setup.robots.is_empty()).then(|| setup.robot.root_link().to_owned()),
+            base_link: (setup.model.has_free_flyer() && setup.robots.is_empty())
+                .then(|| setup.robot.root_link().to_owned()),
             robots: setup.robots.clone(),
             body_names,
             links,

@@ -89,7 +89,8 @@ fn check_keys(file: &str, config: &Config) -> Result<(), SetupError> {
             return Err(invalid(file, key, format!("namespace `{ns}` is used twice")));
         }
         if config.sim.bodies.iter().any(|b| b.name == ns) {
-            let message = format!("namespace `{ns}` is also the name of a body of `sim.bodies` (both publish /{ns}/odom)");
+            let message =
+                format!("namespace `{ns}` is also the name of a body of `sim.bodies` (both publish /{ns}/odom)");
             return Err(invalid(file, key, message));
         }
     }
@@ -103,9 +104,8 @@ fn load(file: &str, config: &Config, i: usize, entry: &RobotEntry) -> Result<Loa
         MimicJoints::Error => MimicPolicy::Error,
         MimicJoints::Independent => MimicPolicy::Independent,
     };
-    let description = RobotDescription::from_file_with(&entry.urdf, mimic).map_err(|source| {
-        invalid(file, format!("robots[{i}].urdf"), source.to_string())
-    })?;
+    let description = RobotDescription::from_file_with(&entry.urdf, mimic)
+        .map_err(|source| invalid(file, format!("robots[{i}].urdf"), source.to_string()))?;
     let options = ModelOptions {
         floating_base: entry.floating_base,
         mimic,
@@ -123,7 +123,11 @@ fn load(file: &str, config: &Config, i: usize, entry: &RobotEntry) -> Result<Loa
                 let key = format!("robots[{i}].joints[{k}]");
                 if !movable.contains(&name.as_str()) {
                     let expected = format!("a revolute, continuous or prismatic joint of {}", description.origin);
-                    return Err(invalid(file, key, format!("expected {expected} (one of {}), got `{name}`", movable.join(", "))));
+                    return Err(invalid(
+                        file,
+                        key,
+                        format!("expected {expected} (one of {}), got `{name}`", movable.join(", ")),
+                    ));
                 }
                 if list[..k].contains(name) {
                     return Err(invalid(file, key, format!("joint `{name}` is listed twice")));
@@ -148,7 +152,8 @@ fn initial_positions(
     for (name, value) in posture {
         let key = format!("robots[{i}].initial_posture.{name}");
         let Some(k) = joints.iter().position(|j| j == name) else {
-            let message = format!("expected one of the robot's controlled joints ({}), got `{name}`", joints.join(", "));
+            let message =
+                format!("expected one of the robot's controlled joints ({}), got `{name}`", joints.join(", "));
             return Err(invalid(file, key, message));
         };
         if let Some(l) = description.joint(name).map(|j| j.limits)
@@ -184,7 +189,8 @@ impl Setup {
             let placement = SE3::new(rotation_from_rpy(r, p, y), Vec3::from(base_position.unwrap_or([0.0; 3])));
             let floating = robot.model.floating_roots().next().is_some();
             let first_joint = model.njoints();
-            model = model.append(&robot.model, i, &format!("{ns}/"), if floating { &SE3::IDENTITY } else { &placement });
+            model =
+                model.append(&robot.model, i, &format!("{ns}/"), if floating { &SE3::IDENTITY } else { &placement });
             let start = joint_names.len();
             joint_names.extend(robot.joints.iter().map(|j| format!("{ns}/{j}")));
             initial_positions.extend_from_slice(&robot.initial);

@@ -152,7 +152,10 @@ impl Setup {
                 return Err(ConfigError::Invalid {
                     file: config_file.display().to_string(),
                     key: "robots".to_owned(),
-                    message: format!("each robot's URDF is its `urdf` file; the one URDF of the {} cannot be used", text.origin),
+                    message: format!(
+                        "each robot's URDF is its `urdf` file; the one URDF of the {} cannot be used",
+                        text.origin
+                    ),
                 }
                 .into());
             }

@@ -29,8 +29,8 @@ use serde::{Deserialize, Serialize};
 
 pub use contact::{ContactConfig, Fallback, SolverKind};
 pub use control::{ControlConfig, SafeOutput};
-pub use robots::RobotEntry;
 pub use joint_commands::{InterfaceName, JointCommandsConfig, PositionGains, VelocityGains};
+pub use robots::RobotEntry;
 pub use scene::{BoxConfig, CollisionConfig, EnvironmentConfig, GroundConfig, MeshConfig, NonNegativeF64, SlopeConfig};
 pub use sensors::{FootConfig, FootContactConfig, ForceTorqueConfig, ImuConfig, MeasureDirection, SensorsConfig};
 pub use sim::{BodyConfig, BodyShape, NonFinitePolicy, SimConfig};

@@ -226,7 +226,10 @@ fn subscribe_commands(
     let qos = profile(config.qos.commands.over(Qos::SUBSCRIPTION));
     let stream = subscription::<Float64MultiArray>(node, &topic, qos)?;
     let n = setup.joint_names.len();
-    tasks.spawn(format!("{topic} subscription"), inputs::commands(stream, commands, n, io.counters.clone(), topic.clone()));
+    tasks.spawn(
+        format!("{topic} subscription"),
+        inputs::commands(stream, commands, n, io.counters.clone(), topic.clone()),
+    );
     Ok(topic)
 }
 
@@ -355,7 +358,8 @@ fn sim_side(
         bodies.push((publisher::<Odometry>(node, &topic, state_qos(qos, Qos::PUBLISHER))?, name.clone()));
     }
     let robots = robot_publishers(node, setup)?;
-    let has_poses = ends.layout.base_link.is_some() || !bodies.is_empty() || robots.iter().any(|r| r.odometry.is_some());
+    let has_poses =
+        ends.layout.base_link.is_some() || !bodies.is_empty() || robots.iter().any(|r| r.odometry.is_some());
     state = state.with_bodies(bodies).with_robots(robots).with_markers(publisher::<MarkerArray>(
         node,
         &topics.contact_markers,
