@@ -344,3 +344,49 @@ fn the_simulation_interfaces_keys_are_checked() {
         assert!(got.starts_with(expected), "\n got: {got}\nwant: {expected}…");
     }
 }
+
+/// `robots:` (several robots): an unknown key of an entry, a namespace used twice or by a
+/// free body, a single-robot key beside it, a mode other than sim and a bad joint name are
+/// each one line naming the key.
+#[test]
+fn several_robots_errors_name_the_key() {
+    let urdf = repo("urdf/quadruped.urdf");
+    let entry = |ns: &str| format!("  - {{namespace: {ns}, urdf: {}, floating_base: true}}\n", urdf.display());
+    let load = |name: &str, body: &str| {
+        let path = write_config(name, body);
+        let e = Setup::load(&path, None).unwrap_err().to_string();
+        assert_eq!(e.lines().count(), 1, "{e}");
+        (path.display().to_string(), e)
+    };
+    let two = format!("robot: {{}}\nrobots:\n{}{}", entry("a"), entry("b"));
+    assert!(Setup::load(&write_config("two.yaml", &two), None).is_ok());
+    let (file, e) = load(
+        "unknown.yaml",
+        &format!(
+            "robot: {{}}\nrobots:\n{}    colour: red\n",
+            entry("a").replace('}', ", colour: red}").replace("\n    colour: red", "")
+        ),
+    );
+    assert!(e.starts_with(&format!("{file}: key `robots[0]")) && e.contains("colour"), "{e}");
+    let (file, e) = load("twice.yaml", &format!("robot: {{}}\nrobots:\n{}{}", entry("a"), entry("a")));
+    assert_eq!(e, format!("{file}: key `robots[1].namespace`: namespace `a` is used twice"));
+    let body = format!(
+        "robot: {{}}\nrobots:\n{}sim:\n  bodies:\n    - {{name: a, shape: {{type: sphere, radius: 0.1}}, mass: 1, position: [2, 0, 1]}}\n",
+        entry("a")
+    );
+    let (file, e) = load("body.yaml", &body);
+    assert!(
+        e.starts_with(&format!("{file}: key `robots[0].namespace`: namespace `a` is also the name of a body")),
+        "{e}"
+    );
+    let (file, e) = load("single.yaml", &format!("robot: {{urdf: {}}}\nrobots:\n{}", urdf.display(), entry("a")));
+    assert!(e.starts_with(&format!("{file}: key `robot.urdf`: belongs to the single robot")), "{e}");
+    let (file, e) = load("mode.yaml", &format!("mode: control\n{two}"));
+    assert_eq!(
+        e,
+        format!("{file}: key `robots`: several robots are simulated in `mode: sim` only, got `mode: control`")
+    );
+    let joints = format!("robot: {{}}\nrobots:\n{}", entry("a").replace('}', ", joints: [lf_haa, nope]}"));
+    let (file, e) = load("joints.yaml", &joints);
+    assert!(e.starts_with(&format!("{file}: key `robots[0].joints[1]`: expected a revolute")), "{e}");
+}

@@ -48,6 +48,7 @@ fn documented_keys(readme: &str) -> BTreeSet<String> {
 fn the_readme_documents_exactly_the_configuration_keys() {
     let config = Config::from_yaml(
         "robot: {urdf: r.urdf, joints: [a], initial_posture: {a: 1.0}}\ntopics: {commands: /c}\n\
+         robots: [{namespace: n, urdf: r.urdf, joints: [a], base_position: [0, 0, 0]}]\n\
          qos: {commands: {reliability: reliable, durability: volatile, depth: 1}}\nrealtime: {priority: 1, cpu: 0}\n\
          environment: {boxes: [{name: b, size: [1, 1, 1], position: [0, 0, 0]}], \
          slopes: [{name: s, position: [0, 0, 0], angle: 0.1, size: [1, 1, 0.1]}], meshes: [{name: m, file: m.stl}]}\n\

@@ -47,8 +47,11 @@ pub struct Outputs {
     pub velocity: Vec<f64>,
     /// The efforts the step applied (clamped to the effort limits).
     pub effort: Vec<f64>,
-    /// The floating base, if the robot has one.
+    /// The floating base, if the robot has one (a single robot; see `robot_bases`).
     pub base: Option<Odometry>,
+    /// With `robots:`, the floating base of each robot of [`OutputLayout::robots`] that has
+    /// one, in that order (empty for the single robot of `robot:`).
+    pub robot_bases: Vec<Odometry>,
     /// Each free body, in `World::bodies` order.
     pub bodies: Vec<Odometry>,
     /// Each link of [`OutputLayout::links`], zero when not in contact.
@@ -69,8 +72,10 @@ pub struct OutputLayout {
     pub joints: Vec<JointSlot>,
     /// Their names.
     pub joint_names: Vec<String>,
-    /// The floating base's link (the URDF root), if any.
+    /// The floating base's link (the URDF root), if any (a single robot).
     pub base_link: Option<String>,
+    /// With `robots:`, each robot's view ([`crate::app::RobotView`]).
+    pub robots: Vec<crate::app::RobotView>,
     /// The free bodies' names.
     pub body_names: Vec<String>,
     /// (link, the joint carrying it) of each robot link with collision shapes, in the
@@ -111,7 +116,9 @@ impl OutputLayout {
         Self {
             joints: setup.joint_slots(),
             joint_names: setup.joint_names.clone(),
-            base_link: setup.model.has_free_flyer().then(|| setup.robot.root_link().to_owned()),
+            base_link: (setup.model.has_free_flyer() && setup.robots.is_empty())
+                .then(|| setup.robot.root_link().to_owned()),
+            robots: setup.robots.clone(),
             body_names,
             links,
             link_of_object,
@@ -128,6 +135,7 @@ impl OutputLayout {
             velocity: vec![0.0; n],
             effort: vec![0.0; n],
             base: self.base_link.as_ref().map(|_| Odometry::default()),
+            robot_bases: vec![Odometry::default(); self.robots.iter().filter(|r| r.base.is_some()).count()],
             bodies: vec![Odometry::default(); self.body_names.len()],
             wrenches: vec![Wrench::default(); self.links.len()],
             contacts: vec![ContactForce::default(); MARKED_CONTACTS],
@@ -149,6 +157,11 @@ impl OutputLayout {
             }
             if let Some(base) = out.base.as_mut() {
                 *base = Odometry::of_free_flyer(&r.q, &r.v);
+            }
+            let bases = self.robots.iter().filter_map(|view| view.base);
+            for (odometry, joint) in out.robot_bases.iter_mut().zip(bases) {
+                let (q, v) = (r.model.idx_q[joint], r.model.idx_v[joint]);
+                *odometry = Odometry::of_free_flyer(&r.q[q..q + 7], &r.v[v..v + 6]);
             }
         }
         for (o, s) in out.bodies.iter_mut().zip(&world.states) {

@@ -36,6 +36,10 @@ pub struct Setup {
     pub posture_positions: Vec<f64>,
     /// The simulator's sensors (`sensors:`), checked against the model.
     pub sensors: SensorSettings,
+    /// With `robots:`, each robot's part of the model and of `joint_names`
+    /// ([`super::robots`]: then `model` holds them all, `robot` is the first one's URDF);
+    /// empty for the single robot of `robot:`.
+    pub robots: Vec<super::RobotView>,
 }
 
 /// Where a controlled joint lives in q and v.
@@ -143,6 +147,20 @@ impl Setup {
     /// Loads the robot of `config` (read from `config_file`): from `text` if given, else
     /// from the file of `robot.urdf` (then required).
     pub fn with_urdf(config_file: &Path, config: Config, text: Option<UrdfText>) -> Result<Self, SetupError> {
+        if !config.robots.is_empty() {
+            if let Some(text) = text {
+                return Err(ConfigError::Invalid {
+                    file: config_file.display().to_string(),
+                    key: "robots".to_owned(),
+                    message: format!(
+                        "each robot's URDF is its `urdf` file; the one URDF of the {} cannot be used",
+                        text.origin
+                    ),
+                }
+                .into());
+            }
+            return Self::several(config_file, config);
+        }
         let mimic = match config.robot.mimic_joints {
             MimicJoints::Error => MimicPolicy::Error,
             MimicJoints::Independent => MimicPolicy::Independent,
@@ -249,6 +267,7 @@ impl Setup {
             initial_positions,
             posture_positions,
             sensors,
+            robots: Vec::new(),
         };
         setup.joint_servos()?;
         Ok(setup)
@@ -355,7 +374,15 @@ impl Setup {
         let m = &self.model;
         let mut q = m.neutral_configuration().as_slice().to_vec();
         self.set_joints(&mut q, &self.initial_positions);
-        if m.has_free_flyer() {
+        for r in &self.robots {
+            let Some(base) = r.base else { continue };
+            let [roll, pitch, yaw] = r.base_rpy;
+            let rotation = crate::model::joint::rotation_to_quaternion(&rotation_from_rpy(roll, pitch, yaw));
+            let at = m.idx_q[base];
+            q[at..at + 3].copy_from_slice(&r.base_position.unwrap_or([0.0; 3]));
+            q[at + 3..at + 7].copy_from_slice(&rotation);
+        }
+        if m.has_free_flyer() && self.robots.is_empty() {
             let sim = &self.config.sim;
             let [r, p, y] = sim.base_rpy.map(|v| v.get());
             let rotation = crate::model::joint::rotation_to_quaternion(&rotation_from_rpy(r, p, y));
@@ -395,8 +422,12 @@ impl Setup {
         let mut world =
             World::new(Some(robot), &self.config.environment.description(), &self.config.collision.settings())
                 .map_err(collision_error)?;
-        if self.config.sim.base_position.is_none() {
-            world.place_robot_on(self.config.environment.ground.as_ref().map_or(0.0, |g| g.height.get()));
+        let ground = self.config.environment.ground.as_ref().map_or(0.0, |g| g.height.get());
+        if self.robots.is_empty() && self.config.sim.base_position.is_none() {
+            world.place_robot_on(ground);
+        }
+        for base in self.robots.iter().filter(|r| r.base_position.is_none()).filter_map(|r| r.base) {
+            world.place_base_on(base, ground);
         }
         for (i, b) in self.config.sim.bodies.iter().enumerate() {
             let (mass, name) = (b.mass.get(), b.name.as_str());

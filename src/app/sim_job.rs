@@ -250,8 +250,14 @@ impl SimJob {
         match freshness {
             // The I/O side only publishes commands of the right length.
             Freshness::Fresh if command.value.effort.len() == self.joints.len() => {
-                self.tau.fill(0.0);
-                for (slot, e) in self.joints.iter().zip(&command.value.effort) {
+                // NaN: a joint no command has reached yet (a robot of `robots:` whose
+                // controller has not published): the fallback holds it.
+                if command.value.effort.iter().any(|e| e.is_nan()) {
+                    self.fallback.torques(&r.model, &r.q, &r.v, &mut self.tau);
+                } else {
+                    self.tau.fill(0.0);
+                }
+                for (slot, e) in self.joints.iter().zip(&command.value.effort).filter(|(_, e)| !e.is_nan()) {
                     self.tau[slot.idx_v] = *e;
                 }
             }

@@ -2,8 +2,10 @@
 //! environment, and contact detection between them into a preallocated buffer.
 //!
 //! Pairs tested: robot–environment always; robot–free body, free–free, free–environment
-//! always; robot–robot only with self-collision on, never for shapes moved by the same
-//! joint or by a joint and its parent, nor for disabled link pairs. Broad phase: a static
+//! always; shapes of two different robots of a model of several
+//! ([`crate::model::Model::append`]) always; shapes of one robot only with self-collision
+//! on, never for shapes moved by the same joint or by a joint and its parent, nor for
+//! disabled link pairs. Broad phase: a static
 //! AABB tree for the environment, sweep-and-prune (insertion-sorted along x, nearly
 //! linear with temporal coherence) among moving shapes, and a direct box–plane test for
 //! half-spaces. Narrow phase: [`super::half_space`] for half-spaces, parry's contact
@@ -33,6 +35,8 @@ pub struct CollisionObject {
     pub link: String,
     /// Who moves it.
     pub owner: Owner,
+    /// A robot shape's robot in a model of several (0 otherwise, and for other shapes).
+    pub robot: usize,
     /// Placement of the shape in its owner's frame (joint frame, body frame or world).
     pub placement: SE3,
     /// The shape (meshes shared between objects that use the same file and scale).
@@ -59,6 +63,7 @@ impl CollisionObject {
             name: name.to_owned(),
             link: link.to_owned(),
             owner,
+            robot: 0,
             placement,
             shape,
             friction: f64::INFINITY,
@@ -153,6 +158,8 @@ pub struct CollisionWorld {
     self_pairs: Vec<bool>,
     margin: f64,
     self_collision: bool,
+    /// The robot objects belong to more than one robot: they are swept against each other.
+    several_robots: bool,
     self_friction: f64,
     workspace: PairWorkspace,
     plane_points: [PlanePoint; 4],
@@ -203,7 +210,8 @@ fn robot_objects(model: &Model, friction: f64, cache: &mut MeshCache) -> Result<
     for g in &model.collision_geometries {
         let shape = robot_shape(&g.shape, &g.link, cache)?;
         let owner = Owner::Robot { joint: g.parent_joint };
-        objects.push(CollisionObject { friction, ..CollisionObject::new(&g.name, &g.link, owner, g.placement, shape) });
+        let object = CollisionObject::new(&g.name, &g.link, owner, g.placement, shape);
+        objects.push(CollisionObject { friction, robot: g.robot, ..object });
     }
     Ok(objects)
 }
@@ -333,6 +341,7 @@ impl CollisionWorld {
             self_pairs,
             margin: settings.margin,
             self_collision: settings.self_collision,
+            several_robots: model.collision_geometries.iter().any(|g| g.robot > 0),
             self_friction: settings.self_friction,
             workspace: PairWorkspace::default(),
             plane_points: [PlanePoint::default(); 4],
@@ -422,18 +431,29 @@ impl CollisionWorld {
     }
 
     /// Whether detection sweeps the moving shapes against each other: there are free
-    /// bodies, or self-collision is on.
+    /// bodies, several robots, or self-collision is on.
     fn sweeps(&self) -> bool {
-        self.self_collision || self.moving.len() != self.robot_objects.len()
+        self.self_collision || self.several_robots || self.moving.len() != self.robot_objects.len()
     }
 
     /// The lowest z of the robot's shapes at the joint placements of `data`: a convex
     /// shape's support point along −z (exact: a round foot's lowest point, not its box's),
     /// a shape without one (a triangle mesh) by its world box; None without shapes.
     pub fn robot_lowest_point(&self, data: &Data) -> Option<f64> {
+        self.lowest_point_where(data, |_| true)
+    }
+
+    /// [`CollisionWorld::robot_lowest_point`] of the shapes moved by the subtree of joint
+    /// `root` of `model` (one robot of a model of several).
+    pub fn lowest_point_under(&self, model: &Model, data: &Data, root: usize) -> Option<f64> {
+        self.lowest_point_where(data, |joint| model.supports(root, joint))
+    }
+
+    fn lowest_point_where(&self, data: &Data, moved_by: impl Fn(usize) -> bool) -> Option<f64> {
         let down = -Vec3::z();
         self.robot_objects
             .iter()
+            .filter(|&&i| matches!(self.objects[i].owner, Owner::Robot { joint } if moved_by(joint)))
             .map(|&i| {
                 let o = &self.objects[i];
                 let pose = o.robot_pose(data);
@@ -506,7 +526,11 @@ impl CollisionWorld {
                 if aj.0.x > ai.1.x {
                     break;
                 }
-                if i_robot && !self.self_collision && matches!(self.objects[j].owner, Owner::Robot { .. }) {
+                if i_robot
+                    && !self.self_collision
+                    && matches!(self.objects[j].owner, Owner::Robot { .. })
+                    && self.objects[i].robot == self.objects[j].robot
+                {
                     continue;
                 }
                 if ai.0.y > aj.1.y || aj.0.y > ai.1.y || ai.0.z > aj.1.z || aj.0.z > ai.1.z {
@@ -521,6 +545,7 @@ impl CollisionWorld {
 
     fn may_collide(&self, i: usize, j: usize) -> bool {
         match (self.objects[i].owner, self.objects[j].owner) {
+            (Owner::Robot { .. }, Owner::Robot { .. }) if self.objects[i].robot != self.objects[j].robot => true,
             (Owner::Robot { .. }, Owner::Robot { .. }) => {
                 let nr = self.robot_objects.len();
                 let a = self.robot_objects.binary_search(&i);

@@ -15,6 +15,7 @@
 pub mod contact;
 pub mod control;
 pub mod joint_commands;
+pub mod robots;
 pub mod scene;
 pub mod sensors;
 pub mod sim;
@@ -29,6 +30,7 @@ use serde::{Deserialize, Serialize};
 pub use contact::{ContactConfig, Fallback, SolverKind};
 pub use control::{ControlConfig, SafeOutput};
 pub use joint_commands::{InterfaceName, JointCommandsConfig, PositionGains, VelocityGains};
+pub use robots::RobotEntry;
 pub use scene::{BoxConfig, CollisionConfig, EnvironmentConfig, GroundConfig, MeshConfig, NonNegativeF64, SlopeConfig};
 pub use sensors::{FootConfig, FootContactConfig, ForceTorqueConfig, ImuConfig, MeasureDirection, SensorsConfig};
 pub use sim::{BodyConfig, BodyShape, NonFinitePolicy, SimConfig};
@@ -73,8 +75,12 @@ pub struct Config {
     /// Loop rate (Hz). Default 1000.
     #[serde(default = "default_rate")]
     pub rate_hz: PositiveF64,
-    /// The robot.
+    /// The robot (with `robots:`, only the settings shared by every robot).
     pub robot: RobotConfig,
+    /// Several robots in one simulation, each under its own namespace (`mode: sim`).
+    /// Default: none (the one robot of `robot:`).
+    #[serde(default)]
+    pub robots: Vec<RobotEntry>,
     /// Controller name: effort commands arrive on `/<controller>/commands`, like
     /// ros2_control's JointGroupEffortController. Default `effort_controller`.
     #[serde(default = "default_controller")]
@@ -474,6 +480,11 @@ impl Config {
             && urdf.is_relative()
         {
             *urdf = lexically_normal(&dir.join(&*urdf));
+        }
+        for r in &mut config.robots {
+            if r.urdf.is_relative() {
+                r.urdf = lexically_normal(&dir.join(&r.urdf));
+            }
         }
         if let Some(srdf) = &mut config.collision.srdf
             && srdf.is_relative()

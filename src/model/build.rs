@@ -169,6 +169,7 @@ impl Model {
                     parent_frame: frame,
                     placement: joint_m_link.compose(&c.origin),
                     shape,
+                    robot: 0,
                 });
             }
         }
@@ -202,6 +203,11 @@ fn check_body_inertias(
         }
     }
     Ok(())
+}
+
+/// The model of an empty world: the universe joint and frame only.
+pub(super) fn universe(name: &str) -> Model {
+    Builder::new(name).finish(Vec::new())
 }
 
 /// Accumulates joints, bodies and frames in Pinocchio's order.

@@ -63,6 +63,9 @@ pub struct CollisionGeometry {
     pub placement: SE3,
     /// The shape.
     pub shape: Shape,
+    /// Which robot of a model of several ([`super::Model::append`]) it belongs to: 0 in a
+    /// model of one robot. Shapes of different robots always collide with each other.
+    pub robot: usize,
 }
 
 /// Where `package://` URIs are looked for.

@@ -2,6 +2,7 @@
 //! built from it (Pinocchio's conventions and joint order), and the [`Data`] every
 //! algorithm writes into.
 
+mod append;
 mod build;
 mod data;
 pub mod frame;

@@ -60,6 +60,42 @@ pub async fn commands(
     }
 }
 
+/// Effort commands of several robots (`robots:`), each on its own topic (`streams`: its
+/// joints' range in the combined command, its stream, its topic name), checked by
+/// [`validate_efforts`] against its own joint count and merged into one command: a robot
+/// whose controller has not published yet has NaN efforts, which the loop replaces by its
+/// fallback.
+pub async fn robot_commands<S: Stream<Item = Float64MultiArray> + Unpin>(
+    streams: Vec<(std::ops::Range<usize>, S, String)>,
+    mut writer: MailboxWriter<EffortCommand>,
+    n: usize,
+    counters: Arc<Counters>,
+) {
+    let mut merged = vec![f64::NAN; n];
+    let mut topics = Vec::with_capacity(streams.len());
+    let mut tagged = Vec::with_capacity(streams.len());
+    for (k, (range, stream, topic)) in streams.into_iter().enumerate() {
+        topics.push((range, topic));
+        tagged.push(stream.map(move |msg| (k, msg)));
+    }
+    let mut all = futures::stream::select_all(tagged);
+    let mut throttle = Throttle::per_second();
+    while let Some((k, msg)) = all.next().await {
+        let (range, topic) = &topics[k];
+        match validate_efforts(&msg.data, range.len()) {
+            Ok(()) => {
+                merged[range.clone()].copy_from_slice(&msg.data);
+                writer.write_with(|c| c.effort.copy_from_slice(&merged));
+                Counters::bump(&counters.commands_accepted);
+            }
+            Err(why) => {
+                counters.count_rejection(why);
+                warn(&mut throttle, topic, format_args!("command rejected: {why}"));
+            }
+        }
+    }
+}
+
 /// Per-joint commands (sensor_msgs/JointState, as JointStateTopicSystem publishes them),
 /// checked whole by [`JointCommandInput::apply`]; each accepted one updates the held
 /// table, which the loop reads.

@@ -24,7 +24,7 @@ use super::description::{Description, ignore_later, wait_for_description};
 use super::inputs;
 use super::qos::profile;
 use super::simulation_interfaces;
-use super::state_publisher::{CommandPublisher, SensorPublishers, StatePublisher, with_tf};
+use super::state_publisher::{CommandPublisher, RobotPublishers, SensorPublishers, StatePublisher, with_tf};
 use super::supervision::{LoopIo, Tasks, serve};
 use crate::app::{
     ControlEnds, ControlLoop, OutputLayout, Setup, SetupError, SimAndControlLoop, SimEnds, SimLoop, UrdfText,
@@ -196,14 +196,10 @@ fn run_sim(mut node: r2r::Node, setup: &Setup, mut tasks: Tasks) -> Result<NodeS
     let config = &setup.config;
     let io = LoopIo::new(&mut node, setup)?;
     let SimLoop { mut job, commands, joint_commands, ends } = SimLoop::new(setup, io.counters.clone())?;
-    let topic = config.commands_topic().to_string();
-    let stream =
-        subscription::<Float64MultiArray>(&mut node, &topic, profile(config.qos.commands.over(Qos::SUBSCRIPTION)))?;
-    let n = setup.joint_names.len();
-    tasks.spawn(
-        format!("{topic} subscription"),
-        inputs::commands(stream, commands, n, io.counters.clone(), topic.clone()),
-    );
+    let topic = match setup.robots.is_empty() {
+        true => subscribe_commands(&mut node, setup, commands, &io, &mut tasks)?,
+        false => subscribe_robot_commands(&mut node, setup, commands, &io, &mut tasks)?,
+    };
     let mut banner = format!("{}; effort commands on {topic}", sim_banner(setup));
     if let Some(joint_topic) = &config.joint_commands.topic {
         let qos = profile(config.qos.joint_commands.over(Qos::PUBLISHER));
@@ -215,6 +211,68 @@ fn run_sim(mut node: r2r::Node, setup: &Setup, mut tasks: Tasks) -> Result<NodeS
     let publisher = sim_side(&mut node, setup, &io, ends, &mut tasks)?;
     job.hand_off_to(publisher.thread().clone());
     serve(node, setup, job, vec![publisher], io, banner, tasks)
+}
+
+/// The effort command subscription of the single robot; returns its topic.
+fn subscribe_commands(
+    node: &mut r2r::Node,
+    setup: &Setup,
+    commands: crate::runtime::MailboxWriter<crate::runtime::EffortCommand>,
+    io: &LoopIo,
+    tasks: &mut Tasks,
+) -> Result<String, NodeError> {
+    let config = &setup.config;
+    let topic = config.commands_topic().to_string();
+    let qos = profile(config.qos.commands.over(Qos::SUBSCRIPTION));
+    let stream = subscription::<Float64MultiArray>(node, &topic, qos)?;
+    let n = setup.joint_names.len();
+    tasks.spawn(
+        format!("{topic} subscription"),
+        inputs::commands(stream, commands, n, io.counters.clone(), topic.clone()),
+    );
+    Ok(topic)
+}
+
+/// Each robot's effort command topic of `robots:`, `/<ns>/<controller>/commands` (its own
+/// joints, URDF order), merged into the loop's one command; returns the topics' pattern.
+fn subscribe_robot_commands(
+    node: &mut r2r::Node,
+    setup: &Setup,
+    commands: crate::runtime::MailboxWriter<crate::runtime::EffortCommand>,
+    io: &LoopIo,
+    tasks: &mut Tasks,
+) -> Result<String, NodeError> {
+    let config = &setup.config;
+    let qos = profile(config.qos.commands.over(Qos::SUBSCRIPTION));
+    let mut streams = Vec::with_capacity(setup.robots.len());
+    for r in &setup.robots {
+        let topic = r.topic(&format!("{}/commands", config.controller));
+        let stream = subscription::<Float64MultiArray>(node, &topic, qos.clone())?;
+        streams.push((r.joints.clone(), stream, topic));
+    }
+    let n = setup.joint_names.len();
+    let pattern = format!("/<ns>/{}/commands", config.controller);
+    tasks.spawn(format!("{pattern} subscriptions"), inputs::robot_commands(streams, commands, n, io.counters.clone()));
+    Ok(pattern)
+}
+
+/// Each robot's `/<ns>/joint_states` and, with a floating base, `/<ns>/odom` (`robots:`).
+fn robot_publishers(node: &mut r2r::Node, setup: &Setup) -> Result<Vec<RobotPublishers>, NodeError> {
+    let qos = state_qos(&setup.config.qos, Qos::PUBLISHER);
+    let mut robots = Vec::with_capacity(setup.robots.len());
+    for r in &setup.robots {
+        let odometry = match r.base {
+            Some(_) => Some((publisher::<Odometry>(node, &r.topic("odom"), qos.clone())?, r.root_link.clone())),
+            None => None,
+        };
+        robots.push(RobotPublishers {
+            joint_states: publisher::<JointState>(node, &r.topic("joint_states"), qos.clone())?,
+            joints: r.joints.clone(),
+            names: r.joint_names.clone(),
+            odometry,
+        });
+    }
+    Ok(robots)
 }
 
 /// `mode: control`: the measured state in, the controller's torques and predicted contact
@@ -299,8 +357,10 @@ fn sim_side(
         let topic = format!("/{}/odom", topic_token(name));
         bodies.push((publisher::<Odometry>(node, &topic, state_qos(qos, Qos::PUBLISHER))?, name.clone()));
     }
-    let has_poses = ends.layout.base_link.is_some() || !bodies.is_empty();
-    state = state.with_bodies(bodies).with_markers(publisher::<MarkerArray>(
+    let robots = robot_publishers(node, setup)?;
+    let has_poses =
+        ends.layout.base_link.is_some() || !bodies.is_empty() || robots.iter().any(|r| r.odometry.is_some());
+    state = state.with_bodies(bodies).with_robots(robots).with_markers(publisher::<MarkerArray>(
         node,
         &topics.contact_markers,
         QosProfile::default(),

@@ -52,6 +52,22 @@ pub struct StatePublisher {
     tf: Option<r2r::Publisher<TFMessage>>,
     /// The sensors' publishers and what they publish.
     sensors: Option<(SensorPublishers, SensorSettings)>,
+    /// With `robots:`, each robot's own topics.
+    robots: Vec<RobotPublishers>,
+}
+
+/// One robot's topics of a configuration with `robots:` ([`crate::app::RobotView`]):
+/// `/<ns>/joint_states` with its joints' URDF names, and its floating base's `/<ns>/odom`
+/// (child frame `<ns>/<root link>`, also on /tf).
+pub struct RobotPublishers {
+    /// Its JointState publisher.
+    pub joint_states: r2r::Publisher<JointState>,
+    /// Its joints' range in the samples' joint arrays.
+    pub joints: std::ops::Range<usize>,
+    /// Their names on its topic.
+    pub names: Vec<String>,
+    /// Its floating base's odometry publisher and child frame, if it has a floating base.
+    pub odometry: Option<(r2r::Publisher<Odometry>, String)>,
 }
 
 /// One publisher per IMU and per force/torque sensor, one for all the foot contacts (in
@@ -242,10 +258,13 @@ struct NativeMessages {
     odometry: Option<NativeMsg<Odometry>>,
     bodies: Vec<NativeMsg<Odometry>>,
     wrench: NativeMsg<WrenchStamped>,
-    /// One transform per odometry: the floating base's first (if any), then the bodies'.
+    /// One transform per odometry: the floating base's first (if any), the robots' bases,
+    /// then the bodies'.
     #[cfg(signorini_tf2_msgs)]
     tf: Option<NativeMsg<TFMessage>>,
     n: usize,
+    /// Per robot of `robots:`: its JointState and its odometry.
+    robots: Vec<(NativeMsg<JointState>, Option<NativeMsg<Odometry>>)>,
 }
 
 /// Copies `values` into a native double sequence (`data`, `size`) of the same length.
@@ -280,7 +299,14 @@ impl StatePublisher {
             #[cfg(signorini_tf2_msgs)]
             tf: None,
             sensors: None,
+            robots: Vec::new(),
         }
+    }
+
+    /// Also publishes each robot's joints and base on its own topics (`robots:`).
+    pub fn with_robots(mut self, robots: Vec<RobotPublishers>) -> Self {
+        self.robots = robots;
+        self
     }
 
     /// Also publishes the sensors' readings of the samples (`settings`: the samples'
@@ -315,12 +341,15 @@ impl StatePublisher {
 
     fn native_messages(&self) -> NativeMessages {
         let n = self.joint_names.len();
-        let template = JointState {
-            name: self.joint_names.clone(),
-            position: vec![0.0; n],
-            velocity: vec![0.0; n],
-            effort: vec![0.0; n],
-            ..Default::default()
+        let joint_state = |names: &[String]| {
+            let n = names.len();
+            NativeMsg::<JointState>::from(&JointState {
+                name: names.to_vec(),
+                position: vec![0.0; n],
+                velocity: vec![0.0; n],
+                effort: vec![0.0; n],
+                ..Default::default()
+            })
         };
         let world = Header { frame_id: "world".into(), ..Default::default() };
         let odometry_of = |child: &String| {
@@ -333,7 +362,10 @@ impl StatePublisher {
         #[cfg(signorini_tf2_msgs)]
         let tf = self.tf.as_ref().map(|_| {
             use r2r::geometry_msgs::msg::TransformStamped;
-            let children = self.odometry.iter().map(|(_, link)| link).chain(self.bodies.iter().map(|(_, name)| name));
+            let robots = self.robots.iter().filter_map(|r| r.odometry.as_ref().map(|(_, link)| link));
+            let children = (self.odometry.iter().map(|(_, link)| link))
+                .chain(robots)
+                .chain(self.bodies.iter().map(|(_, name)| name));
             let transforms = children
                 .map(|child| TransformStamped {
                     header: world.clone(),
@@ -347,7 +379,10 @@ impl StatePublisher {
             #[cfg(signorini_tf2_msgs)]
             tf,
             clock: NativeMsg::<Clock>::new(),
-            joint_states: NativeMsg::<JointState>::from(&template),
+            joint_states: joint_state(&self.joint_names),
+            robots: (self.robots.iter())
+                .map(|r| (joint_state(&r.names), r.odometry.as_ref().map(|(_, link)| odometry_of(link))))
+                .collect(),
             odometry: self.odometry.as_ref().map(|(_, link)| odometry_of(link)),
             bodies: self.bodies.iter().map(|(_, name)| odometry_of(name)).collect(),
             wrench: NativeMsg::<WrenchStamped>::from(&WrenchStamped { header: world, ..Default::default() }),
@@ -390,12 +425,13 @@ impl StatePublisher {
         for (((publisher, _), msg), body) in self.bodies.iter().zip(&mut native.bodies).zip(&s.bodies) {
             publish_odometry(publisher, msg, &t, body)?;
         }
+        publish_robots(&self.robots, &mut native.robots, &t, s)?;
         #[cfg(signorini_tf2_msgs)]
         if let (Some(publisher), Some(msg)) = (&self.tf, native.tf.as_mut()) {
             // A floating base without a pose in this sample: no /tf either (as no odometry).
             let base = self.odometry.as_ref().and(s.base.as_ref());
             if base.is_some() == self.odometry.is_some() {
-                publish_tf(publisher, msg, &t, base.into_iter().chain(&s.bodies))?;
+                publish_tf(publisher, msg, &t, base.into_iter().chain(&s.robot_bases).chain(&s.bodies))?;
             }
         }
         publish_wrenches(&self.wrenches, &mut native.wrench, &t, &s.wrenches)?;
@@ -408,6 +444,33 @@ impl StatePublisher {
         }
         Ok(())
     }
+}
+
+/// Each robot's JointState (its slice of the sample's joints) and odometry (its base of
+/// the sample's `robot_bases`), stamped `t`.
+fn publish_robots(
+    robots: &[RobotPublishers],
+    native: &mut [(NativeMsg<JointState>, Option<NativeMsg<Odometry>>)],
+    t: &Time,
+    s: &Outputs,
+) -> r2r::Result<()> {
+    let mut bases = s.robot_bases.iter();
+    for (r, (js, odometry)) in robots.iter().zip(native) {
+        let j = &mut **js;
+        j.header.stamp.sec = t.sec;
+        j.header.stamp.nanosec = t.nanosec;
+        let range = r.joints.clone();
+        fill(j.position.data, j.position.size, &s.position[range.clone()]);
+        fill(j.velocity.data, j.velocity.size, &s.velocity[range.clone()]);
+        fill(j.effort.data, j.effort.size, &s.effort[range]);
+        r.joint_states.publish_native(js)?;
+        if let (Some((publisher, _)), Some(msg)) = (&r.odometry, odometry.as_mut())
+            && let Some(base) = bases.next()
+        {
+            publish_odometry(publisher, msg, t, base)?;
+        }
+    }
+    Ok(())
 }
 
 /// One nav_msgs/Odometry, stamped `t`, through the reusable native message `msg`.

@@ -30,12 +30,12 @@ impl JointPd {
         Self::with_dofs(model, reference, kp, kd, vec![true; model.nv])
     }
 
-    /// A PD of the dofs flagged in `actuated` (nv) only, a floating base's never.
+    /// A PD of the dofs flagged in `actuated` (nv) only, a floating base's (each robot's) never.
     pub fn with_dofs(model: &Model, reference: Vec<f64>, kp: f64, kd: f64, mut actuated: Vec<bool>) -> Self {
         assert_eq!(reference.len(), model.nq, "the reference is a configuration");
         actuated.resize(model.nv, false);
-        if model.has_free_flyer() {
-            actuated[..6].fill(false);
+        for root in model.floating_roots() {
+            actuated[model.idx_v[root]..model.idx_v[root] + 6].fill(false);
         }
         Self { kp, kd, reference, actuated, error: vec![0.0; model.nv] }
     }

@@ -1,5 +1,6 @@
-//! What is simulated: at most one robot (its Model, Data and state), free rigid bodies
-//! with their shapes, and the static environment, all in one collision world.
+//! What is simulated: at most one robot (its Model, Data and state; several robots are one
+//! model of several trees, [`crate::model::Model::append`]), free rigid bodies with their
+//! shapes, and the static environment, all in one collision world.
 
 use crate::collision::{CollisionError, CollisionSettings, CollisionWorld, Environment, FreeBodyShape};
 use crate::dynamics;
@@ -107,16 +108,23 @@ impl World {
         index
     }
 
-    /// Lowers (or raises) a floating-base robot along z until its lowest collision shape
-    /// touches the height `ground`; nothing for a fixed base or a robot without shapes.
+    /// Lowers (or raises) each floating base along z until the lowest collision shape of
+    /// its robot touches the height `ground`; nothing for a fixed base or a robot without
+    /// shapes.
     pub fn place_robot_on(&mut self, ground: f64) {
-        let Some(r) = self.robot.as_mut() else { return };
-        if !r.model.has_free_flyer() {
-            return;
+        let roots: Vec<usize> = self.robot.as_ref().map_or(Vec::new(), |r| r.model.floating_roots().collect());
+        for root in roots {
+            self.place_base_on(root, ground);
         }
+    }
+
+    /// Lowers (or raises) the floating base of joint `root` (a free flyer child of the
+    /// universe) along z until the lowest collision shape it moves touches `ground`.
+    pub fn place_base_on(&mut self, root: usize, ground: f64) {
+        let Some(r) = self.robot.as_mut() else { return };
         dynamics::forward_kinematics(&r.model, &mut r.data, &r.q);
-        if let Some(lowest) = self.collision.robot_lowest_point(&r.data) {
-            r.q[2] += ground - lowest;
+        if let Some(lowest) = self.collision.lowest_point_under(&r.model, &r.data, root) {
+            r.q[r.model.idx_q[root] + 2] += ground - lowest;
             dynamics::forward_kinematics(&r.model, &mut r.data, &r.q);
             self.collision.update_robot(&r.data);
         }
