@@ -49,7 +49,7 @@ impl Sim {
     /// SetEntityState of `name`, applied at the next tick (paused: read back before a step).
     fn set(&mut self, name: &str, request: &RequestedState) {
         let e = self.ends.entities.get(name).unwrap();
-        let command = check_set(e, self.ends.entities.floating_base(), request).unwrap();
+        let command = check_set(e, request).unwrap();
         let sequence = self.ends.io.setter.send(command);
         self.tick();
         assert!(self.ends.io.setter.applied(sequence));
@@ -264,7 +264,7 @@ fn bad_sets_are_refused_with_the_standard_codes() {
     let sim = Sim::quadruped();
     let e = &sim.ends.entities;
     let robot = e.all()[0].name.clone();
-    let check = |name: &str, r: &RequestedState| check_set(e.get(name).unwrap(), e.floating_base(), r).unwrap_err();
+    let check = |name: &str, r: &RequestedState| check_set(e.get(name).unwrap(), r).unwrap_err();
     let nan = check("crate", &at([f64::NAN, 0.0, 1.0]));
     assert_eq!(nan.code(), 101, "INVALID_POSE: {nan}");
     let mut skew = at([0.0, 0.0, 1.0]);
@@ -283,5 +283,30 @@ fn bad_sets_are_refused_with_the_standard_codes() {
     // A quaternion off by less than the tolerance is normalized.
     let mut near = at([0.0, 0.0, 1.0]);
     near.orientation = [0.0, 0.0, 0.0, 1.0005];
-    assert!(check_set(e.get("crate").unwrap(), true, &near).is_ok());
+    assert!(check_set(e.get("crate").unwrap(), &near).is_ok());
+}
+
+/// With `robots:` each robot is an entity under its namespace, its links `<ns>/<link>`;
+/// SetEntityState of one moves its floating base only.
+#[test]
+fn several_robots_are_entities_under_their_namespaces() {
+    let setup = Setup::load(&repo("config/two_quadrupeds.yaml"), None).unwrap();
+    let SimLoop { job, ends, .. } = SimLoop::new(&setup, Arc::new(Counters::default())).unwrap();
+    let mut sim = Sim { job, ends: ends.entities, samples: ends.samples, ticks: 0 };
+    let names: Vec<String> = sim.ends.entities.all().iter().map(|e| e.name.clone()).collect();
+    for name in ["a", "a/base", "a/lf_foot", "b", "b/base", "b/rh_foot"] {
+        assert!(names.contains(&name.to_string()), "{name} in {names:?}");
+    }
+    let q = EntityQuery { filter: "^[ab]$", categories: vec![1], ..Default::default() };
+    let robots: Vec<&str> = sim.ends.entities.select(&q).unwrap().iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(robots, ["a", "b"]);
+    sim.tick();
+    sim.job.requests().set_paused(true);
+    let a_before = sim.state("a");
+    sim.set("b", &at([2.0, 1.0, 0.6]));
+    assert_eq!(sim.state("b").position, [2.0, 1.0, 0.6]);
+    assert_eq!(sim.state("b/base").position, [2.0, 1.0, 0.6]);
+    assert_eq!(sim.state("a").position, a_before.position, "a does not move");
+    let foot = sim.state("b/lf_foot").position;
+    assert!((foot[0] - 2.0).abs() < 0.5 && (foot[1] - 1.0).abs() < 0.5, "b's links follow its base: {foot:?}");
 }

@@ -86,6 +86,7 @@ fn the_loop_allocates_nothing_after_start_up() {
     // and of the floating base (issue 25).
     let entities = signorini::app::Entities::new(
         job.world().robot.as_ref().map(|r| &r.model),
+        &[],
         &["crate".to_string()],
         job.world().collision.objects(),
     );
@@ -106,7 +107,7 @@ fn the_loop_allocates_nothing_after_start_up() {
                         angular: [0.0; 3],
                     };
                     let e = entities.get(name).unwrap();
-                    let command = signorini::app::entities::check_set(e, entities.floating_base(), &request).unwrap();
+                    let command = signorini::app::entities::check_set(e, &request).unwrap();
                     let sequence = entity_io.setter.send(command);
                     while !stop.load(Ordering::Relaxed) && !entity_io.setter.applied(sequence) {
                         std::thread::sleep(Duration::from_micros(200));

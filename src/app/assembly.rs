@@ -61,7 +61,7 @@ impl SimLoop {
         let input = JointCommandInput::new(setup.joint_names.clone(), servos.iter().map(|s| s.interface).collect());
         let (table_writer, table_reader) = mailbox(input.table().clone());
         let model = job.world().robot.as_ref().map(|r| &r.model);
-        let entities = Entities::new(model, &layout.body_names, job.world().collision.objects());
+        let entities = Entities::new(model, &setup.robots, &layout.body_names, job.world().collision.objects());
         let view = EntityView::new(model);
         let (entity_loop, io) = entity_exchange(job.world());
         let entities = EntityEnds { entities, view, io };

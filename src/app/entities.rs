@@ -26,10 +26,11 @@ use super::sim_requests::Refusal;
 use crate::collision::{CollisionObject, Owner};
 use crate::dynamics;
 use crate::model::joint::{quaternion_to_rotation, rotation_to_quaternion};
-use crate::model::{Data, FrameKind, Model};
+use crate::model::{Data, FrameKind, JointType, Model};
 use crate::spatial::{Motion, SE3, Vec3};
 
 use super::entity_exchange::EntitySnapshot;
+use super::robots::RobotView;
 
 /// `msg/EntityCategory.msg`'s categories signorini has.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -45,17 +46,20 @@ pub enum Category {
 /// What an entity is in the world.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub enum EntityKind {
-    /// The robot (its root link's state).
+    /// A robot (its root link's state).
     Robot {
         /// The root link's frame.
         frame: usize,
+        /// Its floating base's joint, if it has one.
+        base: Option<usize>,
     },
-    /// A link of the robot.
+    /// A link of a robot.
     Link {
         /// Its frame (a `FrameKind::Body` frame of the model).
         frame: usize,
-        /// Whether it is the root link (moved with the floating base).
-        root: bool,
+        /// The robot's floating base's joint when this link is its root link (moved with
+        /// it).
+        base: Option<usize>,
     },
     /// A free body.
     Body {
@@ -115,34 +119,23 @@ pub const BOUNDS_SPHERE: u8 = 3;
 #[derive(Clone, Debug, Default)]
 pub struct Entities {
     entities: Vec<Entity>,
-    /// Whether the robot has a floating base (SetEntityState can move it).
-    floating_base: bool,
 }
 
 impl Entities {
-    /// The entities of a world holding `model`'s robot (if any), free bodies named
-    /// `bodies` (in the world's order) and the static shapes among `objects`.
-    pub fn new(model: Option<&Model>, bodies: &[String], objects: &[CollisionObject]) -> Self {
+    /// The entities of a world holding `model`'s robot (if any; several robots when
+    /// `robots` has their views: [`super::robots`]), free bodies named `bodies` (in the
+    /// world's order) and the static shapes among `objects`.
+    pub fn new(model: Option<&Model>, robots: &[RobotView], bodies: &[String], objects: &[CollisionObject]) -> Self {
         let mut entities = Vec::new();
-        let shapes = |keep: &dyn Fn(&CollisionObject) -> bool| objects.iter().filter(|o| keep(o)).cloned().collect();
         if let Some(m) = model {
-            let links: Vec<usize> = (0..m.frames.len()).filter(|&k| m.frames[k].kind == FrameKind::Body).collect();
-            if let Some(&root) = links.first() {
-                entities.push(Entity {
-                    name: m.name.clone(),
-                    category: Category::Robot,
-                    kind: EntityKind::Robot { frame: root },
-                    shapes: shapes(&|o| matches!(o.owner, Owner::Robot { .. })),
-                });
-            }
-            for (k, &frame) in links.iter().enumerate() {
-                let link = &m.frames[frame].name;
-                entities.push(Entity {
-                    name: format!("{}/{link}", m.name),
-                    category: Category::Robot,
-                    kind: EntityKind::Link { frame, root: k == 0 },
-                    shapes: shapes(&|o| matches!(o.owner, Owner::Robot { .. }) && o.link == *link),
-                });
+            match robots {
+                [] => robot_entities(m, &m.name, "", &m.name, objects, &mut entities),
+                views => {
+                    for r in views {
+                        let prefix = format!("{}/", r.namespace);
+                        robot_entities(m, &r.namespace, &prefix, "", objects, &mut entities);
+                    }
+                }
             }
         }
         for (slot, name) in bodies.iter().enumerate() {
@@ -150,23 +143,18 @@ impl Entities {
                 name: name.clone(),
                 category: Category::Object,
                 kind: EntityKind::Body { slot },
-                shapes: shapes(&|o| o.owner == Owner::Free { body: slot }),
+                shapes: objects.iter().filter(|o| o.owner == Owner::Free { body: slot }).cloned().collect(),
             });
         }
-        for (k, o) in objects.iter().enumerate().filter(|(_, o)| o.owner == Owner::Static) {
+        for o in objects.iter().filter(|o| o.owner == Owner::Static) {
             entities.push(Entity {
                 name: o.name.clone(),
                 category: Category::Static,
                 kind: EntityKind::Static { pose: o.pose },
-                shapes: vec![objects[k].clone()],
+                shapes: vec![o.clone()],
             });
         }
-        Self { entities, floating_base: model.is_some_and(Model::has_free_flyer) }
-    }
-
-    /// Whether the robot has a floating base.
-    pub fn floating_base(&self) -> bool {
-        self.floating_base
+        Self { entities }
     }
 
     /// Every entity, in order (robot, links, bodies, statics).
@@ -218,6 +206,43 @@ impl Entities {
         let names: Vec<&str> = self.entities.iter().take(4).map(|e| e.name.as_str()).collect();
         let more = if self.entities.len() > names.len() { ", …" } else { "" };
         format!("{}{more}", names.join(", "))
+    }
+}
+
+/// The entities of the robot whose link frames are named `<prefix><link>` (all of the
+/// model's when `prefix` is empty): the robot as `name`, its root link's state, and each
+/// link as `<link_prefix>/<frame name>` (`<robot>/<link>` for a single robot; the frame
+/// name, already `<namespace>/<link>`, for one of several).
+fn robot_entities(
+    m: &Model,
+    name: &str,
+    prefix: &str,
+    link_prefix: &str,
+    objects: &[CollisionObject],
+    entities: &mut Vec<Entity>,
+) {
+    let links: Vec<usize> = (0..m.frames.len())
+        .filter(|&k| m.frames[k].kind == FrameKind::Body && m.frames[k].name.starts_with(prefix))
+        .collect();
+    let Some(&root) = links.first() else { return };
+    let mine = |o: &CollisionObject| matches!(o.owner, Owner::Robot { .. }) && o.link.starts_with(prefix);
+    // A free flyer carrying the root link directly from the universe: the floating base.
+    let joint = m.frames[root].parent_joint;
+    let base = (joint > 0 && m.parents[joint] == 0 && m.joint_types[joint] == JointType::FreeFlyer).then_some(joint);
+    entities.push(Entity {
+        name: name.to_owned(),
+        category: Category::Robot,
+        kind: EntityKind::Robot { frame: root, base },
+        shapes: objects.iter().filter(|o| mine(o)).cloned().collect(),
+    });
+    for &frame in &links {
+        let link = &m.frames[frame].name;
+        entities.push(Entity {
+            name: if link_prefix.is_empty() { link.clone() } else { format!("{link_prefix}/{link}") },
+            category: Category::Robot,
+            kind: EntityKind::Link { frame, base: if frame == root { base } else { None } },
+            shapes: objects.iter().filter(|o| mine(o) && o.link == *link).cloned().collect(),
+        });
     }
 }
 
@@ -305,7 +330,7 @@ impl EntityView {
                 Some(b) => EntityState::of_frame(t, &b.state.pose, &b.state.velocity, &b.acceleration),
                 None => EntityState { time_ns: t, ..Default::default() },
             },
-            EntityKind::Robot { frame } | EntityKind::Link { frame, .. } => self.frame_state(frame, snapshot),
+            EntityKind::Robot { frame, .. } | EntityKind::Link { frame, .. } => self.frame_state(frame, snapshot),
         }
     }
 
@@ -347,9 +372,15 @@ impl EntityView {
         let (vf, af) =
             (f.placement.act_inv_motion(&data.v[f.parent_joint]), f.placement.act_inv_motion(&data.a[f.parent_joint]));
         let mut state = EntityState::of_frame(snapshot.time_ns, &pose, &vf, &af);
-        if model.has_free_flyer() && f.parent_joint == 1 && f.placement == SE3::IDENTITY {
-            state.position = [q[0], q[1], q[2]];
-            state.orientation = [q[3], q[4], q[5], q[6]];
+        let j = f.parent_joint;
+        if j > 0
+            && model.parents[j] == 0
+            && model.joint_types[j] == JointType::FreeFlyer
+            && f.placement == SE3::IDENTITY
+        {
+            let at = model.idx_q[j];
+            state.position = [q[at], q[at + 1], q[at + 2]];
+            state.orientation = [q[at + 3], q[at + 4], q[at + 5], q[at + 6]];
         }
         state
     }
@@ -373,8 +404,8 @@ pub struct RequestedState<'a> {
 /// What a SetEntityState moves.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum SetTarget {
-    /// The robot's floating base.
-    Base,
+    /// A robot's floating base: its free-flyer joint.
+    Base(usize),
     /// A free body.
     Body(usize),
 }
@@ -393,25 +424,26 @@ pub struct EntityCommand {
 
 impl Default for EntityCommand {
     fn default() -> Self {
-        Self { target: SetTarget::Base, pose: SE3::IDENTITY, velocity: Motion::ZERO }
+        Self { target: SetTarget::Body(usize::MAX), pose: SE3::IDENTITY, velocity: Motion::ZERO }
     }
 }
 
 /// How far from 1 a requested quaternion's norm may be (it is then normalized).
 pub const QUATERNION_TOLERANCE: f64 = 1e-3;
 
-/// Checks a SetEntityState of `entity` (`floating_base`: whether the robot has one): the
+/// Checks a SetEntityState of `entity`: the
 /// frame (empty or `world`), a finite position and a unit quaternion (INVALID_POSE
 /// otherwise, SetEntityState.srv's 101), a finite twist, and an entity that can be moved.
 /// The acceleration of the request is ignored (the .srv allows it).
-pub fn check_set(entity: &Entity, floating_base: bool, request: &RequestedState) -> Result<EntityCommand, Refusal> {
+pub fn check_set(entity: &Entity, request: &RequestedState) -> Result<EntityCommand, Refusal> {
     let target = match entity.kind {
         EntityKind::Body { slot } => SetTarget::Body(slot),
-        EntityKind::Robot { .. } if floating_base => SetTarget::Base,
+        EntityKind::Robot { base: Some(joint), .. } | EntityKind::Link { base: Some(joint), .. } => {
+            SetTarget::Base(joint)
+        }
         EntityKind::Robot { .. } => {
             return Err(Refusal::OperationFailed(format!("{}: a fixed-base robot cannot be moved", entity.name)));
         }
-        EntityKind::Link { root: true, .. } if floating_base => SetTarget::Base,
         EntityKind::Link { .. } => {
             return Err(Refusal::OperationFailed(format!(
                 "{}: a link follows its joints; set the robot's floating base (the robot entity) instead",

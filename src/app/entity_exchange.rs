@@ -145,15 +145,16 @@ impl EntityLoop {
         }
         let (command, sequence) = (latest.value, latest.sequence);
         match command.target {
-            SetTarget::Base => {
+            SetTarget::Base(joint) => {
                 if let Some(r) = world.robot.as_mut()
-                    && r.model.has_free_flyer()
+                    && r.model.joint_types.get(joint) == Some(&crate::model::JointType::FreeFlyer)
                 {
+                    let (iq, iv) = (r.model.idx_q[joint], r.model.idx_v[joint]);
                     let t = command.pose.translation;
                     let quaternion = crate::model::joint::rotation_to_quaternion(&command.pose.rotation);
-                    r.q[..3].copy_from_slice(t.as_slice());
-                    r.q[3..7].copy_from_slice(&quaternion);
-                    r.v[..6].copy_from_slice(command.velocity.to_vector().as_slice());
+                    r.q[iq..iq + 3].copy_from_slice(t.as_slice());
+                    r.q[iq + 3..iq + 7].copy_from_slice(&quaternion);
+                    r.v[iv..iv + 6].copy_from_slice(command.velocity.to_vector().as_slice());
                 }
             }
             SetTarget::Body(slot) => {

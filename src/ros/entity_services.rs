@@ -196,8 +196,7 @@ async fn set_entity_state(
                 linear: [l.x, l.y, l.z],
                 angular: [a.x, a.y, a.z],
             };
-            let floating_base = reader.entities.floating_base();
-            reader.entities.get(&req.message.entity).and_then(|e| check_set(e, floating_base, &request))
+            reader.entities.get(&req.message.entity).and_then(|e| check_set(e, &request))
         };
         let outcome = match checked {
             Ok(command) => {
