@@ -35,6 +35,8 @@ pub struct SimEnds {
     pub targets: WrenchTargets,
     /// Reset, pause and step.
     pub requests: Arc<SimRequests>,
+    /// Spawn and delete free bodies.
+    pub spawns: Arc<super::Spawns>,
     /// The samples, for the publisher (or to be drained).
     pub samples: SampleConsumer<Outputs>,
     /// What the samples hold.
@@ -58,8 +60,14 @@ impl SimLoop {
         let (table_writer, table_reader) = mailbox(input.table().clone());
         let job = job.with_external_wrenches(wrench_reader).with_joint_commands(table_reader, servos);
         let requests = job.requests();
+        let spawns = job.spawns();
         let joint_commands = (table_writer, input);
-        Ok(Self { job, commands, joint_commands, ends: SimEnds { wrenches, targets, requests, samples, layout } })
+        Ok(Self {
+            job,
+            commands,
+            joint_commands,
+            ends: SimEnds { wrenches, targets, requests, spawns, samples, layout },
+        })
     }
 }
 

@@ -49,8 +49,11 @@ pub struct Outputs {
     pub effort: Vec<f64>,
     /// The floating base, if the robot has one.
     pub base: Option<Odometry>,
-    /// Each free body, in `World::bodies` order.
+    /// Each configured free body, in `World::bodies` order.
     pub bodies: Vec<Odometry>,
+    /// Each spawn slot: the id of the body it holds and its odometry (None: empty). The
+    /// names are the spawn table's ([`crate::app::Spawns::name_of`]).
+    pub spawned: Vec<Option<(u64, Odometry)>>,
     /// Each link of [`OutputLayout::links`], zero when not in contact.
     pub wrenches: Vec<Wrench>,
     /// The loaded contacts (at most [`MARKED_CONTACTS`]; `contact_count` of them valid).
@@ -62,6 +65,17 @@ pub struct Outputs {
     pub sensors: SensorReadings,
 }
 
+/// A free body's odometry: pose in `world`, twist in the body frame.
+fn body_odometry(s: &crate::model::FreeBodyState) -> Odometry {
+    let p = s.pose.translation;
+    Odometry {
+        position: [p.x, p.y, p.z],
+        orientation: crate::model::joint::rotation_to_quaternion(&s.pose.rotation),
+        linear: s.velocity.linear.into(),
+        angular: s.velocity.angular.into(),
+    }
+}
+
 /// Which joints, links and bodies the outputs cover, fixed at start-up.
 #[derive(Clone, Debug)]
 pub struct OutputLayout {
@@ -71,8 +85,10 @@ pub struct OutputLayout {
     pub joint_names: Vec<String>,
     /// The floating base's link (the URDF root), if any.
     pub base_link: Option<String>,
-    /// The free bodies' names.
+    /// The configured free bodies' names.
     pub body_names: Vec<String>,
+    /// Spawn slots (`simulation_interfaces.spawn_capacity` in the simulator, 0 else).
+    pub spawn_slots: usize,
     /// (link, the joint carrying it) of each robot link with collision shapes, in the
     /// order of its first shape.
     pub links: Vec<(String, usize)>,
@@ -85,8 +101,10 @@ pub struct OutputLayout {
 impl OutputLayout {
     /// The layout of `setup`'s robot in `world`.
     pub fn new(setup: &Setup, world: &World) -> Self {
-        let bodies: Vec<String> = world.bodies.iter().map(|b| b.name.clone()).collect();
-        Self::of_objects(setup, world.collision.objects(), bodies)
+        let configured = &world.bodies[..world.configured_bodies()];
+        let bodies: Vec<String> = configured.iter().map(|b| b.name.clone()).collect();
+        let spawn_slots = setup.config.simulation_interfaces.spawn_capacity;
+        Self { spawn_slots, ..Self::of_objects(setup, world.collision.objects(), bodies) }
     }
 
     /// The layout of `setup`'s robot seen through `objects` (a collision world's: the
@@ -113,6 +131,7 @@ impl OutputLayout {
             joint_names: setup.joint_names.clone(),
             base_link: setup.model.has_free_flyer().then(|| setup.robot.root_link().to_owned()),
             body_names,
+            spawn_slots: 0,
             links,
             link_of_object,
             sensors: setup.sensors.clone(),
@@ -129,6 +148,7 @@ impl OutputLayout {
             effort: vec![0.0; n],
             base: self.base_link.as_ref().map(|_| Odometry::default()),
             bodies: vec![Odometry::default(); self.body_names.len()],
+            spawned: vec![None; self.spawn_slots],
             wrenches: vec![Wrench::default(); self.links.len()],
             contacts: vec![ContactForce::default(); MARKED_CONTACTS],
             contact_count: 0,
@@ -152,13 +172,11 @@ impl OutputLayout {
             }
         }
         for (o, s) in out.bodies.iter_mut().zip(&world.states) {
-            let p = s.pose.translation;
-            *o = Odometry {
-                position: [p.x, p.y, p.z],
-                orientation: crate::model::joint::rotation_to_quaternion(&s.pose.rotation),
-                linear: s.velocity.linear.into(),
-                angular: s.velocity.angular.into(),
-            };
+            *o = body_odometry(s);
+        }
+        let slots = &world.spawn_slots;
+        for (k, (o, occupant)) in out.spawned.iter_mut().zip(&slots.occupant).enumerate() {
+            *o = occupant.and_then(|id| Some((id, body_odometry(world.states.get(slots.first + k)?))));
         }
         let placements = world.robot.as_ref().map(|r| &r.data);
         let (contacts, lambda) = (stepper.contacts().contacts(), stepper.impulses());

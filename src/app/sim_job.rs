@@ -25,6 +25,7 @@ use super::joint_commands::JointCommandTable;
 use super::outputs::{OutputLayout, Outputs};
 use super::sim_requests::SimRequests;
 use super::sim_requests::SimulationState;
+use super::spawning::{self, SpawnOrders, Spawns};
 use crate::app::{JointSlot, Setup};
 use crate::config::{Fallback, InitialState, NonFinitePolicy};
 use crate::model::FreeBodyState;
@@ -50,6 +51,22 @@ fn initial_state(configured: InitialState) -> SimulationState {
         InitialState::Paused => SimulationState::Paused,
         InitialState::Stopped => SimulationState::Stopped,
     }
+}
+
+/// `setup`'s spawn slots (`simulation_interfaces.spawn_capacity`) added to `world`, and
+/// their table (the robot's and the configured bodies' names are not for spawned ones).
+fn spawn_table(setup: &Setup, world: &mut World) -> (Spawns, SpawnOrders) {
+    let capacity = setup.config.simulation_interfaces.spawn_capacity;
+    let mut fixed: Vec<String> = world.bodies.iter().map(|b| b.name.clone()).collect();
+    fixed.push(setup.robot.name.clone());
+    // Their poses go on /tf as frames of their names: no robot frame's.
+    fixed.extend(setup.model.frames.iter().map(|f| f.name.clone()));
+    fixed.push("world".into());
+    if capacity > 0 {
+        let (placeholder, shape) = spawning::placeholder();
+        world.add_spawn_slots(capacity, &placeholder, &shape);
+    }
+    Spawns::new(capacity, fixed)
 }
 
 /// The simulator in the loop.
@@ -87,6 +104,9 @@ pub struct SimJob {
     sensors: Option<Sensors>,
     /// Per-joint commands held from the JointState topic, and their servos.
     joint_commands: Option<HeldCommands>,
+    /// Bodies spawned and deleted while running: the orders from the I/O side's table.
+    spawn_orders: SpawnOrders,
+    spawns: Arc<Spawns>,
 }
 
 /// The held JointState commands the loop reads, each joint's servo and its integral.
@@ -110,6 +130,8 @@ impl SimJob {
         counters: Arc<Counters>,
     ) -> Self {
         let dt = setup.config.sim_dt();
+        let mut world = world;
+        let (spawns, spawn_orders) = spawn_table(setup, &mut world);
         let stepper =
             Stepper::new(&world, dt, &setup.config.contact.settings(), setup.config.collision.max_contacts.get());
         let joints = setup.joint_slots();
@@ -147,7 +169,14 @@ impl SimJob {
             trusted: false,
             on_non_finite: setup.config.sim.on_non_finite,
             joint_commands: None,
+            spawn_orders,
+            spawns: Arc::new(spawns),
         }
+    }
+
+    /// The spawned bodies' table, through which the I/O side spawns and deletes them.
+    pub fn spawns(&self) -> Arc<Spawns> {
+        self.spawns.clone()
     }
 
     /// Drives each joint by the command `table` holds for it (a table of the controlled
@@ -368,6 +397,7 @@ impl SimJob {
 
 impl Job for SimJob {
     fn tick(&mut self, tick: &Tick) {
+        spawning::apply_orders(&mut self.spawn_orders, &mut self.world, &mut self.initial.2);
         self.apply_resets();
         // Halted: the state (reset to the initial one) waits for a reset.
         if self.halted {

@@ -299,8 +299,8 @@ fn sim_side(
         let topic = format!("/{}/odom", topic_token(name));
         bodies.push((publisher::<Odometry>(node, &topic, state_qos(qos, Qos::PUBLISHER))?, name.clone()));
     }
-    let has_poses = ends.layout.base_link.is_some() || !bodies.is_empty();
-    state = state.with_bodies(bodies).with_markers(publisher::<MarkerArray>(
+    let has_poses = ends.layout.base_link.is_some() || !bodies.is_empty() || ends.spawns.capacity() > 0;
+    state = state.with_bodies(bodies).with_spawned(ends.spawns.clone()).with_markers(publisher::<MarkerArray>(
         node,
         &topics.contact_markers,
         QosProfile::default(),
@@ -318,6 +318,7 @@ fn sim_side(
         node,
         &setup.config.simulation_interfaces,
         requests.clone(),
+        ends.spawns,
         io.counters.clone(),
         tasks,
     )?;
