@@ -179,7 +179,7 @@ pub fn parse_urdf(xml: &str) -> Result<(String, FreeBody, FreeBodyShape), Refusa
         )));
     };
     let positive = |x: f64| x.is_finite() && x > 0.0;
-    let (shape, solid): (CollisionShape, fn(f64, &[f64; 3]) -> Mat3) = match &collision.geometry {
+    let (shape, solid): (CollisionShape, SolidInertia) = match &collision.geometry {
         urdf_rs::Geometry::Box { size } if size.0.iter().all(|&s| positive(s)) => {
             (CollisionShape::cuboid(Vec3::from(size.0) * 0.5), box_inertia)
         }
@@ -220,6 +220,9 @@ pub fn parse_urdf(xml: &str) -> Result<(String, FreeBody, FreeBodyShape), Refusa
     Ok((robot.name, body, shape))
 }
 
+/// A uniform solid's rotational inertia about its centre, of its mass and sizes.
+type SolidInertia = fn(f64, &[f64; 3]) -> Mat3;
+
 /// A solid box's rotational inertia about its centre (full sizes `d`).
 fn box_inertia(m: f64, d: &[f64; 3]) -> Mat3 {
     let [x, y, z] = d.map(|s| s * s);
@@ -259,6 +262,9 @@ fn inertial_body(link: &urdf_rs::Link, centre: &SE3, solid: impl Fn(f64) -> Mat3
 /// What the I/O side asks the loop: fill a slot, or empty one. A served Spawn holds the
 /// slot's previous body and shape (dropped on the I/O side).
 #[derive(Debug)]
+// The orders live in the ring's preallocated slots: boxing the large variant would
+// allocate per order and save nothing.
+#[allow(clippy::large_enum_variant)]
 pub enum SpawnOrder {
     /// Put `body` (id `id`) into spawn slot `slot` at `state`.
     Spawn {
@@ -512,8 +518,8 @@ mod tests {
         assert_eq!(i.mass, 2.0);
         assert_eq!(i.com, Vec3::new(0.0, 0.0, 0.1));
         let want = [2.0 / 12.0 * (0.16 + 0.36), 2.0 / 12.0 * (0.04 + 0.36), 2.0 / 12.0 * (0.04 + 0.16)];
-        for k in 0..3 {
-            assert!((i.rotational[(k, k)] - want[k]).abs() < 1e-15, "{k}");
+        for (k, want) in want.iter().enumerate() {
+            assert!((i.rotational[(k, k)] - want).abs() < 1e-15, "{k}");
         }
         assert_eq!(p.shape.placement.translation, Vec3::new(0.0, 0.0, 0.1));
         let given = BOX.replace(r#"ixx="0""#, r#"ixx="0.5""#).replace(r#"iyy="0""#, r#"iyy="0.5""#);
