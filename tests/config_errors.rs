@@ -336,7 +336,15 @@ fn the_simulation_interfaces_keys_are_checked() {
         ),
         (
             "robot: {urdf: r.urdf}\nsimulation_interfaces: {spawn: true}\n",
-            "robot.yaml: key `simulation_interfaces.spawn`: unknown field `spawn`, expected `namespace` or `initial_state`",
+            "robot.yaml: key `simulation_interfaces.spawn`: unknown field `spawn`, expected one of `namespace`, `initial_state`, `spawn_capacity`",
+        ),
+        (
+            "robot: {urdf: r.urdf}\nsimulation_interfaces: {spawn_capacity: 1000}\n",
+            "robot.yaml: key `simulation_interfaces.spawn_capacity`: invalid value: integer `1000`, expected a number of spawn slots from 0 (spawning off) to 256",
+        ),
+        (
+            "robot: {urdf: r.urdf}\nsimulation_interfaces: {spawn_capacity: -1}\n",
+            "robot.yaml: key `simulation_interfaces.spawn_capacity`: invalid type: integer `-1`, expected usize",
         ),
     ];
     for (yaml, expected) in cases {

@@ -49,7 +49,7 @@ impl Sim {
     /// SetEntityState of `name`, applied at the next tick (paused: read back before a step).
     fn set(&mut self, name: &str, request: &RequestedState) {
         let e = self.ends.entities.get(name).unwrap();
-        let command = check_set(e, request).unwrap();
+        let command = check_set(&e, request).unwrap();
         let sequence = self.ends.io.setter.send(command);
         self.tick();
         assert!(self.ends.io.setter.applied(sequence));
@@ -264,7 +264,7 @@ fn bad_sets_are_refused_with_the_standard_codes() {
     let sim = Sim::quadruped();
     let e = &sim.ends.entities;
     let robot = e.all()[0].name.clone();
-    let check = |name: &str, r: &RequestedState| check_set(e.get(name).unwrap(), r).unwrap_err();
+    let check = |name: &str, r: &RequestedState| check_set(&e.get(name).unwrap(), r).unwrap_err();
     let nan = check("crate", &at([f64::NAN, 0.0, 1.0]));
     assert_eq!(nan.code(), 101, "INVALID_POSE: {nan}");
     let mut skew = at([0.0, 0.0, 1.0]);
@@ -283,7 +283,7 @@ fn bad_sets_are_refused_with_the_standard_codes() {
     // A quaternion off by less than the tolerance is normalized.
     let mut near = at([0.0, 0.0, 1.0]);
     near.orientation = [0.0, 0.0, 0.0, 1.0005];
-    assert!(check_set(e.get("crate").unwrap(), &near).is_ok());
+    assert!(check_set(&e.get("crate").unwrap(), &near).is_ok());
 }
 
 /// With `robots:` each robot is an entity under its namespace, its links `<ns>/<link>`;
@@ -298,7 +298,7 @@ fn several_robots_are_entities_under_their_namespaces() {
         assert!(names.contains(&name.to_string()), "{name} in {names:?}");
     }
     let q = EntityQuery { filter: "^[ab]$", categories: vec![1], ..Default::default() };
-    let robots: Vec<&str> = sim.ends.entities.select(&q).unwrap().iter().map(|e| e.name.as_str()).collect();
+    let robots: Vec<String> = sim.ends.entities.select(&q).unwrap().iter().map(|e| e.name.clone()).collect();
     assert_eq!(robots, ["a", "b"]);
     sim.tick();
     sim.job.requests().set_paused(true);
@@ -309,4 +309,49 @@ fn several_robots_are_entities_under_their_namespaces() {
     assert_eq!(sim.state("a").position, a_before.position, "a does not move");
     let foot = sim.state("b/lf_foot").position;
     assert!((foot[0] - 2.0).abs() < 0.5 && (foot[1] - 1.0).abs() < 0.5, "b's links follow its base: {foot:?}");
+}
+
+/// A body spawned while running is an entity (CATEGORY_OBJECT) from the tick that placed
+/// it: listed, its state read, set, found by a sphere; deleted, it is gone.
+#[test]
+fn a_spawned_body_is_an_entity_until_deleted() {
+    use signorini::app::spawning::{SpawnRequest, prepare};
+    let mut sim = Sim::quadruped();
+    sim.tick();
+    let spawns = sim.job.spawns();
+    let ball = r#"<robot name="ball"><link name="ball"><inertial><mass value="0.5"/>
+        <inertia ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"/></inertial>
+        <collision><geometry><sphere radius="0.05"/></geometry></collision></link></robot>"#;
+    let request = SpawnRequest {
+        name: "ball".into(),
+        resource_string: ball.into(),
+        position: [-1.0, 0.5, 0.3],
+        orientation: [0.0, 0.0, 0.0, 1.0],
+        ..SpawnRequest::default()
+    };
+    let (name, ticket) = spawns.spawn(prepare(&request).unwrap()).unwrap();
+    sim.job.requests().set_paused(true);
+    sim.tick();
+    assert!(spawns.applied(ticket));
+    let q = EntityQuery { categories: vec![0], ..Default::default() };
+    let objects: Vec<String> = sim.ends.entities.select(&q).unwrap().iter().map(|e| e.name.clone()).collect();
+    assert_eq!(objects, ["crate", name.as_str()]);
+    assert_eq!(sim.state(&name).position, [-1.0, 0.5, 0.3]);
+    sim.set(&name, &at([-1.0, 0.5, 0.8]));
+    assert_eq!(sim.state(&name).position, [-1.0, 0.5, 0.8]);
+    let snapshot = sim.snapshot();
+    let sphere =
+        EntityQuery { bounds_type: 3, bounds_points: vec![[-1.0, 0.5, 0.86], [0.02, 0.0, 0.0]], ..Default::default() };
+    let found: Vec<String> = sim
+        .ends
+        .entities
+        .select_at(&sphere, &mut sim.ends.view, &snapshot)
+        .unwrap()
+        .iter()
+        .map(|e| e.name.clone())
+        .collect();
+    assert_eq!(found, [name.clone()], "the sphere touches the ball's top");
+    spawns.delete(&name).unwrap();
+    sim.tick();
+    assert_eq!(sim.ends.entities.get(&name).unwrap_err().code(), 2);
 }

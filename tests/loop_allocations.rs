@@ -107,7 +107,7 @@ fn the_loop_allocates_nothing_after_start_up() {
                         angular: [0.0; 3],
                     };
                     let e = entities.get(name).unwrap();
-                    let command = signorini::app::entities::check_set(e, &request).unwrap();
+                    let command = signorini::app::entities::check_set(&e, &request).unwrap();
                     let sequence = entity_io.setter.send(command);
                     while !stop.load(Ordering::Relaxed) && !entity_io.setter.applied(sequence) {
                         std::thread::sleep(Duration::from_micros(200));
@@ -246,6 +246,79 @@ fn the_loop_allocates_nothing_with_joint_state_commands_flowing() {
         setup.joint_slots().iter().zip(&setup.initial_positions).any(|(s, p)| (s.position(&r.q) - p).abs() > 1e-3);
     assert!(moved, "the servos followed the commands");
     assert_eq!(measured.at_end - measured.at_tick_1, 0, "heap allocations on the loop thread with joint commands");
+}
+
+/// The same while bodies are spawned and deleted (issue 25): a service thread spawns
+/// cubes into the quadruped's world (built off the loop, swapped into their slots by the
+/// loop), deletes them one by one and all at once; the slots' previous contents are
+/// dropped on that thread.
+#[test]
+fn the_loop_allocates_nothing_while_bodies_are_spawned_and_deleted() {
+    use signorini::app::spawning::{SpawnRequest, prepare};
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("config/quadruped.yaml");
+    let mut setup = Setup::load(&path, None).unwrap();
+    setup.config.simulation_interfaces.spawn_capacity = 4;
+    let counters = Arc::new(Counters::default());
+    let SimLoop { job, ends, .. } = SimLoop::new(&setup, counters.clone()).unwrap();
+    let mut consumer = ends.samples;
+    let spawns = ends.spawns;
+    let (mut report_writer, _report_reader) = mailbox(LoopReport::default());
+    let stop = Arc::new(AtomicBool::new(false));
+    let cube = r#"<robot name="cube"><link name="cube"><inertial><mass value="1"/>
+        <inertia ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"/></inertial>
+        <collision><geometry><box size="0.2 0.2 0.2"/></geometry></collision></link></robot>"#;
+    let service = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            let mut applied = 0;
+            let mut k = 0.0;
+            while !stop.load(Ordering::Relaxed) {
+                k += 1.0;
+                let request = SpawnRequest {
+                    resource_string: cube.into(),
+                    allow_renaming: true,
+                    position: [1.6, 0.0, 0.15 + 0.01 * (k % 5.0)],
+                    orientation: [0.0, 0.0, 0.0, 1.0],
+                    ..SpawnRequest::default()
+                };
+                let ticket = match spawns.spawn(prepare(&request).unwrap()) {
+                    Ok((_, ticket)) => Some(ticket),
+                    Err(_) => spawns.delete_all().unwrap(),
+                };
+                std::thread::sleep(Duration::from_millis(2));
+                if ticket.is_some_and(|t| spawns.applied(t)) {
+                    applied += 1;
+                }
+                if k % 3.0 == 0.0
+                    && let Some(name) = spawns.names().first()
+                {
+                    spawns.delete(name).unwrap();
+                }
+            }
+            applied
+        })
+    };
+    let drainer = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            let mut spawned = 0;
+            while !stop.load(Ordering::Relaxed) || !consumer.is_empty() {
+                while consumer.pop_with(|s| spawned = spawned.max(s.spawned.iter().flatten().count())) {}
+                std::thread::sleep(Duration::from_micros(200));
+            }
+            spawned
+        })
+    };
+    let mut measured = Measured { inner: job, ticks: 1000, at_tick_1: 0, at_end: 0, stop: stop.clone() };
+    let mut settings = LoopSettings::at_rate("alloc-test-spawning", 2000.0);
+    settings.report_interval = Duration::from_millis(50);
+    let last = run_loop(&settings, &mut measured, &stop, &mut report_writer);
+    let applied = service.join().unwrap();
+    let most_spawned = drainer.join().unwrap();
+    assert_eq!(last.total_ticks, 1000);
+    assert!(applied >= 50, "{applied} spawns applied");
+    assert!(most_spawned >= 2, "samples held {most_spawned} spawned bodies at most");
+    assert_eq!(measured.at_end - measured.at_tick_1, 0, "heap allocations on the loop thread while spawning");
 }
 
 #[test]

@@ -37,6 +37,8 @@ pub struct SimEnds {
     pub targets: WrenchTargets,
     /// Reset, pause and step.
     pub requests: Arc<SimRequests>,
+    /// Spawn and delete free bodies.
+    pub spawns: Arc<super::Spawns>,
     /// The samples, for the publisher (or to be drained).
     pub samples: SampleConsumer<Outputs>,
     /// What the samples hold.
@@ -61,7 +63,8 @@ impl SimLoop {
         let input = JointCommandInput::new(setup.joint_names.clone(), servos.iter().map(|s| s.interface).collect());
         let (table_writer, table_reader) = mailbox(input.table().clone());
         let model = job.world().robot.as_ref().map(|r| &r.model);
-        let entities = Entities::new(model, &setup.robots, &layout.body_names, job.world().collision.objects());
+        let entities = Entities::new(model, &setup.robots, &layout.body_names, job.world().collision.objects())
+            .with_spawns(job.spawns(), job.world().configured_bodies());
         let view = EntityView::new(model);
         let (entity_loop, io) = entity_exchange(job.world());
         let entities = EntityEnds { entities, view, io };
@@ -70,12 +73,13 @@ impl SimLoop {
             .with_joint_commands(table_reader, servos)
             .with_entities(entity_loop);
         let requests = job.requests();
+        let spawns = job.spawns();
         let joint_commands = (table_writer, input);
         Ok(Self {
             job,
             commands,
             joint_commands,
-            ends: SimEnds { wrenches, targets, requests, samples, layout, entities },
+            ends: SimEnds { wrenches, targets, requests, spawns, samples, layout, entities },
         })
     }
 }

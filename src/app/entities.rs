@@ -23,7 +23,9 @@
 
 use super::name_filter::NameFilter;
 use super::sim_requests::Refusal;
-use crate::collision::{CollisionObject, Owner};
+use std::sync::Arc;
+
+use crate::collision::{CollisionObject, CollisionShape, FreeBodyShape, Owner};
 use crate::dynamics;
 use crate::model::joint::{quaternion_to_rotation, rotation_to_quaternion};
 use crate::model::{Data, FrameKind, JointType, Model};
@@ -31,6 +33,7 @@ use crate::spatial::{Motion, SE3, Vec3};
 
 use super::entity_exchange::EntitySnapshot;
 use super::robots::RobotView;
+use super::spawning::Spawns;
 
 /// `msg/EntityCategory.msg`'s categories signorini has.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -83,7 +86,24 @@ pub struct Entity {
     /// What it is.
     pub kind: EntityKind,
     /// Its collision shapes (for the bounds filter), placed in their owner's frame.
-    pub shapes: Vec<CollisionObject>,
+    pub shapes: Vec<EntityShape>,
+}
+
+/// A collision shape of an entity.
+#[derive(Clone, Debug)]
+pub struct EntityShape {
+    /// Who moves it.
+    pub owner: Owner,
+    /// Its placement in the owner's frame (joint, body or world).
+    pub placement: SE3,
+    /// The shape.
+    pub shape: Arc<CollisionShape>,
+}
+
+impl From<&CollisionObject> for EntityShape {
+    fn from(o: &CollisionObject) -> Self {
+        Self { owner: o.owner, placement: o.placement, shape: o.shape.clone() }
+    }
 }
 
 /// A sphere of the bounds filter (`msg/Bounds.msg` TYPE_SPHERE: the centre, then the
@@ -116,9 +136,11 @@ pub struct EntityQuery<'a> {
 pub const BOUNDS_SPHERE: u8 = 3;
 
 /// The entities of a world, fixed at start-up.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Default)]
 pub struct Entities {
     entities: Vec<Entity>,
+    /// The spawned bodies' table and the world index of its first slot.
+    spawns: Option<(Arc<Spawns>, usize)>,
 }
 
 impl Entities {
@@ -143,7 +165,11 @@ impl Entities {
                 name: name.clone(),
                 category: Category::Object,
                 kind: EntityKind::Body { slot },
-                shapes: objects.iter().filter(|o| o.owner == Owner::Free { body: slot }).cloned().collect(),
+                shapes: objects
+                    .iter()
+                    .filter(|o| o.owner == Owner::Free { body: slot })
+                    .map(EntityShape::from)
+                    .collect(),
             });
         }
         for o in objects.iter().filter(|o| o.owner == Owner::Static) {
@@ -151,27 +177,49 @@ impl Entities {
                 name: o.name.clone(),
                 category: Category::Static,
                 kind: EntityKind::Static { pose: o.pose },
-                shapes: vec![o.clone()],
+                shapes: vec![EntityShape::from(o)],
             });
         }
-        Self { entities }
+        Self { entities, spawns: None }
     }
 
-    /// Every entity, in order (robot, links, bodies, statics).
+    /// Also the bodies spawned while running (`spawns`; `first`: the world index of its
+    /// first slot), CATEGORY_OBJECT, after the fixed entities.
+    pub fn with_spawns(mut self, spawns: Arc<Spawns>, first: usize) -> Self {
+        self.spawns = Some((spawns, first));
+        self
+    }
+
+    /// The bodies spawned now, as entities.
+    fn spawned(&self) -> Vec<Entity> {
+        let Some((spawns, first)) = &self.spawns else { return Vec::new() };
+        let entity = |(name, slot, shape): (String, usize, FreeBodyShape)| {
+            let body = first + slot;
+            let shapes =
+                vec![EntityShape { owner: Owner::Free { body }, placement: shape.placement, shape: shape.shape }];
+            Entity { name, category: Category::Object, kind: EntityKind::Body { slot: body }, shapes }
+        };
+        spawns.entries().into_iter().map(entity).collect()
+    }
+
+    /// Every entity fixed at start-up, in order (robots, links, bodies, statics).
     pub fn all(&self) -> &[Entity] {
         &self.entities
     }
 
-    /// The entity named `name`; RESULT_NOT_FOUND otherwise.
-    pub fn get(&self, name: &str) -> Result<&Entity, Refusal> {
-        self.entities.iter().find(|e| e.name == name).ok_or_else(|| {
-            Refusal::NotFound(format!("no entity named {name:?} (GetEntities lists them: {})", self.sample()))
-        })
+    /// The entity named `name` (fixed or spawned); RESULT_NOT_FOUND otherwise.
+    pub fn get(&self, name: &str) -> Result<Entity, Refusal> {
+        match self.entities.iter().find(|e| e.name == name) {
+            Some(e) => Ok(e.clone()),
+            None => self.spawned().into_iter().find(|e| e.name == name).ok_or_else(|| {
+                Refusal::NotFound(format!("no entity named {name:?} (GetEntities lists them: {})", self.sample()))
+            }),
+        }
     }
 
     /// The entities `query` selects, in order; a malformed expression is
     /// RESULT_OPERATION_FAILED, tags and bounds RESULT_FEATURE_UNSUPPORTED.
-    pub fn select(&self, query: &EntityQuery) -> Result<Vec<&Entity>, Refusal> {
+    pub fn select(&self, query: &EntityQuery) -> Result<Vec<Entity>, Refusal> {
         if !query.tags.is_empty() {
             return Err(Refusal::FeatureUnsupported(format!(
                 "tag filters are not supported (ENTITY_TAGS is not a feature: signorini's entities have no tags); got {:?}",
@@ -185,17 +233,18 @@ impl Entities {
         };
         let category = |e: &Entity| query.categories.is_empty() || query.categories.contains(&(e.category as u8));
         let name = |e: &Entity| filter.as_ref().is_none_or(|f| f.matches(&e.name));
-        Ok(self.entities.iter().filter(|e| category(e) && name(e)).collect())
+        let spawned = self.spawned();
+        Ok(self.entities.iter().chain(&spawned).filter(|e| category(e) && name(e)).cloned().collect())
     }
 
     /// The entities `query` selects that overlap its sphere, if it has one (their shapes
     /// at the `snapshot`'s state, computed by `view`); all of them otherwise.
-    pub fn select_at<'e>(
-        &'e self,
+    pub fn select_at(
+        &self,
         query: &EntityQuery,
         view: &mut EntityView,
         snapshot: &EntitySnapshot,
-    ) -> Result<Vec<&'e Entity>, Refusal> {
+    ) -> Result<Vec<Entity>, Refusal> {
         let selected = self.select(query)?;
         let Some(sphere) = query.sphere()? else { return Ok(selected) };
         Ok(selected.into_iter().filter(|e| view.overlaps(e, snapshot, &sphere)).collect())
@@ -233,7 +282,7 @@ fn robot_entities(
         name: name.to_owned(),
         category: Category::Robot,
         kind: EntityKind::Robot { frame: root, base },
-        shapes: objects.iter().filter(|o| mine(o)).cloned().collect(),
+        shapes: objects.iter().filter(|o| mine(o)).map(EntityShape::from).collect(),
     });
     for &frame in &links {
         let link = &m.frames[frame].name;
@@ -241,7 +290,7 @@ fn robot_entities(
             name: if link_prefix.is_empty() { link.clone() } else { format!("{link_prefix}/{link}") },
             category: Category::Robot,
             kind: EntityKind::Link { frame, base: if frame == root { base } else { None } },
-            shapes: objects.iter().filter(|o| mine(o) && o.link == *link).cloned().collect(),
+            shapes: objects.iter().filter(|o| mine(o) && o.link == *link).map(EntityShape::from).collect(),
         });
     }
 }

@@ -16,6 +16,7 @@ pub mod robots;
 pub mod setup;
 pub mod sim_job;
 pub mod sim_requests;
+pub mod spawning;
 pub mod wrench_targets;
 
 pub use assembly::{ControlEnds, ControlLoop, SimAndControlLoop, SimEnds, SimLoop};
@@ -29,4 +30,5 @@ pub use robots::RobotView;
 pub use setup::{JointSlot, Setup, SetupError, UrdfText};
 pub use sim_job::{ExternalWrenches, SimJob};
 pub use sim_requests::{ResetScope, SimRequests, SimulationState};
+pub use spawning::{SpawnRequest, Spawns};
 pub use wrench_targets::{WrenchRejection, WrenchTargets};

@@ -52,8 +52,11 @@ pub struct Outputs {
     /// With `robots:`, the floating base of each robot of [`OutputLayout::robots`] that has
     /// one, in that order (empty for the single robot of `robot:`).
     pub robot_bases: Vec<Odometry>,
-    /// Each free body, in `World::bodies` order.
+    /// Each configured free body, in `World::bodies` order.
     pub bodies: Vec<Odometry>,
+    /// Each spawn slot: the id of the body it holds and its odometry (None: empty). The
+    /// names are the spawn table's ([`crate::app::Spawns::name_of`]).
+    pub spawned: Vec<Option<(u64, Odometry)>>,
     /// Each link of [`OutputLayout::links`], zero when not in contact.
     pub wrenches: Vec<Wrench>,
     /// The loaded contacts (at most [`MARKED_CONTACTS`]; `contact_count` of them valid).
@@ -63,6 +66,17 @@ pub struct Outputs {
     /// The sensors' latest readings, in [`OutputLayout::sensors`]' order (each fresh in one
     /// sample only).
     pub sensors: SensorReadings,
+}
+
+/// A free body's odometry: pose in `world`, twist in the body frame.
+fn body_odometry(s: &crate::model::FreeBodyState) -> Odometry {
+    let p = s.pose.translation;
+    Odometry {
+        position: [p.x, p.y, p.z],
+        orientation: crate::model::joint::rotation_to_quaternion(&s.pose.rotation),
+        linear: s.velocity.linear.into(),
+        angular: s.velocity.angular.into(),
+    }
 }
 
 /// Which joints, links and bodies the outputs cover, fixed at start-up.
@@ -76,8 +90,10 @@ pub struct OutputLayout {
     pub base_link: Option<String>,
     /// With `robots:`, each robot's view ([`crate::app::RobotView`]).
     pub robots: Vec<crate::app::RobotView>,
-    /// The free bodies' names.
+    /// The configured free bodies' names.
     pub body_names: Vec<String>,
+    /// Spawn slots (`simulation_interfaces.spawn_capacity` in the simulator, 0 else).
+    pub spawn_slots: usize,
     /// (link, the joint carrying it) of each robot link with collision shapes, in the
     /// order of its first shape.
     pub links: Vec<(String, usize)>,
@@ -90,8 +106,10 @@ pub struct OutputLayout {
 impl OutputLayout {
     /// The layout of `setup`'s robot in `world`.
     pub fn new(setup: &Setup, world: &World) -> Self {
-        let bodies: Vec<String> = world.bodies.iter().map(|b| b.name.clone()).collect();
-        Self::of_objects(setup, world.collision.objects(), bodies)
+        let configured = &world.bodies[..world.configured_bodies()];
+        let bodies: Vec<String> = configured.iter().map(|b| b.name.clone()).collect();
+        let spawn_slots = setup.config.simulation_interfaces.spawn_capacity;
+        Self { spawn_slots, ..Self::of_objects(setup, world.collision.objects(), bodies) }
     }
 
     /// The layout of `setup`'s robot seen through `objects` (a collision world's: the
@@ -120,6 +138,7 @@ impl OutputLayout {
                 .then(|| setup.robot.root_link().to_owned()),
             robots: setup.robots.clone(),
             body_names,
+            spawn_slots: 0,
             links,
             link_of_object,
             sensors: setup.sensors.clone(),
@@ -137,6 +156,7 @@ impl OutputLayout {
             base: self.base_link.as_ref().map(|_| Odometry::default()),
             robot_bases: vec![Odometry::default(); self.robots.iter().filter(|r| r.base.is_some()).count()],
             bodies: vec![Odometry::default(); self.body_names.len()],
+            spawned: vec![None; self.spawn_slots],
             wrenches: vec![Wrench::default(); self.links.len()],
             contacts: vec![ContactForce::default(); MARKED_CONTACTS],
             contact_count: 0,
@@ -165,13 +185,11 @@ impl OutputLayout {
             }
         }
         for (o, s) in out.bodies.iter_mut().zip(&world.states) {
-            let p = s.pose.translation;
-            *o = Odometry {
-                position: [p.x, p.y, p.z],
-                orientation: crate::model::joint::rotation_to_quaternion(&s.pose.rotation),
-                linear: s.velocity.linear.into(),
-                angular: s.velocity.angular.into(),
-            };
+            *o = body_odometry(s);
+        }
+        let slots = &world.spawn_slots;
+        for (k, (o, occupant)) in out.spawned.iter_mut().zip(&slots.occupant).enumerate() {
+            *o = occupant.and_then(|id| Some((id, body_odometry(world.states.get(slots.first + k)?))));
         }
         let placements = world.robot.as_ref().map(|r| &r.data);
         let (contacts, lambda) = (stepper.contacts().contacts(), stepper.impulses());

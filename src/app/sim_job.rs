@@ -26,6 +26,7 @@ use super::joint_commands::JointCommandTable;
 use super::outputs::{OutputLayout, Outputs};
 use super::sim_requests::SimRequests;
 use super::sim_requests::SimulationState;
+use super::spawning::{self, SpawnOrders, Spawns};
 use crate::app::{JointSlot, Setup};
 use crate::config::{Fallback, InitialState, NonFinitePolicy};
 use crate::model::FreeBodyState;
@@ -51,6 +52,25 @@ fn initial_state(configured: InitialState) -> SimulationState {
         InitialState::Paused => SimulationState::Paused,
         InitialState::Stopped => SimulationState::Stopped,
     }
+}
+
+/// `setup`'s spawn slots (`simulation_interfaces.spawn_capacity`) added to `world`, and
+/// their table (the robot's and the configured bodies' names are not for spawned ones).
+fn spawn_table(setup: &Setup, world: &mut World) -> (Spawns, SpawnOrders) {
+    let capacity = setup.config.simulation_interfaces.spawn_capacity;
+    let mut fixed: Vec<String> = world.bodies.iter().map(|b| b.name.clone()).collect();
+    fixed.push(setup.robot.name.clone());
+    // Their poses go on /tf as frames of their names: no robot frame's.
+    fixed.extend(setup.model.frames.iter().map(|f| f.name.clone()));
+    fixed.push("world".into());
+    // Nor any other entity's name (the robots, their links, the environment's shapes).
+    let entities = super::Entities::new(Some(&setup.model), &setup.robots, &[], world.collision.objects());
+    fixed.extend(entities.all().iter().map(|e| e.name.clone()));
+    if capacity > 0 {
+        let (placeholder, shape) = spawning::placeholder();
+        world.add_spawn_slots(capacity, &placeholder, &shape);
+    }
+    Spawns::new(capacity, fixed)
 }
 
 /// The simulator in the loop.
@@ -90,6 +110,9 @@ pub struct SimJob {
     joint_commands: Option<HeldCommands>,
     /// The entity services' snapshots and SetEntityState requests.
     entities: Option<EntityLoop>,
+    /// Bodies spawned and deleted while running: the orders from the I/O side's table.
+    spawn_orders: SpawnOrders,
+    spawns: Arc<Spawns>,
 }
 
 /// The held JointState commands the loop reads, each joint's servo and its integral.
@@ -113,6 +136,8 @@ impl SimJob {
         counters: Arc<Counters>,
     ) -> Self {
         let dt = setup.config.sim_dt();
+        let mut world = world;
+        let (spawns, spawn_orders) = spawn_table(setup, &mut world);
         let stepper =
             Stepper::new(&world, dt, &setup.config.contact.settings(), setup.config.collision.max_contacts.get());
         let joints = setup.joint_slots();
@@ -151,6 +176,8 @@ impl SimJob {
             on_non_finite: setup.config.sim.on_non_finite,
             joint_commands: None,
             entities: None,
+            spawn_orders,
+            spawns: Arc::new(spawns),
         }
     }
 
@@ -159,6 +186,11 @@ impl SimJob {
     pub fn with_entities(mut self, ends: EntityLoop) -> Self {
         self.entities = Some(ends);
         self
+    }
+
+    /// The spawned bodies' table, through which the I/O side spawns and deletes them.
+    pub fn spawns(&self) -> Arc<Spawns> {
+        self.spawns.clone()
     }
 
     /// Drives each joint by the command `table` holds for it (a table of the controlled
@@ -397,6 +429,13 @@ impl SimJob {
 
 impl Job for SimJob {
     fn tick(&mut self, tick: &Tick) {
+        // The entity services read a spawned or deleted body from the tick that placed it.
+        let entities = &mut self.entities;
+        spawning::apply_orders(&mut self.spawn_orders, &mut self.world, &mut self.initial.2, |world| {
+            if let Some(e) = entities.as_mut() {
+                e.after_reset(world);
+            }
+        });
         self.apply_resets();
         if let Some(e) = self.entities.as_mut() {
             e.apply_command(&mut self.world);

@@ -98,6 +98,32 @@ pub enum Refusal {
     /// of the caller.
     #[error("already in {}", .0.name())]
     AlreadyInTargetState(SimulationState),
+    /// A spawn's own result code (101–109 of SpawnEntity.srv and SpawnResult.msg).
+    #[error("{1}")]
+    Spawn(SpawnCode, String),
+}
+
+/// The additional result codes of `srv/SpawnEntity.srv` (and `msg/SpawnResult.msg`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum SpawnCode {
+    /// `NAME_NOT_UNIQUE` (101).
+    NameNotUnique = 101,
+    /// `NAME_INVALID` (102).
+    NameInvalid = 102,
+    /// `UNSUPPORTED_FORMAT` (103).
+    UnsupportedFormat = 103,
+    /// `NO_RESOURCE` (104).
+    NoResource = 104,
+    /// `NAMESPACE_INVALID` (105).
+    NamespaceInvalid = 105,
+    /// `RESOURCE_PARSE_ERROR` (106).
+    ResourceParseError = 106,
+    /// `MISSING_ASSETS` (107).
+    MissingAssets = 107,
+    /// `UNSUPPORTED_ASSETS` (108).
+    UnsupportedAssets = 108,
+    /// `INVALID_POSE` (109).
+    InvalidPose = 109,
 }
 
 impl Refusal {
@@ -109,6 +135,7 @@ impl Refusal {
             Self::IncorrectState(_) => 3,
             Self::OperationFailed(_) => 4,
             Self::InvalidPose(_) | Self::AlreadyInTargetState(_) => 101,
+            Self::Spawn(code, _) => *code as u8,
         }
     }
 
@@ -119,7 +146,8 @@ impl Refusal {
     }
 }
 
-/// What a ResetSimulation resets: a bit field of `SCOPE_TIME` (1) and `SCOPE_STATE` (2).
+/// What a ResetSimulation resets: a bit field of `SCOPE_TIME` (1), `SCOPE_STATE` (2) and
+/// `SCOPE_SPAWNED` (4).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct ResetScope(u8);
 
@@ -127,30 +155,42 @@ impl ResetScope {
     /// `SCOPE_TIME`: simulated time back to 0 (`/clock` jumps back).
     pub const TIME: Self = Self(1);
     /// `SCOPE_STATE`: the robot and the free bodies back to their initial state, at rest
-    /// as they started.
+    /// as they started (a spawned body: at rest at the pose it was spawned at).
     pub const STATE: Self = Self(2);
-    /// Both: what SCOPE_DEFAULT and SCOPE_ALL do (nothing is ever spawned to remove).
+    /// Time and state: what entering STATE_STOPPED resets (spawned bodies stay).
     pub const ALL: Self = Self(3);
-    /// `SCOPE_SPAWNED` of ResetSimulation.srv: not supported (nothing can be spawned).
+    /// `SCOPE_SPAWNED`: every spawned body removed (applied by the spawn table,
+    /// [`crate::app::spawning`], not by [`SimRequests`]).
+    pub const SPAWNED: Self = Self(4);
+    /// Time, state and spawned bodies: what SCOPE_DEFAULT and SCOPE_ALL reset ("as if it
+    /// was closed and launched again").
+    pub const EVERYTHING: Self = Self(7);
+    /// `SCOPE_SPAWNED` of ResetSimulation.srv.
     pub const SPAWNED_BIT: u8 = 4;
 
     /// The scope of a request's bit field: `SCOPE_DEFAULT` (0) and `SCOPE_ALL` (255) are
-    /// time and state; any other field asking for `SCOPE_SPAWNED` or a bit the standard
-    /// does not define is refused as unsupported, naming it (nothing is reset).
+    /// everything; a field with a bit the standard does not define is refused as
+    /// unsupported, naming it (nothing is reset).
     pub fn from_bits(bits: u8) -> Result<Self, Refusal> {
         match bits {
-            0 | 255 => Ok(Self::ALL),
-            _ if bits & Self::SPAWNED_BIT != 0 => Err(Refusal::FeatureUnsupported(format!(
-                "scope {bits} asks for SCOPE_SPAWNED (4), which is not supported (nothing can be spawned); \
-                 supported: SCOPE_TIME (1), SCOPE_STATE (2), their sum, SCOPE_DEFAULT (0), SCOPE_ALL (255)"
-            ))),
-            _ if bits & !Self::ALL.0 != 0 => Err(Refusal::FeatureUnsupported(format!(
+            0 | 255 => Ok(Self::EVERYTHING),
+            _ if bits & !Self::EVERYTHING.0 != 0 => Err(Refusal::FeatureUnsupported(format!(
                 "scope {bits} has bits ResetSimulation does not define ({:#04x}); supported: SCOPE_TIME (1), \
-                 SCOPE_STATE (2), their sum, SCOPE_DEFAULT (0), SCOPE_ALL (255)",
-                bits & !(Self::ALL.0 | Self::SPAWNED_BIT)
+                 SCOPE_STATE (2), SCOPE_SPAWNED (4), their sums, SCOPE_DEFAULT (0), SCOPE_ALL (255)",
+                bits & !Self::EVERYTHING.0
             ))),
             _ => Ok(Self(bits)),
         }
+    }
+
+    /// Whether spawned bodies are removed.
+    pub fn spawned(self) -> bool {
+        self.0 & Self::SPAWNED_BIT != 0
+    }
+
+    /// The scope without its spawned bit (what [`SimRequests::reset`] applies).
+    pub fn without_spawned(self) -> Self {
+        Self(self.0 & Self::ALL.0)
     }
 
     /// Whether simulated time goes back to 0.
@@ -172,6 +212,16 @@ impl ResetScope {
 /// A feature of `msg/SimulatorFeatures.msg`.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Feature {
+    /// `SPAWNING` (0).
+    Spawning = 0,
+    /// `DELETING` (1).
+    Deleting = 1,
+    /// `SPAWNING_RESOURCE_STRING` (9).
+    SpawningResourceString = 9,
+    /// `SIMULATION_RESET_SPAWNED` (23).
+    SimulationResetSpawned = 23,
+    /// `SPAWNING_ENTITIES` (50).
+    SpawningEntities = 50,
     /// `SIMULATION_RESET` (20).
     SimulationReset = 20,
     /// `SIMULATION_RESET_TIME` (21).
@@ -213,6 +263,16 @@ pub const FEATURES: [Feature; 12] = [
     Feature::StepSimulationSingle,
     Feature::StepSimulationMultiple,
     Feature::StepSimulationAction,
+];
+
+/// The features of spawning ([`crate::app::spawning`]), announced when
+/// `simulation_interfaces.spawn_capacity` is not 0.
+pub const SPAWN_FEATURES: [Feature; 5] = [
+    Feature::Spawning,
+    Feature::Deleting,
+    Feature::SpawningResourceString,
+    Feature::SimulationResetSpawned,
+    Feature::SpawningEntities,
 ];
 
 /// What a state change does: the state to store and the reset it needs.
@@ -556,22 +616,23 @@ mod tests {
     }
 
     #[test]
-    fn reset_scopes_default_and_all_are_time_and_state_spawned_and_unknown_bits_refused() {
+    fn reset_scopes_default_and_all_are_everything_and_unknown_bits_refused() {
         for bits in [0, 255] {
-            assert_eq!(ResetScope::from_bits(bits), Ok(ResetScope::ALL));
+            assert_eq!(ResetScope::from_bits(bits), Ok(ResetScope::EVERYTHING));
         }
         let time = ResetScope::from_bits(1).unwrap();
-        assert!(time.time() && !time.state());
+        assert!(time.time() && !time.state() && !time.spawned());
         let state = ResetScope::from_bits(2).unwrap();
-        assert!(!state.time() && state.state());
+        assert!(!state.time() && state.state() && !state.spawned());
         assert_eq!(ResetScope::from_bits(3), Ok(ResetScope::ALL));
-        for bits in [4, 5, 6, 7] {
+        let spawned = ResetScope::from_bits(4).unwrap();
+        assert!(!spawned.time() && !spawned.state() && spawned.spawned());
+        assert_eq!(ResetScope::from_bits(7).unwrap().without_spawned(), ResetScope::ALL);
+        for bits in [8, 12, 128] {
             let e = ResetScope::from_bits(bits).unwrap_err();
             assert_eq!(e.code(), 0);
-            assert!(e.to_string().contains("SCOPE_SPAWNED"), "{e}");
+            assert!(e.to_string().contains(&format!("{:#04x}", bits & !7)), "{e}");
         }
-        let e = ResetScope::from_bits(8).unwrap_err();
-        assert!(e.to_string().contains("0x08"), "{e}");
     }
 
     #[test]
@@ -591,6 +652,8 @@ mod tests {
     fn the_features_are_the_constants_of_simulator_features_msg() {
         let codes: Vec<u16> = FEATURES.iter().map(|&f| f as u16).collect();
         assert_eq!(codes, [8, 10, 11, 20, 21, 22, 24, 25, 26, 31, 32, 33]);
+        let codes: Vec<u16> = SPAWN_FEATURES.iter().map(|&f| f as u16).collect();
+        assert_eq!(codes, [0, 1, 9, 23, 50]);
     }
 
     /// A stopped simulation does not step; played it does; stopping asks for the reset of

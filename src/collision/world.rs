@@ -54,6 +54,8 @@ pub struct CollisionObject {
     /// Left out of the last update: a robot shape that can touch nothing (see
     /// [`CollisionWorld::update_robot`]).
     far: bool,
+    /// Taking part in detection (false: an empty spawn slot's shape).
+    active: bool,
 }
 
 impl CollisionObject {
@@ -72,6 +74,7 @@ impl CollisionObject {
             aabb: (Vec3::zeros(), Vec3::zeros()),
             bound: (placement.act_point(&centre), radius),
             far: false,
+            active: true,
         }
     }
 
@@ -79,6 +82,11 @@ impl CollisionObject {
     /// pose as it was): it is farther than the margin from everything it can touch.
     pub fn far(&self) -> bool {
         self.far
+    }
+
+    /// Whether the object takes part in detection (an empty spawn slot's does not).
+    pub fn active(&self) -> bool {
+        self.active
     }
 
     /// The pose of a robot shape at the joint placements of `data`.
@@ -168,6 +176,8 @@ pub struct CollisionWorld {
     plane_hints: Vec<u32>,
     /// Per object, the hull vertex that was deepest under the last mesh face it met.
     mesh_hints: Vec<u32>,
+    /// Free-body objects taking part in detection.
+    active_free: usize,
 }
 
 /// The order of a pair in a contact: the robot first, then free bodies, then the
@@ -348,6 +358,7 @@ impl CollisionWorld {
             plane_scratch: PlaneScratch::default(),
             plane_hints: Vec::new(),
             mesh_hints: Vec::new(),
+            active_free: 0,
             objects,
         };
         world.index_statics();
@@ -391,6 +402,7 @@ impl CollisionWorld {
             .max()
             .unwrap_or(0);
         for s in shapes {
+            self.active_free += 1;
             self.moving.push(self.objects.len());
             self.objects.push(CollisionObject {
                 friction: s.friction,
@@ -400,6 +412,40 @@ impl CollisionWorld {
         }
         self.size_scratch();
         body
+    }
+
+    /// Takes free body `body`'s shapes out of detection (false) or back (true): an empty
+    /// spawn slot. Allocates nothing.
+    pub fn set_free_body_active(&mut self, body: usize, active: bool) {
+        for &i in &self.moving {
+            let o = &mut self.objects[i];
+            if o.owner == (Owner::Free { body }) && o.active != active {
+                o.active = active;
+                if active {
+                    self.active_free += 1;
+                } else {
+                    self.active_free -= 1;
+                }
+            }
+        }
+    }
+
+    /// Swaps free body `body`'s (first) shape, its placement, material and name with
+    /// `shape`'s, which then holds the old ones (to be dropped off the loop). Allocates
+    /// nothing.
+    pub fn swap_free_body_shape(&mut self, body: usize, shape: &mut FreeBodyShape) {
+        let planes = self.planes.len().max(1);
+        let Some(&i) = self.moving.iter().find(|&&i| self.objects[i].owner == (Owner::Free { body })) else { return };
+        let o = &mut self.objects[i];
+        std::mem::swap(&mut o.shape, &mut shape.shape);
+        std::mem::swap(&mut o.name, &mut shape.name);
+        std::mem::swap(&mut o.placement, &mut shape.placement);
+        std::mem::swap(&mut o.friction, &mut shape.friction);
+        std::mem::swap(&mut o.restitution, &mut shape.restitution);
+        let (centre, radius) = o.shape.bounding_sphere();
+        o.bound = (o.placement.act_point(&centre), radius);
+        self.plane_hints[i * planes..(i + 1) * planes].fill(0);
+        self.mesh_hints[i] = 0;
     }
 
     /// Every object.
@@ -433,7 +479,7 @@ impl CollisionWorld {
     /// Whether detection sweeps the moving shapes against each other: there are free
     /// bodies, several robots, or self-collision is on.
     fn sweeps(&self) -> bool {
-        self.self_collision || self.several_robots || self.moving.len() != self.robot_objects.len()
+        self.self_collision || self.several_robots || self.active_free > 0
     }
 
     /// The lowest z of the robot's shapes at the joint placements of `data`: a convex
@@ -484,7 +530,7 @@ impl CollisionWorld {
             for p in 0..self.planes.len() {
                 let (_, n, h, _) = self.planes[p];
                 let o = &self.objects[i];
-                if !o.far && o.shape.lowest_along(&o.pose, &n) - h < margin {
+                if !o.far && o.active && o.shape.lowest_along(&o.pose, &n) - h < margin {
                     self.plane_pair(i, p, out);
                 }
             }
@@ -505,6 +551,9 @@ impl CollisionWorld {
         let statics = std::mem::take(&mut self.statics);
         for k in 0..self.moving.len() {
             let i = self.moving[k];
+            if !self.objects[i].active {
+                continue;
+            }
             let (lo, hi) = self.objects[i].aabb;
             tree.query(&lo, &hi, |s| self.convex_pair(i, statics[s], out));
         }
@@ -519,6 +568,9 @@ impl CollisionWorld {
         insertion_sort_by_key(&mut self.moving, |&i| objects[i].aabb.0.x);
         for a in 0..self.moving.len() {
             let i = self.moving[a];
+            if !self.objects[i].active {
+                continue;
+            }
             let i_robot = matches!(self.objects[i].owner, Owner::Robot { .. });
             for b in a + 1..self.moving.len() {
                 let j = self.moving[b];
@@ -526,10 +578,11 @@ impl CollisionWorld {
                 if aj.0.x > ai.1.x {
                     break;
                 }
-                if i_robot
-                    && !self.self_collision
-                    && matches!(self.objects[j].owner, Owner::Robot { .. })
-                    && self.objects[i].robot == self.objects[j].robot
+                if !self.objects[j].active
+                    || (i_robot
+                        && !self.self_collision
+                        && matches!(self.objects[j].owner, Owner::Robot { .. })
+                        && self.objects[i].robot == self.objects[j].robot)
                 {
                     continue;
                 }

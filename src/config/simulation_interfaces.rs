@@ -10,7 +10,7 @@ use super::values::TopicName;
 #[serde(
     deny_unknown_fields,
     default,
-    expecting = "a mapping of simulation_interfaces settings (namespace, initial_state)"
+    expecting = "a mapping of simulation_interfaces settings (namespace, initial_state, spawn_capacity)"
 )]
 pub struct SimulationInterfacesConfig {
     /// The namespace of the services and the action: `<namespace>/get_simulator_features`
@@ -22,6 +22,27 @@ pub struct SimulationInterfacesConfig {
     /// SimulateSteps; the two differ only in what GetSimulationState reports). Default
     /// `playing`.
     pub initial_state: InitialState,
+    /// How many free bodies SpawnEntity may add while the simulation runs: slots sized in
+    /// the world, the collision world and the stepper at start-up (each adds 6 velocity
+    /// dofs to the contact problem's size). 0 turns spawning off (not announced). Default
+    /// 16; at most [`MAX_SPAWN_CAPACITY`].
+    #[serde(deserialize_with = "spawn_capacity")]
+    pub spawn_capacity: usize,
+}
+
+/// The largest `simulation_interfaces.spawn_capacity`.
+pub const MAX_SPAWN_CAPACITY: usize = 256;
+
+/// `spawn_capacity`: 0 to [`MAX_SPAWN_CAPACITY`].
+fn spawn_capacity<'de, D: serde::Deserializer<'de>>(d: D) -> Result<usize, D::Error> {
+    let n = usize::deserialize(d)?;
+    if n > MAX_SPAWN_CAPACITY {
+        return Err(serde::de::Error::invalid_value(
+            serde::de::Unexpected::Unsigned(n as u64),
+            &"a number of spawn slots from 0 (spawning off) to 256",
+        ));
+    }
+    Ok(n)
 }
 
 /// `simulation_interfaces.initial_state`.
@@ -69,7 +90,7 @@ impl<'de> Deserialize<'de> for ServiceNamespace {
 
 impl Default for SimulationInterfacesConfig {
     fn default() -> Self {
-        Self { namespace: ServiceNamespace("~".to_owned()), initial_state: InitialState::Playing }
+        Self { namespace: ServiceNamespace("~".to_owned()), initial_state: InitialState::Playing, spawn_capacity: 16 }
     }
 }
 

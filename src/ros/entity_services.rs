@@ -102,7 +102,7 @@ impl Reader {
         let Reader { entities, view, snapshots } = self;
         let snapshot = &snapshots.latest().value;
         let selected = entities.select_at(query, view, snapshot)?;
-        Ok(selected.into_iter().map(|e| (e.name.clone(), view.state(e, snapshot))).collect())
+        Ok(selected.into_iter().map(|e| (e.name.clone(), view.state(&e, snapshot))).collect())
     }
 
     /// The names `query` selects, at the latest snapshot (for the bounds).
@@ -116,7 +116,7 @@ impl Reader {
     fn state(&mut self, name: &str) -> Result<EntityState, Refusal> {
         let Reader { entities, view, snapshots } = self;
         let entity = entities.get(name)?;
-        Ok(view.state(entity, &snapshots.latest().value))
+        Ok(view.state(&entity, &snapshots.latest().value))
     }
 }
 
@@ -196,7 +196,7 @@ async fn set_entity_state(
                 linear: [l.x, l.y, l.z],
                 angular: [a.x, a.y, a.z],
             };
-            reader.entities.get(&req.message.entity).and_then(|e| check_set(e, &request))
+            reader.entities.get(&req.message.entity).and_then(|e| check_set(&e, &request))
         };
         let outcome = match checked {
             Ok(command) => {

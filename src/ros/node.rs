@@ -358,9 +358,13 @@ fn sim_side(
         bodies.push((publisher::<Odometry>(node, &topic, state_qos(qos, Qos::PUBLISHER))?, name.clone()));
     }
     let robots = robot_publishers(node, setup)?;
-    let has_poses =
-        ends.layout.base_link.is_some() || !bodies.is_empty() || robots.iter().any(|r| r.odometry.is_some());
-    state = state.with_bodies(bodies).with_robots(robots).with_markers(publisher::<MarkerArray>(
+    let has_poses = ends.layout.base_link.is_some()
+        || !bodies.is_empty()
+        || robots.iter().any(|r| r.odometry.is_some())
+        || ends.spawns.capacity() > 0;
+    state = state.with_bodies(bodies).with_robots(robots).with_spawned(ends.spawns.clone()).with_markers(publisher::<
+        MarkerArray,
+    >(
         node,
         &topics.contact_markers,
         QosProfile::default(),
@@ -378,6 +382,7 @@ fn sim_side(
         node,
         &setup.config.simulation_interfaces,
         requests.clone(),
+        ends.spawns,
         ends.entities,
         io.counters.clone(),
         tasks,

@@ -8,8 +8,9 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use crate::app::sim_requests::{Interruption, Refusal, ResetTicket, StepProgress, check_steps};
-use crate::app::{ResetScope, SimRequests, SimulationState};
+use crate::app::{ResetScope, SimRequests, SimulationState, Spawns};
 use crate::runtime::Counters;
+use crate::runtime::Ticket;
 
 /// How often a waiting request looks at the loop's counters.
 const POLL: Duration = Duration::from_millis(1);
@@ -45,6 +46,23 @@ async fn applied(requests: &SimRequests, ticket: ResetTicket) -> Result<(), Refu
         if tokio::time::Instant::now() > deadline {
             return Err(Refusal::OperationFailed(format!(
                 "the loop did not apply the reset within {} s",
+                RESET_TIMEOUT.as_secs()
+            )));
+        }
+        tokio::time::sleep(POLL).await;
+    }
+    Ok(())
+}
+
+/// Waits until the loop applied the spawn or delete order of `ticket` (at its next tick),
+/// failing rather than hanging after [`RESET_TIMEOUT`].
+#[cfg_attr(not(signorini_simulation_interfaces), allow(dead_code))]
+pub async fn spawn_applied(spawns: &Spawns, ticket: Ticket) -> Result<(), Refusal> {
+    let deadline = tokio::time::Instant::now() + RESET_TIMEOUT;
+    while !spawns.applied(ticket) {
+        if tokio::time::Instant::now() > deadline {
+            return Err(Refusal::OperationFailed(format!(
+                "the loop did not apply the spawn or delete within {} s (it will when it runs again)",
                 RESET_TIMEOUT.as_secs()
             )));
         }

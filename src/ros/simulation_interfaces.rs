@@ -23,7 +23,7 @@ mod disabled {
 
     use super::super::node::NodeError;
     use super::super::supervision::Tasks;
-    use crate::app::SimRequests;
+    use crate::app::{SimRequests, Spawns};
     use crate::config::SimulationInterfacesConfig;
     use crate::runtime::Counters;
 
@@ -32,6 +32,7 @@ mod disabled {
         _node: &mut r2r::Node,
         config: &SimulationInterfacesConfig,
         _requests: Arc<SimRequests>,
+        _spawns: Arc<Spawns>,
         _entities: crate::app::EntityEnds,
         _counters: Arc<Counters>,
         _tasks: &mut Tasks,
@@ -58,7 +59,8 @@ pub(super) mod enabled {
     use r2r::simulation_interfaces::action::SimulateSteps;
     use r2r::simulation_interfaces::msg::{self, SimulatorFeatures};
     use r2r::simulation_interfaces::srv::{
-        GetSimulationState, GetSimulatorFeatures, ResetSimulation, SetEntityState, SetSimulationState, StepSimulation,
+        DeleteEntity, GetSimulationState, GetSimulatorFeatures, ResetSimulation, SetEntityState, SetSimulationState,
+        SpawnEntities, SpawnEntity, StepSimulation,
     };
     use r2r::{QosProfile, ServiceRequest, WrappedServiceTypeSupport};
 
@@ -66,24 +68,28 @@ pub(super) mod enabled {
     use super::super::node::NodeError;
     use super::super::simulation_control::{self, Stepped};
     use super::super::supervision::Tasks;
-    use crate::app::sim_requests::{FEATURES, Feature, Refusal, check_steps};
-    use crate::app::{EntityEnds, ResetScope, SimRequests, SimulationState};
+    use crate::app::sim_requests::{FEATURES, Feature, Refusal, SPAWN_FEATURES, SpawnCode, check_steps};
+    use crate::app::spawning::{self, SpawnRequest};
+    use crate::app::{EntityEnds, ResetScope, SimRequests, SimulationState, Spawns};
     use crate::config::{NODE_NAME, SimulationInterfacesConfig};
     use crate::runtime::throttle::also;
     use crate::runtime::{Counters, Throttle};
 
     /// What GetSimulatorFeatures says besides the feature list.
-    const CUSTOM_INFO: &str = "signorini: ResetSimulation scopes TIME and STATE (DEFAULT and ALL: both; \
-         SPAWNED unsupported); StepSimulation and SimulateSteps only while STATE_PAUSED \
-         (RESULT_OPERATION_FAILED otherwise); entities: the robot (its URDF name), its links \
-         (<robot>/<link>), the free bodies, the environment's shapes; states in world, twist and \
-         acceleration in world axes at the entity's origin, acceleration the last step's dv/dt; \
-         SetEntityState moves free bodies and the floating base; no spawning, tags, bounds or worlds";
+    const CUSTOM_INFO: &str = "signorini: ResetSimulation scopes TIME, STATE and SPAWNED (DEFAULT and ALL: all \
+         three); StepSimulation and SimulateSteps only while STATE_PAUSED (RESULT_OPERATION_FAILED otherwise); \
+         SpawnEntity/SpawnEntities: free rigid bodies from a URDF resource_string of one link with one box, sphere \
+         or cylinder collision and an <inertial> mass (no uri), in frame world, up to \
+         simulation_interfaces.spawn_capacity at a time; DeleteEntity: spawned entities only; entities: the robot \
+         (its URDF name, or each robot's namespace), its links (<robot>/<link>), the free bodies, the environment's \
+         shapes; states in world, twist and acceleration in world axes at the entity's origin, acceleration the \
+         last step's dv/dt; SetEntityState moves free bodies and floating bases; bounds: spheres; no tags or worlds";
 
     /// The requests and where refusals are counted.
     #[derive(Clone)]
     pub(in crate::ros) struct Api {
         pub(in crate::ros) requests: Arc<SimRequests>,
+        pub(in crate::ros) spawns: Arc<Spawns>,
         pub(in crate::ros) counters: Arc<Counters>,
     }
 
@@ -105,15 +111,20 @@ pub(super) mod enabled {
         node: &mut r2r::Node,
         config: &SimulationInterfacesConfig,
         requests: Arc<SimRequests>,
+        spawns: Arc<Spawns>,
         entities: EntityEnds,
         counters: Arc<Counters>,
         tasks: &mut Tasks,
     ) -> Result<(), NodeError> {
-        let api = Api { requests, counters };
+        let api = Api { requests, spawns, counters };
         entity_services::serve(node, config, entities, api.clone(), tasks)?;
         let name = |service: &str| config.namespace.service(service);
         let features = service::<GetSimulatorFeatures::Service>(node, &name("get_simulator_features"))?;
-        tasks.spawn(name("get_simulator_features"), get_simulator_features(features));
+        let spawning = config.spawn_capacity > 0;
+        tasks.spawn(name("get_simulator_features"), get_simulator_features(features, spawning));
+        if spawning {
+            serve_spawning(node, config, &api, tasks)?;
+        }
         let get_state = service::<GetSimulationState::Service>(node, &name("get_simulation_state"))?;
         tasks.spawn(name("get_simulation_state"), get_simulation_state(get_state, api.clone()));
         let set_state = service::<SetSimulationState::Service>(node, &name("set_simulation_state"))?;
@@ -130,6 +141,23 @@ pub(super) mod enabled {
             .create_action_server::<SimulateSteps::Action>(&action)
             .map_err(|source| NodeError::Ros { what: format!("creating the action server {action}"), source })?;
         tasks.spawn(action.clone(), simulate_steps(goals, api, action));
+        Ok(())
+    }
+
+    /// SpawnEntity, SpawnEntities and DeleteEntity.
+    fn serve_spawning(
+        node: &mut r2r::Node,
+        config: &SimulationInterfacesConfig,
+        api: &Api,
+        tasks: &mut Tasks,
+    ) -> Result<(), NodeError> {
+        let name = |service: &str| config.namespace.service(service);
+        let spawn = service::<SpawnEntity::Service>(node, &name("spawn_entity"))?;
+        tasks.spawn(name("spawn_entity"), spawn_entity(spawn, api.clone(), name("spawn_entity")));
+        let spawn_all = service::<SpawnEntities::Service>(node, &name("spawn_entities"))?;
+        tasks.spawn(name("spawn_entities"), spawn_entities(spawn_all, api.clone(), name("spawn_entities")));
+        let delete = service::<DeleteEntity::Service>(node, &name("delete_entity"))?;
+        tasks.spawn(name("delete_entity"), delete_entity(delete, api.clone(), name("delete_entity")));
         Ok(())
     }
 
@@ -171,12 +199,34 @@ pub(super) mod enabled {
             Refusal::IncorrectState(_) => msg::Result::RESULT_INCORRECT_STATE as u8,
             Refusal::OperationFailed(_) => msg::Result::RESULT_OPERATION_FAILED as u8,
             Refusal::AlreadyInTargetState(_) => SetSimulationState::Response::ALREADY_IN_TARGET_STATE as u8,
+            Refusal::Spawn(code, _) => spawn_code(*code),
+        }
+    }
+
+    /// The generated constant of a spawn's code.
+    fn spawn_code(code: SpawnCode) -> u8 {
+        use SpawnEntity::Response as R;
+        match code {
+            SpawnCode::NameNotUnique => R::NAME_NOT_UNIQUE as u8,
+            SpawnCode::NameInvalid => R::NAME_INVALID as u8,
+            SpawnCode::UnsupportedFormat => R::UNSUPPORTED_FORMAT as u8,
+            SpawnCode::NoResource => R::NO_RESOURCE as u8,
+            SpawnCode::NamespaceInvalid => R::NAMESPACE_INVALID as u8,
+            SpawnCode::ResourceParseError => R::RESOURCE_PARSE_ERROR as u8,
+            SpawnCode::MissingAssets => R::MISSING_ASSETS as u8,
+            SpawnCode::UnsupportedAssets => R::UNSUPPORTED_ASSETS as u8,
+            SpawnCode::InvalidPose => R::INVALID_POSE as u8,
         }
     }
 
     /// The generated constant of a feature.
     fn feature_code(feature: Feature) -> u16 {
         match feature {
+            Feature::Spawning => SimulatorFeatures::SPAWNING as u16,
+            Feature::Deleting => SimulatorFeatures::DELETING as u16,
+            Feature::SpawningResourceString => SimulatorFeatures::SPAWNING_RESOURCE_STRING as u16,
+            Feature::SimulationResetSpawned => SimulatorFeatures::SIMULATION_RESET_SPAWNED as u16,
+            Feature::SpawningEntities => SimulatorFeatures::SPAWNING_ENTITIES as u16,
             Feature::SimulationReset => SimulatorFeatures::SIMULATION_RESET as u16,
             Feature::SimulationResetTime => SimulatorFeatures::SIMULATION_RESET_TIME as u16,
             Feature::SimulationResetState => SimulatorFeatures::SIMULATION_RESET_STATE as u16,
@@ -201,14 +251,17 @@ pub(super) mod enabled {
         }
     }
 
-    /// GetSimulatorFeatures: exactly the implemented features ([`FEATURES`]).
+    /// GetSimulatorFeatures: exactly the implemented features ([`FEATURES`], and
+    /// [`SPAWN_FEATURES`] with `spawning`).
     async fn get_simulator_features(
         mut stream: impl Stream<Item = ServiceRequest<GetSimulatorFeatures::Service>> + Unpin,
+        spawning: bool,
     ) {
+        let spawn_features = if spawning { SPAWN_FEATURES.as_slice() } else { &[] };
         while let Some(req) = stream.next().await {
             let features = SimulatorFeatures {
-                features: FEATURES.iter().map(|&f| feature_code(f)).collect(),
-                spawn_formats: Vec::new(),
+                features: FEATURES.iter().chain(spawn_features).map(|&f| feature_code(f)).collect(),
+                spawn_formats: if spawning { vec!["urdf".to_owned()] } else { Vec::new() },
                 custom_info: CUSTOM_INFO.to_owned(),
             };
             respond(req, GetSimulatorFeatures::Response { features }, "get_simulator_features");
@@ -247,8 +300,22 @@ pub(super) mod enabled {
         }
     }
 
-    /// ResetSimulation: TIME, STATE, both (DEFAULT, ALL); SPAWNED and undefined bits
-    /// unsupported. Answered once the loop applied it.
+    /// A reset of `scope`: the spawned bodies deleted (SPAWNED), then time and state;
+    /// returns once the loop applied all.
+    async fn reset(api: &Api, scope: ResetScope) -> Result<(), Refusal> {
+        if scope.spawned()
+            && let Some(ticket) = api.spawns.delete_all()?
+        {
+            simulation_control::spawn_applied(&api.spawns, ticket).await?;
+        }
+        match scope.without_spawned() {
+            rest if rest.bits() != 0 => simulation_control::reset(&api.requests, rest).await,
+            _ => Ok(()),
+        }
+    }
+
+    /// ResetSimulation: TIME, STATE, SPAWNED and their sums (DEFAULT, ALL: all three);
+    /// undefined bits unsupported. Answered once the loop applied it.
     async fn reset_simulation(
         mut stream: impl Stream<Item = ServiceRequest<ResetSimulation::Service>> + Unpin,
         api: Api,
@@ -257,13 +324,124 @@ pub(super) mod enabled {
         let mut throttle = Throttle::per_second();
         while let Some(req) = stream.next().await {
             let outcome = match ResetScope::from_bits(req.message.scope) {
-                Ok(scope) => simulation_control::reset(&api.requests, scope).await,
+                Ok(scope) => reset(&api, scope).await,
                 Err(why) => Err(why),
             };
             if let Err(why) = &outcome {
                 api.refused(&mut throttle, &service, why);
             }
             respond(req, ResetSimulation::Response { result: result(&outcome) }, &service);
+        }
+    }
+
+    /// The library's request of a SpawnEntity request's fields.
+    fn spawn_request(
+        (name, allow_renaming, uri, resource_string, entity_namespace): (&str, bool, &str, &str, &str),
+        pose: &r2r::geometry_msgs::msg::PoseStamped,
+    ) -> SpawnRequest {
+        let (p, q) = (&pose.pose.position, &pose.pose.orientation);
+        SpawnRequest {
+            name: name.to_owned(),
+            allow_renaming,
+            uri: uri.to_owned(),
+            resource_string: resource_string.to_owned(),
+            entity_namespace: entity_namespace.to_owned(),
+            frame_id: pose.header.frame_id.clone(),
+            position: [p.x, p.y, p.z],
+            orientation: [q.x, q.y, q.z, q.w],
+        }
+    }
+
+    /// One spawn: checked and built here, applied by the loop; the entity's name once it
+    /// is in the simulation.
+    async fn spawn(api: &Api, request: &SpawnRequest) -> Result<String, Refusal> {
+        let prepared = spawning::prepare(request)?;
+        let (name, ticket) = api.spawns.spawn(prepared)?;
+        simulation_control::spawn_applied(&api.spawns, ticket).await?;
+        Ok(name)
+    }
+
+    /// SpawnEntity: a free body from a URDF resource_string (see [`spawning`]).
+    async fn spawn_entity(
+        mut stream: impl Stream<Item = ServiceRequest<SpawnEntity::Service>> + Unpin,
+        api: Api,
+        service: String,
+    ) {
+        let mut throttle = Throttle::per_second();
+        while let Some(req) = stream.next().await {
+            let m = &req.message;
+            let fields = (
+                m.name.as_str(),
+                m.allow_renaming,
+                m.uri.as_str(),
+                m.resource_string.as_str(),
+                m.entity_namespace.as_str(),
+            );
+            let outcome = spawn(&api, &spawn_request(fields, &m.initial_pose)).await;
+            if let Err(why) = &outcome {
+                api.refused(&mut throttle, &service, why);
+            }
+            let entity_name = outcome.as_ref().map_or_else(|_| String::new(), Clone::clone);
+            let response = SpawnEntity::Response { result: result(&outcome.map(|_| ())), entity_name };
+            respond(req, response, &service);
+        }
+    }
+
+    /// SpawnEntities: each request as SpawnEntity, in order; ENTITIES_SPAWN_FAILED when
+    /// any failed (the others are spawned), each refusal counted.
+    async fn spawn_entities(
+        mut stream: impl Stream<Item = ServiceRequest<SpawnEntities::Service>> + Unpin,
+        api: Api,
+        service: String,
+    ) {
+        let mut throttle = Throttle::per_second();
+        while let Some(req) = stream.next().await {
+            let mut results = Vec::with_capacity(req.message.spawn_requests.len());
+            let mut failed = 0;
+            for m in &req.message.spawn_requests {
+                let r = &m.entity_resource;
+                let fields = (
+                    m.name.as_str(),
+                    m.allow_renaming,
+                    r.uri.as_str(),
+                    r.resource_string.as_str(),
+                    m.entity_namespace.as_str(),
+                );
+                let outcome = spawn(&api, &spawn_request(fields, &m.initial_pose)).await;
+                if let Err(why) = &outcome {
+                    api.refused(&mut throttle, &service, why);
+                    failed += 1;
+                }
+                let entity_name = outcome.as_ref().map_or_else(|_| String::new(), Clone::clone);
+                results.push(msg::SpawnResult { result: result(&outcome.map(|_| ())), entity_name });
+            }
+            let result = match failed {
+                0 => result(&Ok(())),
+                n => msg::Result {
+                    result: SpawnEntities::Response::ENTITIES_SPAWN_FAILED as u8,
+                    error_message: format!("{n} of {} spawn requests failed: see results", results.len()),
+                },
+            };
+            respond(req, SpawnEntities::Response { result, results }, &service);
+        }
+    }
+
+    /// DeleteEntity: a spawned entity, by the name SpawnEntity returned.
+    async fn delete_entity(
+        mut stream: impl Stream<Item = ServiceRequest<DeleteEntity::Service>> + Unpin,
+        api: Api,
+        service: String,
+    ) {
+        let mut throttle = Throttle::per_second();
+        while let Some(req) = stream.next().await {
+            let outcome = match api.spawns.delete(&req.message.entity) {
+                Ok(ticket) => simulation_control::spawn_applied(&api.spawns, ticket).await,
+                Err(why) => Err(why),
+            };
+            if let Err(why) = &outcome {
+                api.refused(&mut throttle, &service, why);
+            }
+            respond(req, DeleteEntity::Response { result: result(&outcome) }, &service);
         }
     }
 
@@ -385,8 +563,16 @@ pub(super) mod enabled {
         /// The library's codes are the generated package's constants.
         #[test]
         fn the_library_codes_are_the_generated_constants() {
-            for f in FEATURES {
+            for f in FEATURES.into_iter().chain(SPAWN_FEATURES) {
                 assert_eq!(feature_code(f), f as u16, "{f:?}");
+            }
+            use SpawnCode::*;
+            for c in [NameNotUnique, NameInvalid, UnsupportedFormat, NoResource, NamespaceInvalid, ResourceParseError] {
+                assert_eq!(spawn_code(c), c as u8, "{c:?}");
+            }
+            for c in [MissingAssets, UnsupportedAssets, InvalidPose] {
+                assert_eq!(spawn_code(c), c as u8, "{c:?}");
+                assert_eq!(c as u8, msg::SpawnResult::NAME_NOT_UNIQUE as u8 + (c as u8 - 101));
             }
             for s in [SimulationState::Stopped, SimulationState::Playing, SimulationState::Paused] {
                 assert_eq!(state_code(s), s as u8, "{s:?}");
@@ -398,6 +584,8 @@ pub(super) mod enabled {
                 Refusal::IncorrectState(String::new()),
                 Refusal::OperationFailed(String::new()),
                 Refusal::AlreadyInTargetState(SimulationState::Paused),
+                Refusal::NotFound(String::new()),
+                Refusal::Spawn(SpawnCode::InvalidPose, String::new()),
             ];
             for r in refusals {
                 assert_eq!(result_code(&r), r.code(), "{r:?}");
@@ -409,8 +597,9 @@ pub(super) mod enabled {
             let scope = ResetScope::from_bits;
             assert_eq!(scope(ResetSimulation::Request::SCOPE_TIME as u8), Ok(ResetScope::TIME));
             assert_eq!(scope(ResetSimulation::Request::SCOPE_STATE as u8), Ok(ResetScope::STATE));
-            assert_eq!(scope(ResetSimulation::Request::SCOPE_DEFAULT as u8), Ok(ResetScope::ALL));
-            assert_eq!(scope(ResetSimulation::Request::SCOPE_ALL as u8), Ok(ResetScope::ALL));
+            assert_eq!(scope(ResetSimulation::Request::SCOPE_DEFAULT as u8), Ok(ResetScope::EVERYTHING));
+            assert_eq!(scope(ResetSimulation::Request::SCOPE_ALL as u8), Ok(ResetScope::EVERYTHING));
+            assert_eq!(scope(ResetSimulation::Request::SCOPE_SPAWNED as u8), Ok(ResetScope::SPAWNED));
             assert_eq!(ResetSimulation::Request::SCOPE_SPAWNED as u8, ResetScope::SPAWNED_BIT);
         }
     }

@@ -50,6 +50,9 @@ pub struct StatePublisher {
     /// /tf: the floating base's and the free bodies' poses, as their odometry.
     #[cfg(signorini_tf2_msgs)]
     tf: Option<r2r::Publisher<TFMessage>>,
+    /// The spawn table, naming the spawned bodies of the samples on /tf.
+    #[cfg_attr(not(signorini_tf2_msgs), allow(dead_code))]
+    spawns: Option<Arc<crate::app::Spawns>>,
     /// The sensors' publishers and what they publish.
     sensors: Option<(SensorPublishers, SensorSettings)>,
     /// With `robots:`, each robot's own topics.
@@ -298,6 +301,7 @@ impl StatePublisher {
             markers: None,
             #[cfg(signorini_tf2_msgs)]
             tf: None,
+            spawns: None,
             sensors: None,
             robots: Vec::new(),
         }
@@ -322,6 +326,13 @@ impl StatePublisher {
     #[cfg(signorini_tf2_msgs)]
     pub fn with_tf(mut self, tf: r2r::Publisher<TFMessage>) -> Self {
         self.tf = Some(tf);
+        self
+    }
+
+    /// Also publishes the spawned bodies' poses on `tf` (with [`StatePublisher::with_tf`]):
+    /// one more message per sample holding any, `world` → the entity's name.
+    pub fn with_spawned(mut self, spawns: Arc<crate::app::Spawns>) -> Self {
+        self.spawns = Some(spawns);
         self
     }
 
@@ -433,6 +444,9 @@ impl StatePublisher {
             if base.is_some() == self.odometry.is_some() {
                 publish_tf(publisher, msg, &t, base.into_iter().chain(&s.robot_bases).chain(&s.bodies))?;
             }
+            if let Some(spawns) = &self.spawns {
+                publish_spawned_tf(publisher, spawns, &t, &s.spawned)?;
+            }
         }
         publish_wrenches(&self.wrenches, &mut native.wrench, &t, &s.wrenches)?;
         if let Some((publisher, next)) = &self.markers
@@ -518,6 +532,41 @@ fn publish_tf<'a>(
         (q.x, q.y, q.z, q.w) = (pose.orientation[0], pose.orientation[1], pose.orientation[2], pose.orientation[3]);
     }
     publisher.publish_native(msg)
+}
+
+/// The spawned bodies of a sample on /tf, named by the spawn table (a body deleted or
+/// replaced since the sample is left out). Built per sample: their number and names
+/// change while running (the publisher's thread, not the loop's, allocates it).
+#[cfg(signorini_tf2_msgs)]
+fn publish_spawned_tf(
+    publisher: &r2r::Publisher<TFMessage>,
+    spawns: &crate::app::Spawns,
+    t: &Time,
+    spawned: &[Option<(u64, crate::runtime::Odometry)>],
+) -> r2r::Result<()> {
+    use r2r::geometry_msgs::msg::{Transform, TransformStamped};
+    let transforms: Vec<TransformStamped> = spawned
+        .iter()
+        .enumerate()
+        .filter_map(|(slot, o)| {
+            let (id, pose) = o.as_ref()?;
+            let child_frame_id = spawns.name_of(slot, *id)?;
+            let [x, y, z] = pose.position;
+            let [qx, qy, qz, qw] = pose.orientation;
+            Some(TransformStamped {
+                header: Header { stamp: t.clone(), frame_id: "world".into() },
+                child_frame_id,
+                transform: Transform {
+                    translation: Vector3 { x, y, z },
+                    rotation: Quaternion { x: qx, y: qy, z: qz, w: qw },
+                },
+            })
+        })
+        .collect();
+    if transforms.is_empty() {
+        return Ok(());
+    }
+    publisher.publish(&TFMessage { transforms })
 }
 
 /// Drains `samples` through `publish` until `shutdown` is set and nothing is left,

@@ -17,6 +17,7 @@ pub mod sample_ring;
 pub mod state;
 pub mod state_assembly;
 pub mod status;
+pub mod swap_ring;
 pub mod throttle;
 pub mod watchdog;
 
@@ -31,5 +32,6 @@ pub use mailbox::{MailboxReader, MailboxWriter, Stamped, mailbox};
 pub use sample_ring::{SampleConsumer, SampleProducer, sample_ring};
 pub use state::{MeasuredState, Odometry, StateRejection, base_pose, select_joints, stamp_ns};
 pub use state_assembly::{Assembled, OdometryRejection, StateAssembly};
+pub use swap_ring::{SwapSender, SwapServer, Ticket, swap_ring};
 pub use throttle::Throttle;
 pub use watchdog::{Freshness, Verdict, Watchdog};

@@ -206,11 +206,17 @@ impl Stepper {
             self.v[..m.nv].copy_from_slice(&r.v);
         }
         for (b, (body, state)) in world.bodies.iter().zip(&world.states).enumerate() {
+            let at = robot_nv + 6 * b;
+            if !world.body_active(b) {
+                // An empty spawn slot: at rest, out of every contact.
+                self.v_free[at..at + 6].fill(0.0);
+                self.v[at..at + 6].fill(0.0);
+                continue;
+            }
             let w = &world.wrenches[b];
             let rt = state.pose.rotation.transpose();
             let external = Force { linear: rt * w.linear, angular: rt * w.angular };
             let vf = body.free_velocity(state, &world.gravity, &external, dt);
-            let at = robot_nv + 6 * b;
             self.v_free[at..at + 6].copy_from_slice(vf.to_vector().as_slice());
             self.v[at..at + 6].copy_from_slice(state.velocity.to_vector().as_slice());
         }
@@ -337,7 +343,11 @@ impl Stepper {
             dynamics::integrate(&r.model, &r.q, &self.displacement, &mut self.q_next);
             r.q.copy_from_slice(&self.q_next);
         }
-        for (b, state) in world.states.iter_mut().enumerate() {
+        for b in 0..world.states.len() {
+            if !world.body_active(b) {
+                continue;
+            }
+            let state = &mut world.states[b];
             let at = robot_nv + 6 * b;
             let v = Motion::from_vector(&nalgebra::Vector6::from_column_slice(&self.v[at..at + 6]));
             state.integrate(&v, dt);

@@ -5,7 +5,7 @@
 use crate::collision::{CollisionError, CollisionSettings, CollisionWorld, Environment, FreeBodyShape};
 use crate::dynamics;
 use crate::model::{Data, FreeBody, FreeBodyState, Model, ModelError, ModelOptions};
-use crate::spatial::{Force, Vec3};
+use crate::spatial::{Force, Motion, SE3, Vec3};
 
 /// A robot in the world: its model, buffers and state (q: nq, v: nv, Pinocchio's
 /// conventions).
@@ -53,6 +53,20 @@ pub struct World {
     pub time: f64,
     /// Steps taken.
     pub steps: u64,
+    /// The free-body slots kept for bodies spawned while running (none unless
+    /// [`World::add_spawn_slots`]).
+    pub spawn_slots: SpawnSlots,
+}
+
+/// Free-body slots for bodies spawned while the simulation runs: the last bodies of
+/// [`World::bodies`], from `first` on, each empty (not detected, not integrated, no
+/// contact) or holding a spawned body.
+#[derive(Clone, Debug, Default)]
+pub struct SpawnSlots {
+    /// The body index of the first slot.
+    pub first: usize,
+    /// Per slot, the id of the body it holds (None: empty).
+    pub occupant: Vec<Option<u64>>,
 }
 
 /// A world that cannot be built.
@@ -94,6 +108,7 @@ impl World {
             collision,
             time: 0.0,
             steps: 0,
+            spawn_slots: SpawnSlots::default(),
         })
     }
 
@@ -106,6 +121,68 @@ impl World {
         self.states.push(state);
         self.wrenches.push(Force::ZERO);
         index
+    }
+
+    /// Adds `count` empty slots for spawned bodies after the bodies added so far (at
+    /// start-up, so that the stepper is sized for them): each holds `placeholder` and
+    /// its `shape` until filled ([`World::fill_spawn_slot`]).
+    pub fn add_spawn_slots(&mut self, count: usize, placeholder: &FreeBody, shape: &FreeBodyShape) {
+        self.spawn_slots = SpawnSlots { first: self.bodies.len(), occupant: vec![None; count] };
+        for _ in 0..count {
+            let b =
+                self.add_body(placeholder.clone(), std::slice::from_ref(shape), FreeBodyState::at_rest(SE3::IDENTITY));
+            self.collision.set_free_body_active(b, false);
+        }
+    }
+
+    /// How many bodies of [`World::bodies`] come before the spawn slots (all without
+    /// slots).
+    pub fn configured_bodies(&self) -> usize {
+        if self.spawn_slots.occupant.is_empty() { self.bodies.len() } else { self.spawn_slots.first }
+    }
+
+    /// Whether free body `b` takes part in the simulation: a configured body, or a slot
+    /// holding a spawned body.
+    pub fn body_active(&self, b: usize) -> bool {
+        let slots = &self.spawn_slots;
+        b < slots.first || slots.occupant.get(b - slots.first).is_some_and(|o| o.is_some())
+    }
+
+    /// Puts the spawned `body` (id `id`, shape `shape`) into spawn slot `slot` at `state`,
+    /// by swapping: `body` and `shape` then hold what the slot held (to be dropped off the
+    /// loop). Allocates nothing. False (nothing done) for a slot that does not exist.
+    pub fn fill_spawn_slot(
+        &mut self,
+        slot: usize,
+        id: u64,
+        body: &mut FreeBody,
+        shape: &mut FreeBodyShape,
+        state: FreeBodyState,
+    ) -> bool {
+        let b = self.spawn_slots.first + slot;
+        if slot >= self.spawn_slots.occupant.len() {
+            return false;
+        }
+        std::mem::swap(&mut self.bodies[b], body);
+        self.collision.swap_free_body_shape(b, shape);
+        self.states[b] = state;
+        self.wrenches[b] = Force::ZERO;
+        self.collision.set_free_body_pose(b, &state.pose);
+        self.collision.set_free_body_active(b, true);
+        self.spawn_slots.occupant[slot] = Some(id);
+        true
+    }
+
+    /// Empties spawn slot `slot`: its body leaves detection and integration (its model
+    /// stays until the slot is filled again).
+    pub fn empty_spawn_slot(&mut self, slot: usize) {
+        let b = self.spawn_slots.first + slot;
+        if let Some(occupant) = self.spawn_slots.occupant.get_mut(slot) {
+            *occupant = None;
+            self.collision.set_free_body_active(b, false);
+            self.states[b].velocity = Motion::ZERO;
+            self.wrenches[b] = Force::ZERO;
+        }
     }
 
     /// Lowers (or raises) each floating base along z until the lowest collision shape of

@@ -3,7 +3,8 @@ the generated package as the independent peer, against the node simulating the q
 and its crate (config/quadruped.yaml):
 
 - GetSimulatorFeatures lists exactly the implemented features (simulation state, resets of
-  TIME and STATE, stepping single, multiple and by the action), no spawn format;
+  TIME, STATE and SPAWNED, stepping single, multiple and by the action, spawning: see
+  test_spawning.py), spawn format urdf;
 - paused, StepSimulation(1) and StepSimulation(250) return after exactly that many /clock
   ticks, each Δt = 1 ms apart, and nothing more is published while paused;
 - SimulateSteps reports feedback and completes; cancelled, it stops at once: fewer steps
@@ -12,7 +13,7 @@ and its crate (config/quadruped.yaml):
 - ResetSimulation: TIME puts /clock back to Δt at the next step and leaves the pushed
   crate where it is; STATE puts the crate back and leaves time; both (3), DEFAULT and
   STOPPED do both;
-- a step while playing, zero steps, SCOPE_SPAWNED, STATE_QUITTING and an unknown state get
+- a step while playing, zero steps, an undefined scope bit, STATE_QUITTING and an unknown state get
   the standard error naming what is wrong, are counted on /diagnostics, and the
   simulation plays on;
 - the old ~/pause and ~/step still work, over the same requests;
@@ -154,10 +155,11 @@ def test_the_feature_list_is_exactly_the_implemented_ones(peer):
         f.SIMULATION_STATE_GETTING, f.SIMULATION_STATE_SETTING, f.SIMULATION_STATE_PAUSE,
         f.STEP_SIMULATION_SINGLE, f.STEP_SIMULATION_MULTIPLE, f.STEP_SIMULATION_ACTION,
         f.ENTITY_CATEGORIES, f.ENTITY_STATE_GETTING, f.ENTITY_STATE_SETTING,
+        # Spawning (the default simulation_interfaces.spawn_capacity is 16): test_spawning.py.
+        f.SPAWNING, f.DELETING, f.SPAWNING_RESOURCE_STRING, f.SIMULATION_RESET_SPAWNED, f.SPAWNING_ENTITIES,
     }
     assert sorted(features.features) == sorted(expected), features.features
-    assert f.SIMULATION_RESET_SPAWNED not in features.features and f.SPAWNING not in features.features
-    assert list(features.spawn_formats) == []
+    assert list(features.spawn_formats) == ["urdf"]
     assert peer.state() == SimulationState.STATE_PLAYING, "the node starts playing"
 
 
@@ -324,8 +326,7 @@ def test_bad_requests_get_the_standard_error_are_counted_and_the_simulation_play
     answers = {
         "a step while playing": (peer.steps(1), Result.RESULT_OPERATION_FAILED, "STATE_PLAYING"),
         "zero steps": (peer.steps(0), Result.RESULT_OPERATION_FAILED, "at least 1"),
-        "SCOPE_SPAWNED": (peer.reset_scope(ResetSimulation.Request.SCOPE_SPAWNED),
-                          Result.RESULT_FEATURE_UNSUPPORTED, "SCOPE_SPAWNED"),
+        "an undefined scope bit": (peer.reset_scope(8), Result.RESULT_FEATURE_UNSUPPORTED, "0x08"),
         "STATE_QUITTING": (peer.set(SimulationState.STATE_QUITTING),
                            Result.RESULT_FEATURE_UNSUPPORTED, "STATE_QUITTING"),
         "an unknown state": (peer.set(42), Result.RESULT_FEATURE_UNSUPPORTED, "unknown state 42"),

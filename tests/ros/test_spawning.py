@@ -1,0 +1,149 @@
+"""Spawning and deleting free bodies while the simulation plays (simulation_interfaces,
+issue 25 item 2), with rclpy clients of the generated package as the independent peer,
+against the node simulating the quadruped with `simulation_interfaces.spawn_capacity: 3`:
+
+- SpawnEntity of a URDF cube at 0.5 m: RESULT_OK with its name; its frame on /tf falls and
+  comes to rest on the ground at its half side, 0.1 m (2 mm);
+- SpawnEntities: a taken name without renaming fails with NAME_NOT_UNIQUE, with renaming
+  it gets a generated name; the whole answers ENTITIES_SPAWN_FAILED with both results;
+- bad requests (malformed URDF, a NaN pose, a spawn beyond the capacity, an unknown entity
+  on delete) get the standard codes with a message naming what is wrong, are counted on
+  /diagnostics (`simulation_requests_refused_total`), and the simulation plays on;
+- DeleteEntity removes one (its frame leaves /tf); ResetSimulation SCOPE_SPAWNED removes
+  the rest (a delete of them then answers RESULT_NOT_FOUND); the configured crate stays.
+"""
+
+import math
+import time
+
+import pytest
+from diagnostic_msgs.msg import DiagnosticArray
+from rosgraph_msgs.msg import Clock
+from simulation_interfaces.msg import Result, SpawnEntity as SpawnRequestMsg
+from simulation_interfaces.srv import DeleteEntity, ResetSimulation, SpawnEntities, SpawnEntity
+
+from conftest import RELIABLE, NodeProcess, RawRecorder, Recorder, cdr_stamp, diagnostic_values, wait_until
+from test_modes import config
+
+tf2_msgs = pytest.importorskip("tf2_msgs.msg")
+
+NS = "/signorini"
+CUBE = """<robot name="cube"><link name="cube">
+  <inertial><mass value="1"/><inertia ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"/></inertial>
+  <collision><geometry><box size="0.2 0.2 0.2"/></geometry></collision></link></robot>"""
+
+
+def spawn_fields(msg, name, x, y, z, urdf=CUBE, renaming=False):
+    msg.name = name
+    msg.allow_renaming = renaming
+    msg.initial_pose.header.frame_id = "world"
+    msg.initial_pose.pose.position.x, msg.initial_pose.pose.position.y = x, y
+    msg.initial_pose.pose.position.z = z
+    msg.initial_pose.pose.orientation.w = 1.0
+    if hasattr(msg, "resource_string"):
+        msg.resource_string = urdf
+    else:
+        msg.entity_resource.resource_string = urdf
+    return msg
+
+
+def frames(msg):
+    return {t.child_frame_id: t.transform.translation.z for t in msg.transforms}
+
+
+@pytest.fixture(scope="module")
+def node(ros, tmp_path_factory):
+    path = config(tmp_path_factory.mktemp("spawn"), "quadruped.yaml", "quadruped.yaml",
+                  append="\nsimulation_interfaces:\n  spawn_capacity: 3\n")
+    process = NodeProcess("node", "--config", str(path))
+    try:
+        process.wait_for_line("signorini: quadruped")
+        yield process
+        assert process.alive(), process.output()
+    finally:
+        code = process.stop()
+        assert code == 0, f"exit code {code}:\n{process.output()}"
+
+
+def test_spawn_delete_and_reset_spawned_while_playing(ros, node):
+    spawn = ros.create_client(SpawnEntity, f"{NS}/spawn_entity")
+    spawn_all = ros.create_client(SpawnEntities, f"{NS}/spawn_entities")
+    delete = ros.create_client(DeleteEntity, f"{NS}/delete_entity")
+    reset = ros.create_client(ResetSimulation, f"{NS}/reset_simulation")
+    tf = Recorder(ros, tf2_msgs.TFMessage, "/tf", frames, RELIABLE)
+    clock = RawRecorder(ros, Clock, "/clock", cdr_stamp, RELIABLE)
+    diagnostics = Recorder(ros, DiagnosticArray, "/diagnostics", diagnostic_values)
+    refused = lambda: int(diagnostics.snapshot()[-1][1][2]["simulation_requests_refused_total"])
+    try:
+        for c in [spawn, spawn_all, delete, reset]:
+            assert c.wait_for_service(timeout_sec=20.0), c.srv_name
+
+        def call(client, request):
+            future = client.call_async(request)
+            wait_until(future.done, 10.0, f"the answer of {client.srv_name}")
+            return future.result()
+
+        def z_of(name):
+            seen = [f[name] for _, f in tf.snapshot() if name in f]
+            return seen[-1] if seen else None
+
+        answer = call(spawn, spawn_fields(SpawnEntity.Request(), "box", 1.6, 0.0, 0.5))
+        assert answer.result.result == Result.RESULT_OK, answer
+        assert answer.entity_name == "box"
+        wait_until(lambda: z_of("box") is not None and abs(z_of("box") - 0.1) < 2e-3, 10.0, "the box on the ground")
+        time.sleep(0.5)
+        assert abs(z_of("box") - 0.1) < 2e-3, z_of("box")
+
+        request = SpawnEntities.Request(spawn_requests=[
+            spawn_fields(SpawnRequestMsg(), "box", 1.6, 0.8, 0.3),
+            spawn_fields(SpawnRequestMsg(), "box", 1.6, 0.8, 0.3, renaming=True),
+        ])
+        answer = call(spawn_all, request)
+        assert answer.result.result == SpawnEntities.Response.ENTITIES_SPAWN_FAILED, answer
+        codes = [(r.result.result, r.entity_name) for r in answer.results]
+        assert codes == [(SpawnEntity.Response.NAME_NOT_UNIQUE, ""), (Result.RESULT_OK, "box_1")], codes
+
+        # The NAME_NOT_UNIQUE above is one refusal.
+        wait_until(lambda: diagnostics.snapshot() and refused() >= 1, 5.0, "the first refusal on /diagnostics")
+        before = refused()
+        assert before == 1
+        nan = spawn_fields(SpawnEntity.Request(), "nan", math.nan, 0.0, 0.5)
+        third = spawn_fields(SpawnEntity.Request(), "third", -1.6, 0.0, 0.3)
+        assert call(spawn, third).result.result == Result.RESULT_OK
+        fourth = spawn_fields(SpawnEntity.Request(), "fourth", 0.0, 1.6, 0.3)
+        malformed = spawn_fields(SpawnEntity.Request(), "bad", 0.0, 1.6, 0.3, urdf="<robot name='bad'><link name='bad'>")
+        answers = {
+            "malformed URDF": (call(spawn, malformed).result, SpawnEntity.Response.RESOURCE_PARSE_ERROR, "not URDF"),
+            "a NaN pose": (call(spawn, nan).result, SpawnEntity.Response.INVALID_POSE, "not finite"),
+            "beyond the capacity": (call(spawn, fourth).result, Result.RESULT_OPERATION_FAILED, "all 3 spawn slots"),
+            "an unknown entity": (call(delete, DeleteEntity.Request(entity="ghost")).result,
+                                  Result.RESULT_NOT_FOUND, "no entity `ghost`"),
+        }
+        for what, (result, code, words) in answers.items():
+            print(f"{what}: result {result.result}, {result.error_message!r}")
+            assert result.result == code, (what, result)
+            assert words in result.error_message, (what, result)
+        wait_until(lambda: refused() >= before + len(answers), 5.0, "the refusals on /diagnostics")
+        assert refused() == before + len(answers)
+
+        assert call(delete, DeleteEntity.Request(entity="box")).result.result == Result.RESULT_OK
+        tf.clear()
+        time.sleep(0.3)
+        assert z_of("box") is None, "the deleted box left /tf"
+        assert z_of("box_1") is not None and z_of("third") is not None
+        assert call(reset, ResetSimulation.Request(scope=ResetSimulation.Request.SCOPE_SPAWNED)).result.result \
+            == Result.RESULT_OK
+        tf.clear()
+        before_ticks = len(clock.snapshot())
+        time.sleep(0.3)
+        assert z_of("box_1") is None and z_of("third") is None, "SCOPE_SPAWNED removed them"
+        assert z_of("crate") is not None, "the configured crate stays"
+        answer = call(delete, DeleteEntity.Request(entity="third")).result
+        assert answer.result == Result.RESULT_NOT_FOUND, answer
+        assert len(clock.snapshot()) - before_ticks > 100, "the simulation plays on"
+        assert node.alive()
+    finally:
+        for c in [spawn, spawn_all, delete, reset]:
+            ros.destroy_client(c)
+        for r in [tf, clock, diagnostics]:
+            ros.destroy_subscription(r.sub)
