@@ -350,7 +350,7 @@ fn a_spawned_body_is_an_entity_until_deleted() {
         .iter()
         .map(|e| e.name.clone())
         .collect();
-    assert_eq!(found, [name.clone()], "the sphere touches the ball's top");
+    assert_eq!(found, std::slice::from_ref(&name), "the sphere touches the ball's top");
     spawns.delete(&name).unwrap();
     sim.tick();
     assert_eq!(sim.ends.entities.get(&name).unwrap_err().code(), 2);
