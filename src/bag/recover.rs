@@ -167,7 +167,7 @@ mod tests {
                 continue;
             };
             assert!(len >= header_end, "{len}");
-            let expected = chunks.iter().filter(|(end, _)| *end as usize <= len).last().map_or(0, |c| c.1);
+            let expected = chunks.iter().rfind(|(end, _)| *end as usize <= len).map_or(0, |c| c.1);
             assert_eq!(r.messages, expected, "cut at {len} bytes");
             assert!(r.cut.is_some(), "{len}: no data end record, {r:?}");
             // The output is a finished file a seeking reader opens, with the same messages.
