@@ -304,3 +304,28 @@ fn sim_input_errors_name_the_key() {
     assert_eq!(code, 2);
     assert!(err.contains("--duration"), "{err}");
 }
+
+/// A full disk (/dev/full: every write fails with ENOSPC) stops `sim --bag` with one line
+/// naming the file and exit code 1, never a panic (tests/ros/test_bag_survival.py: what a
+/// file size limit leaves is read and recovered).
+#[test]
+fn sim_bag_on_a_full_disk_is_one_error_naming_the_file() {
+    let (code, _, err) =
+        signorini(&["sim", "--config", "config/quadruped.yaml", "--duration", "0.5", "--bag", "/dev/full"]);
+    assert_eq!(code, 1, "{err}");
+    assert_eq!(err.trim_end(), "signorini: error: /dev/full: cannot write: No space left on device (os error 28)");
+}
+
+#[test]
+fn bag_recover_errors_name_the_file() {
+    let (code, _, err) = signorini(&["bag", "recover", "nowhere.mcap", "out.mcap"]);
+    assert_eq!(code, 1);
+    assert!(err.starts_with("signorini: error: nowhere.mcap: cannot read: "), "{err}");
+    let text = temp_file("not-a-bag.mcap", "name: not a bag\n");
+    let out = text.with_file_name("recovered.mcap");
+    let (code, _, err) = signorini(&["bag", "recover", text.to_str().unwrap(), out.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("not-a-bag.mcap: not an MCAP file: "), "{err}");
+    assert!(!out.exists(), "nothing written");
+}

@@ -110,6 +110,13 @@ enum Command {
         #[arg(long, value_parser = solver_names())]
         solver: Option<String>,
     },
+    /// Rosbag files: `bag recover IN OUT` rewrites a cut MCAP file (its writer killed, its
+    /// disk full) with every message of its complete chunks and the summary and footer
+    /// that seeking readers need.
+    Bag {
+        #[command(subcommand)]
+        command: BagCommand,
+    },
     /// Every contact solver on the scenario suite (seed 002's criteria): JSON, markdown
     /// tables and PNG figures into --out, and the `solvers` section of --doc.
     Bench {
@@ -187,6 +194,17 @@ fn own_arguments() -> Vec<OsString> {
 static ALLOCATOR: signorini::runtime::alloc_probe::CountingAllocator =
     signorini::runtime::alloc_probe::CountingAllocator;
 
+#[derive(Subcommand, Debug)]
+enum BagCommand {
+    /// Rewrite the readable part of an MCAP file, with its summary and footer, into a new file.
+    Recover {
+        /// The cut (or whole) MCAP file.
+        input: PathBuf,
+        /// The file to write (not the input).
+        output: PathBuf,
+    },
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse_from(own_arguments());
     let command = cli.command.unwrap_or(Command::Node { config: None });
@@ -198,6 +216,7 @@ fn main() -> ExitCode {
             let solver = solver.as_deref().and_then(signorini::config::SolverKind::from_name);
             sim(&config, json.as_deref(), bag.as_deref(), solver, SimOptions { duration, realtime, control })
         }
+        Command::Bag { command: BagCommand::Recover { input, output } } => recover_bag(&input, &output),
         Command::Solve { problem, solver, mode, tol, max_iter } => solve(&problem, &solver, &mode, tol, max_iter),
         Command::Bench {
             solvers,
@@ -453,10 +472,16 @@ fn sim(
     if let Some(solver) = solver {
         s.config.contact.solver = solver;
     }
-    let summary = run(&s, &options, bag, |line| eprintln!("signorini sim: {line}")).map_err(|e| match e {
-        SimError::Setup(e) => Failure::BadInput(e.to_string()),
-        e => Failure::Other(e.to_string()),
-    })?;
+    let interrupts = signorini::cli::interrupt::Interrupts::install();
+    let summary =
+        run(&s, &options, bag, interrupts.flag(), |line| eprintln!("signorini sim: {line}")).map_err(|e| match e {
+            SimError::Setup(e) => Failure::BadInput(e.to_string()),
+            e => Failure::Other(e.to_string()),
+        })?;
+    drop(interrupts);
+    if summary.interrupted {
+        println!("signorini sim: interrupted at t = {:.3} s; the bag (if any) is finished", summary.sim_time_s);
+    }
     println!(
         "signorini sim: {} and {} free bodies, {:.3} s in {} steps of {} s\n  \
          wall {:.3} s, {:.0} steps/s, real-time factor {:.1}\n  \
@@ -478,10 +503,27 @@ fn sim(
         summary.max_penetration_m,
         summary.max_eps_abs
     );
+    if let (Some(path), Some(messages)) = (bag, summary.bag_messages) {
+        println!("  bag {}: {messages} messages", path.display());
+    }
     if let Some(path) = json {
         let text = serde_json::to_string_pretty(&summary).map_err(|e| Failure::Other(e.to_string()))?;
         std::fs::write(path, text).map_err(|e| Failure::Other(format!("{}: cannot write: {e}", path.display())))?;
     }
+    Ok(())
+}
+
+fn recover_bag(input: &std::path::Path, output: &std::path::Path) -> Result<(), Failure> {
+    let r = signorini::bag::recover(input, output).map_err(|e| Failure::Other(e.to_string()))?;
+    let how = r.cut.map_or("it was finished".to_owned(), |why| format!("reading stopped there: {why}"));
+    println!(
+        "signorini bag recover: {} messages on {} channels from {} complete chunks of {} written to {}; {how}",
+        r.messages,
+        r.channels,
+        r.chunks,
+        input.display(),
+        output.display()
+    );
     Ok(())
 }
 

@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod dynamics;
+pub mod interrupt;
 pub mod sim;
 pub mod solve;
 

@@ -1,6 +1,7 @@
 //! `signorini sim`: the configured world simulated headless, as fast as possible or in
 //! real time, with a summary of what happened (the contract is in README.md).
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use serde::Serialize;
@@ -60,6 +61,10 @@ pub struct SimSummary {
     /// With `--control` and a floating base: the largest base wrench (∞-norm, N or N·m)
     /// the controller's contacts could not produce.
     pub max_base_residual: Option<f64>,
+    /// Stopped by SIGINT or SIGTERM before `duration` (the bag is finished all the same).
+    pub interrupted: bool,
+    /// With a bag: the messages written to it.
+    pub bag_messages: Option<u64>,
 }
 
 /// Why a run stopped early.
@@ -90,36 +95,67 @@ pub enum SimError {
     },
 }
 
-/// Runs the configured world for `options.duration`; `progress` gets a line about once a
-/// wall second.
-/// With `bag`, every step is recorded there (see [`crate::bag::BagRecorder`]).
+/// Runs the configured world for `options.duration`, or until `stop` is set (between two
+/// steps; see [`super::interrupt::Interrupts`]); `progress` gets a line about once a wall second.
+/// With `bag`, every step is recorded there (see [`crate::bag::BagRecorder`]), and the file
+/// is finished when the run ends, early or not (an error of the run included, if the file
+/// can still be written).
 pub fn run(
     setup: &Setup,
     options: &SimOptions,
     bag: Option<&std::path::Path>,
+    stop: &AtomicBool,
     mut progress: impl FnMut(&str),
 ) -> Result<SimSummary, SimError> {
     let mut world = setup.sim_world()?;
     let mut recorder = bag.map(|path| BagRecorder::create(path, setup, &world)).transpose()?;
-    let dt = setup.config.sim_dt();
-    let mut stepper =
-        Stepper::new(&world, dt, &setup.config.contact.settings(), setup.config.collision.max_contacts.get());
-    let mut drive = Drive::new(setup, options, &world)?;
     let mut tally = Tally {
-        summary: SimSummary { robot: setup.robot.name.clone(), bodies: world.bodies.len(), dt, ..Default::default() },
+        summary: SimSummary {
+            robot: setup.robot.name.clone(),
+            bodies: world.bodies.len(),
+            dt: setup.config.sim_dt(),
+            ..Default::default()
+        },
         ..Default::default()
     };
+    let stepped = step_loop(setup, options, &mut world, recorder.as_mut(), stop, &mut tally, &mut progress);
+    // The bag is finished whatever stopped the steps; the steps' error comes first.
+    let finished = recorder.map(BagRecorder::finish).transpose();
+    let start = stepped?;
+    tally.summary.bag_messages = finished?.map(|w| w.messages);
+    Ok(tally.finish(start.elapsed().as_secs_f64(), &world))
+}
+
+/// The steps of [`run`], each recorded by `recorder`, until the duration or `stop`; the
+/// instant the first step began.
+fn step_loop(
+    setup: &Setup,
+    options: &SimOptions,
+    world: &mut World,
+    mut recorder: Option<&mut BagRecorder>,
+    stop: &AtomicBool,
+    tally: &mut Tally,
+    progress: &mut impl FnMut(&str),
+) -> Result<Instant, SimError> {
+    let dt = setup.config.sim_dt();
+    let mut stepper =
+        Stepper::new(world, dt, &setup.config.contact.settings(), setup.config.collision.max_contacts.get());
+    let mut drive = Drive::new(setup, options, world)?;
     let steps = (options.duration / dt).round().max(0.0) as u64;
     let start = Instant::now();
     let mut last_report = start;
     for k in 0..steps {
-        let tau = drive.torques(&world, dt, &mut tally.summary)?;
-        let r = *stepper.step(&mut world, tau);
+        if stop.load(Ordering::Relaxed) {
+            tally.summary.interrupted = true;
+            break;
+        }
+        let tau = drive.torques(world, dt, &mut tally.summary)?;
+        let r = *stepper.step(world, tau);
         if !world.is_finite() {
             return Err(SimError::Diverged { time: world.time, step: k });
         }
-        if let Some(bag) = recorder.as_mut() {
-            bag.record(&world, &stepper)?;
+        if let Some(bag) = recorder.as_deref_mut() {
+            bag.record(world, &stepper)?;
         }
         tally.step(&r);
         if options.realtime {
@@ -132,16 +168,17 @@ pub fn run(
             last_report = Instant::now();
             let rate = (k + 1) as f64 / start.elapsed().as_secs_f64();
             let (t, total) = (world.time, options.duration);
+            let bag = recorder.as_deref().map_or(String::new(), |b| {
+                let w = b.written();
+                format!(", bag: {} messages in {} complete chunks", w.messages, w.chunks)
+            });
             progress(&format!(
-                "t = {t:.3} s of {total:.3} s, {} contacts, {} iterations, {rate:.0} steps/s",
+                "t = {t:.3} s of {total:.3} s, {} contacts, {} iterations, {rate:.0} steps/s{bag}",
                 r.contacts, r.iterations
             ));
         }
     }
-    if let Some(bag) = recorder {
-        bag.finish()?;
-    }
-    Ok(tally.finish(start.elapsed().as_secs_f64(), &world))
+    Ok(start)
 }
 
 /// What drives the robot: the hold PD of `sim.hold_kp`/`hold_kd`, or (`--control`) the
