@@ -397,6 +397,9 @@ impl SimJob {
         if report.fallback != Fallback::None {
             Counters::bump(&self.counters.solver_fallbacks);
         }
+        if report.contacts_dropped > 0 {
+            self.counters.contacts_dropped.fetch_add(report.contacts_dropped as u64, Ordering::Relaxed);
+        }
         self.taken += 1;
         if !self.world.is_finite() {
             self.recover_non_finite();

@@ -503,6 +503,12 @@ fn sim(
         summary.max_penetration_m,
         summary.max_eps_abs
     );
+    if summary.contacts_dropped > 0 {
+        println!(
+            "  {} contacts dropped in {} steps: more than collision.max_contacts were found (the deepest kept)",
+            summary.contacts_dropped, summary.steps_with_dropped_contacts
+        );
+    }
     if let (Some(path), Some(messages)) = (bag, summary.bag_messages) {
         println!("  bag {}: {messages} messages", path.display());
     }

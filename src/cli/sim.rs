@@ -52,6 +52,11 @@ pub struct SimSummary {
     pub contacts_mean: f64,
     /// Most contacts in a step.
     pub contacts_max: usize,
+    /// Contacts dropped because a step found more than `collision.max_contacts` (the
+    /// deepest are kept), over the run.
+    pub contacts_dropped: u64,
+    /// Steps that dropped contacts.
+    pub steps_with_dropped_contacts: u64,
     /// Deepest penetration seen (m).
     pub max_penetration_m: f64,
     /// Largest NCP criterion ε_abs of a step (seed 002 §2.3, force units).
@@ -253,6 +258,8 @@ impl Tally {
         self.contacts += r.contacts as u64;
         s.iterations_max = s.iterations_max.max(r.iterations);
         s.contacts_max = s.contacts_max.max(r.contacts);
+        s.contacts_dropped += r.contacts_dropped as u64;
+        s.steps_with_dropped_contacts += u64::from(r.contacts_dropped > 0);
         s.not_converged += u64::from(!r.converged);
         s.max_penetration_m = s.max_penetration_m.max(r.max_penetration);
         s.max_eps_abs = s.max_eps_abs.max(r.metrics.eps_abs);

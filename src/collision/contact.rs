@@ -86,33 +86,57 @@ pub fn contact_frame(n: &Vec3) -> Mat3 {
     Mat3::from_columns(&[tx, ty, *n])
 }
 
-/// Contacts of one detection, in a buffer allocated once: when full, further contacts
-/// are counted as dropped instead of growing it.
+/// Contacts of one detection, in a buffer allocated once: when full it keeps the deepest
+/// (a contact deeper than the shallowest kept one replaces it) and counts the others as
+/// dropped instead of growing.
 #[derive(Clone, Debug)]
 pub struct ContactBuffer {
     contacts: Vec<Contact>,
     capacity: usize,
     dropped: u64,
+    /// Dropped since the last [`ContactBuffer::clear`] (this detection).
+    overflow: usize,
 }
 
 impl ContactBuffer {
     /// Room for `capacity` contacts.
     pub fn with_capacity(capacity: usize) -> Self {
-        Self { contacts: Vec::with_capacity(capacity), capacity, dropped: 0 }
+        Self { contacts: Vec::with_capacity(capacity), capacity, dropped: 0, overflow: 0 }
     }
 
-    /// Empties the buffer (keeps the memory and the dropped count).
+    /// Empties the buffer for a new detection (keeps the memory and the total dropped).
     pub fn clear(&mut self) {
         self.contacts.clear();
+        self.overflow = 0;
     }
 
-    /// Adds a contact, or counts it as dropped when full.
+    /// Adds a contact. When full, one contact is dropped and counted: the new one, unless
+    /// it is deeper than the shallowest kept, which it then replaces (in place: the
+    /// others keep their order). A scan of the buffer per dropped contact: only an
+    /// overflowing detection pays it.
     pub fn push(&mut self, c: Contact) {
         if self.contacts.len() < self.capacity {
             self.contacts.push(c);
-        } else {
-            self.dropped += 1;
+            return;
         }
+        self.dropped += 1;
+        self.overflow += 1;
+        let shallowest = self.contacts.iter().enumerate().max_by(|a, b| a.1.distance.total_cmp(&b.1.distance));
+        if let Some((k, kept)) = shallowest
+            && c.distance < kept.distance
+        {
+            self.contacts[k] = c;
+        }
+    }
+
+    /// Contacts dropped by the current detection (since the last clear).
+    pub fn overflowed(&self) -> usize {
+        self.overflow
+    }
+
+    /// Room for this many contacts.
+    pub fn capacity(&self) -> usize {
+        self.capacity
     }
 
     /// Drops the contacts from index `len` on.
@@ -184,8 +208,35 @@ mod tests {
         };
         b.push(c);
         b.push(c);
-        assert_eq!((b.len(), b.dropped()), (1, 1));
+        assert_eq!((b.len(), b.dropped(), b.overflowed()), (1, 1, 1));
         b.clear();
         assert!(b.is_empty());
+        assert_eq!((b.dropped(), b.overflowed()), (1, 0), "the total stays, the detection's restarts");
+    }
+
+    /// Full, the buffer keeps the deepest contacts whatever their order of arrival.
+    #[test]
+    fn a_full_buffer_keeps_the_deepest() {
+        let contact = |k: u32, distance: f64| Contact {
+            object1: 0,
+            object2: 1,
+            body1: Owner::Free { body: 0 },
+            body2: Owner::Static,
+            point: Vec3::zeros(),
+            frame: Mat3::identity(),
+            distance,
+            friction: 1.0,
+            restitution: 0.0,
+            id: ContactId(u64::from(k)),
+        };
+        let depths = [0.004, -0.003, 0.002, -0.010, 0.0, -0.001, 0.003, -0.007];
+        let mut b = ContactBuffer::with_capacity(3);
+        for (k, &d) in depths.iter().enumerate() {
+            b.push(contact(k as u32, d));
+        }
+        let mut kept: Vec<f64> = b.contacts().iter().map(|c| c.distance).collect();
+        kept.sort_by(f64::total_cmp);
+        assert_eq!(kept, [-0.010, -0.007, -0.003]);
+        assert_eq!((b.overflowed(), b.dropped()), (5, 5));
     }
 }

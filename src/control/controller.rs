@@ -171,6 +171,15 @@ pub enum TickError {
     /// An input of the wrong size, not finite, or more contacts than the capacity.
     #[error(transparent)]
     Input(#[from] ProblemError),
+    /// More contacts than the controller's capacity (`collision.max_contacts`): the ones
+    /// dropped could carry load, so the predicted forces and torques would be wrong.
+    #[error("{found} contacts found, more than collision.max_contacts = {capacity}")]
+    ContactOverflow {
+        /// Contacts detected.
+        found: usize,
+        /// The capacity.
+        capacity: usize,
+    },
     /// A torque that is not finite (no input makes one: hardening).
     #[error("the torque of dof {index} is not finite")]
     NotFinite {
@@ -351,6 +360,10 @@ impl Controller {
         )?;
         self.dt = dt;
         self.detect(model, q, v);
+        if self.detected.overflowed() > 0 {
+            let capacity = self.detected.capacity();
+            return Err(TickError::ContactOverflow { found: capacity + self.detected.overflowed(), capacity });
+        }
         self.pd_reference(model, q, v, q_des, v_des, a_des);
         for round in 1..=SELECTION_ROUNDS {
             self.select_stance(model, v)?;

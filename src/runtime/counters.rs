@@ -52,6 +52,9 @@ pub struct Counters {
     pub sim_resets: AtomicU64,
     /// Solves that missed their tolerance and whose step used `contact.fallback`'s impulses.
     pub solver_fallbacks: AtomicU64,
+    /// Contacts a simulator step dropped because more than `collision.max_contacts` were
+    /// found (the deepest are kept).
+    pub contacts_dropped: AtomicU64,
     /// Times the simulated state stopped being finite and the simulation halted
     /// (`sim.on_non_finite: halt`).
     pub sim_halts: AtomicU64,
@@ -113,6 +116,8 @@ pub struct CounterSnapshot {
     pub sim_resets: u64,
     /// See [`Counters::solver_fallbacks`].
     pub solver_fallbacks: u64,
+    /// See [`Counters::contacts_dropped`].
+    pub contacts_dropped: u64,
     /// See [`Counters::sim_halts`].
     pub sim_halts: u64,
     /// See [`Counters::sim_halted`].
@@ -191,6 +196,7 @@ impl Counters {
             steps_not_converged: get(&self.steps_not_converged),
             sim_resets: get(&self.sim_resets),
             solver_fallbacks: get(&self.solver_fallbacks),
+            contacts_dropped: get(&self.contacts_dropped),
             sim_halts: get(&self.sim_halts),
             sim_halted: get(&self.sim_halted),
             status_lines_dropped: get(&self.status_lines_dropped),

@@ -103,6 +103,10 @@ fn problems(
         (now.joint_commands_rejected - before.joint_commands_rejected, "joint state commands rejected"),
         (now.steps_not_converged - before.steps_not_converged, "contact solves missed the tolerance"),
         (now.solver_fallbacks - before.solver_fallbacks, "steps used the contact fallback"),
+        (
+            now.contacts_dropped - before.contacts_dropped,
+            "contacts dropped beyond collision.max_contacts (the deepest kept)",
+        ),
         (now.simulation_requests_refused - before.simulation_requests_refused, "simulation requests refused"),
     ];
     problems.extend(rises.iter().filter(|(n, _)| *n > 0).map(|(n, what)| format!("{n} {what}")));
@@ -168,6 +172,7 @@ fn values(
         ("steps_not_converged_total", now.steps_not_converged.to_string()),
         ("sim_resets_total", now.sim_resets.to_string()),
         ("solver_fallbacks_total", now.solver_fallbacks.to_string()),
+        ("contacts_dropped_total", now.contacts_dropped.to_string()),
         ("sim_halts_total", now.sim_halts.to_string()),
         ("sim_halted", (now.sim_halted > 0).to_string()),
         ("loop_allocations_total", report.loop_allocations.map_or("not counted".to_owned(), |n| n.to_string())),

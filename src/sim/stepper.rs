@@ -12,8 +12,8 @@
 //! 4. integrate: v⁺ = v_f + M⁻¹Jᵀλ, q⁺ = q ⊕ Δt·v⁺.
 //!
 //! After [`Stepper::new`] a step neither allocates nor locks (tested with a counting
-//! allocator) as long as the contacts fit the capacity; extra contacts are dropped and
-//! counted by the collision world.
+//! allocator); contacts beyond the capacity are dropped, the deepest kept, and counted
+//! ([`StepReport::contacts_dropped`]).
 
 use crate::collision::ContactBuffer;
 use crate::contact::polish::Polish;
@@ -38,6 +38,8 @@ const FALLBACK_ITERATIONS: usize = 1000;
 pub struct StepReport {
     /// Contacts in the problem.
     pub contacts: usize,
+    /// Contacts detected beyond the capacity and dropped (the deepest are kept).
+    pub contacts_dropped: usize,
     /// Solver iterations.
     pub iterations: usize,
     /// Whether the solver reached its tolerance.
@@ -371,6 +373,7 @@ impl Stepper {
         };
         self.report = StepReport {
             contacts: self.contacts.len(),
+            contacts_dropped: self.contacts.overflowed(),
             iterations: self.result.stats.iterations,
             converged: self.result.converged,
             polished,
