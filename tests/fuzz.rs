@@ -270,13 +270,51 @@ fn read(path: &str) -> String {
     std::fs::read_to_string(repo(path)).unwrap()
 }
 
-/// A model's dynamics at its neutral configuration are finite.
+/// A model's dynamics at its neutral configuration are finite: RNEA's gravity torques,
+/// CRBA's mass matrix, its LTDL factors and ABA's accelerations under zero torque.
 fn finite_dynamics(model: &Model) -> Result<(), String> {
     let mut data = Data::new(model);
     let q = model.neutral_configuration();
     let zero = vec![0.0; model.nv];
+    let finite = |x: &[f64]| x.iter().all(|v| v.is_finite());
     let tau = dynamics::rnea(model, &mut data, q.as_slice(), &zero, &zero).clone();
-    if tau.iter().all(|x| x.is_finite()) { Ok(()) } else { Err(format!("accepted, but g(q₀) = {tau:?}")) }
+    if !finite(tau.as_slice()) {
+        return Err(format!("accepted, but g(q₀) = {tau:?}"));
+    }
+    let m = dynamics::crba(model, &mut data, q.as_slice()).clone();
+    if !finite(m.as_slice()) {
+        return Err(format!("accepted, but M(q₀) = {m}"));
+    }
+    dynamics::ltdl_decompose(model, &mut data);
+    let mut x = vec![1.0; model.nv];
+    dynamics::ltdl_solve(model, &data, &mut x);
+    if !finite(&x) {
+        return Err(format!("accepted, but M(q₀)⁻¹·1 = {x:?} (LTDL)"));
+    }
+    let a = dynamics::aba(model, &mut data, q.as_slice(), &zero, &zero).clone();
+    if !finite(a.as_slice()) {
+        return Err(format!("accepted, but ABA(q₀, 0, 0) = {a:?}"));
+    }
+    Ok(())
+}
+
+/// One simulator step of an accepted robot standing at its neutral configuration on the
+/// ground (its shapes against the ground and each other): the state stays finite.
+fn one_step(model: &Model) -> Result<(), String> {
+    use signorini::sim::{Robot, Stepper, World};
+    let q = model.neutral_configuration().as_slice().to_vec();
+    let robot = Robot::new(model.clone(), q);
+    let environment = signorini::collision::Environment::default();
+    let mut world = match World::new(Some(robot), &environment, &Default::default()) {
+        Ok(w) => w,
+        // Its shapes refused: the collision world's own message is checked by the caller.
+        Err(_) => return Ok(()),
+    };
+    world.place_robot_on(0.0);
+    let config = signorini::config::ContactConfig::default();
+    let mut stepper = Stepper::new(&world, 1e-3, &config.settings(), 16);
+    stepper.step(&mut world, &vec![0.0; model.nv]);
+    if world.is_finite() { Ok(()) } else { Err("accepted, but one simulator step is not finite".into()) }
 }
 
 #[test]
@@ -309,6 +347,7 @@ fn urdf() {
             match Model::from_description(&description, &options) {
                 Ok(model) => {
                     finite_dynamics(&model)?;
+                    one_step(&model)?;
                     // Its collision shapes, as the simulator and the controller build them.
                     match CollisionWorld::new(&model, &Default::default(), &Default::default()) {
                         Ok(_) => Ok(true),
@@ -712,4 +751,179 @@ fn error_of(path: &Path) -> String {
                 .unwrap_or_else(|| "accepted".into()),
         },
     }
+}
+
+/// The node's rig for one fuzzing thread: the quadruped's simulator and controller loops
+/// with the node's message handlers in front of them ([`signorini::app::inputs`], which
+/// the node's subscriptions call).
+struct Rig {
+    sim: signorini::app::SimJob,
+    sim_samples: signorini::runtime::SampleConsumer<signorini::app::Outputs>,
+    efforts: inputs::EffortInput,
+    joint_commands: inputs::JointCommandSink,
+    wrenches: inputs::WrenchInput,
+    control: signorini::app::ControlJob,
+    control_samples: signorini::runtime::SampleConsumer<signorini::app::Outputs>,
+    states: inputs::StateInput,
+    references: inputs::ReferenceInput,
+    base: inputs::BasePoseInput,
+    joints: Vec<String>,
+    targets: Vec<String>,
+    ticks: u64,
+}
+
+use signorini::app::inputs;
+
+impl Rig {
+    fn new() -> Self {
+        use signorini::app::{ControlLoop, SimLoop};
+        let setup = Setup::load(&repo("config/quadruped.yaml"), None).unwrap();
+        let counters = std::sync::Arc::new(signorini::runtime::Counters::default());
+        let n = setup.joint_names.len();
+        let SimLoop { job: sim, commands, joint_commands, ends } = SimLoop::new(&setup, counters.clone()).unwrap();
+        let mut targets: Vec<String> = setup.model.frames.iter().map(|f| f.name.clone()).collect();
+        targets.extend(["crate".to_string(), "unknown".into(), String::new()]);
+        let efforts = inputs::EffortInput::new(commands, n, vec![0..n], counters.clone());
+        let joint_commands = inputs::JointCommandSink::new(joint_commands, counters.clone());
+        let wrenches = inputs::WrenchInput::new(ends.wrenches, ends.targets, counters.clone());
+        let ControlLoop { job: control, states, ends: control_ends } =
+            ControlLoop::new(&setup, counters.clone()).unwrap();
+        let assembly = StateAssembly::new(setup.joint_names.clone(), true, setup.config.pairing_tolerance());
+        let states = inputs::StateInput::new(states, assembly, counters.clone());
+        let hold = setup.initial_positions.clone();
+        let references =
+            inputs::ReferenceInput::new(control_ends.references, (setup.joint_names.clone(), hold), counters.clone());
+        let base = inputs::BasePoseInput::new(control_ends.base_references, counters);
+        Self {
+            sim,
+            sim_samples: ends.samples,
+            efforts,
+            joint_commands,
+            wrenches,
+            control,
+            control_samples: control_ends.samples,
+            states,
+            references,
+            base,
+            joints: setup.joint_names.clone(),
+            targets,
+            ticks: 0,
+        }
+    }
+
+    /// One random message of a random kind, through its handler (the refusal ignored: its
+    /// text was checked by the targets above).
+    fn message(&mut self, rng: &mut Rng) {
+        let n = self.joints.len();
+        let _ = match rng.below(7) {
+            0 => self.efforts.accept(0, &values(rng, n)),
+            1 => {
+                let names = names_of(rng, &self.joints);
+                let k = names.len();
+                let (p, v, e) = (values(rng, k), values(rng, k), values(rng, k));
+                let pick = |x: Vec<f64>, rng: &mut Rng| if rng.chance(2) { Vec::new() } else { x };
+                let (p, v, e) = (pick(p, rng), pick(v, rng), pick(e, rng));
+                self.joint_commands.accept(&names, &p, &v, &e)
+            }
+            2 => {
+                let target = rng.pick(&self.targets).clone();
+                let mut v = || evil_value(rng) * 100.0;
+                self.wrenches
+                    .accept(&target, Force { linear: Vec3::new(v(), v(), v()), angular: Vec3::new(v(), v(), v()) })
+            }
+            3 => {
+                let names = if rng.chance(3) { names_of(rng, &self.joints) } else { self.joints.clone() };
+                let (p, v) = (values(rng, names.len()), values(rng, names.len()));
+                let stamp = (1, (self.ticks % 1000) as u32 * 1_000_000);
+                self.states.joint_state(stamp, &names, &p, &v)
+            }
+            4 => {
+                let mut v = || if rng.chance(10) { evil_value(rng) } else { rng.next() as f64 / u64::MAX as f64 };
+                let mut o = Odometry {
+                    position: [v(), v(), v()],
+                    orientation: [v(), v(), v(), v()],
+                    linear: [v(), v(), v()],
+                    angular: [v(), v(), v()],
+                };
+                let norm = o.orientation.iter().map(|x| x * x).sum::<f64>().sqrt();
+                o.orientation.iter_mut().for_each(|x| *x /= norm);
+                self.states.odometry((1, (self.ticks % 1000) as u32 * 1_000_000), o)
+            }
+            5 => {
+                let names = names_of(rng, &self.joints);
+                let points: Vec<TrajectoryPoint> = (0..rng.below(4))
+                    .map(|_| TrajectoryPoint {
+                        positions: values(rng, names.len()),
+                        velocities: if rng.chance(2) { Vec::new() } else { values(rng, names.len()) },
+                        accelerations: Vec::new(),
+                        time_from_start: evil_value(rng).abs(),
+                    })
+                    .collect();
+                self.references.accept(0, &names, &points)
+            }
+            _ => {
+                let mut v = || evil_value(rng);
+                self.base.accept([v(), v(), v(), 0.0, 0.0, v(), 1.0])
+            }
+        };
+    }
+
+    /// One tick of each loop (commands fresh: ticked now); Err if an output is not finite.
+    fn tick(&mut self) -> Result<(), String> {
+        let now = signorini::runtime::MonotonicTime::now();
+        let period = Duration::from_millis(1);
+        let tick = signorini::runtime::Tick { index: self.ticks, deadline: now, wake: now, period };
+        self.ticks += 1;
+        use signorini::runtime::Job;
+        self.sim.tick(&tick);
+        self.control.tick(&tick);
+        let mut bad = None;
+        for (who, samples) in [("simulator", &mut self.sim_samples), ("controller", &mut self.control_samples)] {
+            while samples.pop_with(|s| {
+                let odometry = s.base.iter().chain(&s.bodies).chain(&s.robot_bases);
+                let finite = s.position.iter().chain(&s.velocity).chain(&s.effort).all(|x| x.is_finite())
+                    && odometry
+                        .flat_map(|o| o.position.iter().chain(&o.orientation).chain(&o.linear))
+                        .all(|x| x.is_finite())
+                    && s.wrenches.iter().flat_map(|w| w.force.iter().chain(&w.torque)).all(|x| x.is_finite());
+                if !finite && bad.is_none() {
+                    bad = Some(format!("the {who} published a non-finite sample: {s:?}"));
+                }
+            }) {}
+        }
+        if !self.sim.world().is_finite() {
+            // The job resets a non-finite state before its next tick: never published.
+            self.sim.tick(&tick);
+            if !self.sim.world().is_finite() {
+                return Err("the simulated state stayed non-finite".into());
+            }
+        }
+        bad.map_or(Ok(()), Err)
+    }
+}
+
+thread_local! {
+    static RIG: std::cell::RefCell<Option<Rig>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The node's message handlers in front of the loop jobs they feed (issue 26, item 6):
+/// per case a few random messages of every kind the node takes (effort and JointState
+/// commands, external wrenches, joint states and odometry, joint trajectories, base
+/// poses; evil values, unknown and repeated names, wrong sizes) through the same handlers
+/// as the node's subscriptions, then a tick of the quadruped's simulator and of its
+/// controller: no panic, and every sample they publish is finite (a diverged simulation is
+/// reset, never published; a refused controller tick gives the finite safe output).
+#[test]
+fn handlers_into_the_loops() {
+    fuzz("handlers into the loops", cases() / 4, |rng, _| {
+        let result = RIG.with(|rig| {
+            let mut rig = rig.borrow_mut();
+            let rig = rig.get_or_insert_with(Rig::new);
+            for _ in 0..rng.below(3) + 1 {
+                rig.message(rng);
+            }
+            rig.tick().map(|()| true)
+        });
+        (String::new(), result)
+    });
 }

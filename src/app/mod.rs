@@ -9,6 +9,7 @@ pub mod closed_loop;
 pub mod control_job;
 pub mod entities;
 pub mod entity_exchange;
+pub mod inputs;
 pub mod joint_commands;
 pub mod name_filter;
 pub mod outputs;

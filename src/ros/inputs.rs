@@ -5,7 +5,6 @@
 //! for. A task ends only when its stream does (the node stopping).
 
 use std::sync::Arc;
-use std::sync::atomic::Ordering;
 
 use futures::{Stream, StreamExt};
 use r2r::geometry_msgs::msg::{PoseStamped, WrenchStamped};
@@ -16,16 +15,16 @@ use r2r::std_srvs::srv::{SetBool, Trigger};
 use r2r::trajectory_msgs::msg::JointTrajectory as TrajectoryMsg;
 
 use super::simulation_control::{self, Stepped};
+use crate::app::inputs::{BasePoseInput, EffortInput, JointCommandSink, ReferenceInput, StateInput, WrenchInput};
 use crate::app::sim_requests::check_steps;
 use crate::app::{
     ExternalWrenches, JointCommandInput, JointCommandTable, ReferenceCommand, ResetScope, SimRequests, WrenchTargets,
 };
 use crate::config::NODE_NAME;
-use crate::control::{JointTrajectory, TrajectoryPoint};
+use crate::control::TrajectoryPoint;
 use crate::runtime::throttle::also;
 use crate::runtime::{
-    Counters, EffortCommand, MailboxWriter, MeasuredState, Odometry as BaseOdometry, StateAssembly, Throttle,
-    base_pose, stamp_ns, validate_efforts,
+    Counters, EffortCommand, MailboxWriter, MeasuredState, Odometry as BaseOdometry, StateAssembly, Throttle, stamp_ns,
 };
 use crate::spatial::{Force, Vec3};
 
@@ -37,86 +36,64 @@ fn warn(throttle: &mut Throttle, topic: &str, what: std::fmt::Arguments) {
 }
 
 /// Effort commands (std_msgs/Float64MultiArray, one per controlled joint, configured
-/// order), checked by [`validate_efforts`].
+/// order), checked by [`EffortInput`].
 pub async fn commands(
     mut stream: impl Stream<Item = Float64MultiArray> + Unpin,
-    mut writer: MailboxWriter<EffortCommand>,
+    writer: MailboxWriter<EffortCommand>,
     n: usize,
     counters: Arc<Counters>,
     topic: String,
 ) {
+    let mut input = EffortInput::new(writer, n, vec![0..n], counters);
     let mut throttle = Throttle::per_second();
     while let Some(msg) = stream.next().await {
-        match validate_efforts(&msg.data, n) {
-            Ok(()) => {
-                writer.write_with(|c| c.effort.copy_from_slice(&msg.data));
-                Counters::bump(&counters.commands_accepted);
-            }
-            Err(why) => {
-                counters.count_rejection(why);
-                warn(&mut throttle, &topic, format_args!("command rejected: {why}"));
-            }
+        if let Err(why) = input.accept(0, &msg.data) {
+            warn(&mut throttle, &topic, format_args!("{why}"));
         }
     }
 }
 
 /// Effort commands of several robots (`robots:`), each on its own topic (`streams`: its
 /// joints' range in the combined command, its stream, its topic name), checked by
-/// [`validate_efforts`] against its own joint count and merged into one command: a robot
-/// whose controller has not published yet has NaN efforts, which the loop replaces by its
-/// fallback.
+/// [`EffortInput`] against its own joint count and merged into one command.
 pub async fn robot_commands<S: Stream<Item = Float64MultiArray> + Unpin>(
     streams: Vec<(std::ops::Range<usize>, S, String)>,
-    mut writer: MailboxWriter<EffortCommand>,
+    writer: MailboxWriter<EffortCommand>,
     n: usize,
     counters: Arc<Counters>,
 ) {
-    let mut merged = vec![f64::NAN; n];
     let mut topics = Vec::with_capacity(streams.len());
+    let mut ranges = Vec::with_capacity(streams.len());
     let mut tagged = Vec::with_capacity(streams.len());
     for (k, (range, stream, topic)) in streams.into_iter().enumerate() {
-        topics.push((range, topic));
+        ranges.push(range);
+        topics.push(topic);
         tagged.push(stream.map(move |msg| (k, msg)));
     }
+    let mut input = EffortInput::new(writer, n, ranges, counters);
     let mut all = futures::stream::select_all(tagged);
     let mut throttle = Throttle::per_second();
     while let Some((k, msg)) = all.next().await {
-        let (range, topic) = &topics[k];
-        match validate_efforts(&msg.data, range.len()) {
-            Ok(()) => {
-                merged[range.clone()].copy_from_slice(&msg.data);
-                writer.write_with(|c| c.effort.copy_from_slice(&merged));
-                Counters::bump(&counters.commands_accepted);
-            }
-            Err(why) => {
-                counters.count_rejection(why);
-                warn(&mut throttle, topic, format_args!("command rejected: {why}"));
-            }
+        if let Err(why) = input.accept(k, &msg.data) {
+            warn(&mut throttle, &topics[k], format_args!("{why}"));
         }
     }
 }
 
 /// Per-joint commands (sensor_msgs/JointState, as JointStateTopicSystem publishes them),
-/// checked whole by [`JointCommandInput::apply`]; each accepted one updates the held
-/// table, which the loop reads.
+/// checked whole by [`JointCommandSink`]; each accepted one updates the held table, which
+/// the loop reads.
 pub async fn joint_commands(
     mut stream: impl Stream<Item = JointState> + Unpin,
-    (mut writer, mut input): (MailboxWriter<JointCommandTable>, JointCommandInput),
+    ends: (MailboxWriter<JointCommandTable>, JointCommandInput),
     counters: Arc<Counters>,
     topic: String,
 ) {
+    let mut sink = JointCommandSink::new(ends, counters);
     let mut throttle = Throttle::per_second();
     while let Some(msg) = stream.next().await {
-        match input.apply(&msg.name, &msg.position, &msg.velocity, &msg.effort) {
-            Ok(table) => {
-                writer.write_with(|t| t.clone_from(table));
-                Counters::bump(&counters.joint_commands_accepted);
-            }
-            Err(why) => {
-                Counters::bump(&counters.joint_commands_rejected);
-                let why = why.describe(&msg.name);
-                warn(&mut throttle, &topic, format_args!("joint command rejected: {why}"));
-            }
+        if let Err(why) = sink.accept(&msg.name, &msg.position, &msg.velocity, &msg.effort) {
+            warn(&mut throttle, &topic, format_args!("{why}"));
         }
     }
 }
@@ -189,63 +166,46 @@ fn base_odometry(o: &Odometry) -> BaseOdometry {
 }
 
 /// /joint_states and, for a floating base, its odometry → the measured state of the
-/// configured joints, as [`StateAssembly`] checks and pairs them; the loop's watchdog sees
+/// configured joints, as [`StateInput`] checks and pairs them; the loop's watchdog sees
 /// no fresh state while they are refused.
 pub async fn states(
     mut joint_states: impl Stream<Item = JointState> + Unpin,
     mut odometry: Option<impl Stream<Item = Odometry> + Unpin>,
-    mut writer: MailboxWriter<MeasuredState>,
-    mut assembly: StateAssembly,
+    writer: MailboxWriter<MeasuredState>,
+    assembly: StateAssembly,
     counters: Arc<Counters>,
     (state_topic, odometry_topic): (String, String),
 ) {
-    let mut out = MeasuredState::of_joints(assembly.joints().len());
+    let mut input = StateInput::new(writer, assembly, counters);
     let mut throttle = Throttle::per_second();
     loop {
-        let assembled = tokio::select! {
+        let (outcome, topic) = tokio::select! {
             Some(o) = async { match odometry.as_mut() { Some(s) => s.next().await, None => None } } => {
                 let stamp = (o.header.stamp.sec, o.header.stamp.nanosec);
-                assembly.odometry(stamp, base_odometry(&o), &mut out).map_err(|why| {
-                    Counters::bump(&counters.odometry_rejected);
-                    warn(&mut throttle, &odometry_topic, format_args!("odometry rejected: {why}"));
-                })
+                (input.odometry(stamp, base_odometry(&o)), &odometry_topic)
             }
             Some(m) = joint_states.next() => {
                 let stamp = (m.header.stamp.sec, m.header.stamp.nanosec);
-                assembly.joint_state(stamp, &m.name, &m.position, &m.velocity, &mut out).map_err(|why| {
-                    Counters::bump(&counters.states_rejected);
-                    let why = why.describe(assembly.joints(), &m.name);
-                    warn(&mut throttle, &state_topic, format_args!("state rejected: {why}"));
-                })
+                (input.joint_state(stamp, &m.name, &m.position, &m.velocity), &state_topic)
             }
             else => return,
         };
-        let Ok(assembled) = assembled else { continue };
-        if assembled.unpaired > 0 {
-            counters.states_unpaired.fetch_add(u64::from(assembled.unpaired), Ordering::Relaxed);
-            warn(
-                &mut throttle,
-                &state_topic,
-                format_args!("joint states without odometry within the pairing tolerance"),
-            );
-        }
-        if assembled.ready {
-            writer.write_with(|s| s.clone_from(&out));
+        if let Err(why) = outcome {
+            warn(&mut throttle, topic, format_args!("{why}"));
         }
     }
 }
 
-/// trajectory_msgs/JointTrajectory → the controller's reference, as
-/// [`JointTrajectory::for_joints`] checks it (named joints in any order, the others hold
-/// the posture); the header stamp is the start (zero or before the epoch: now). An empty
-/// trajectory returns to the posture, as joint_trajectory_controller stops on one.
+/// trajectory_msgs/JointTrajectory → the controller's reference, as [`ReferenceInput`]
+/// checks it; the header stamp is the start (zero or before the epoch: now).
 pub async fn references(
     mut stream: impl Stream<Item = TrajectoryMsg> + Unpin,
-    mut writer: MailboxWriter<ReferenceCommand>,
-    (joints, hold): (Vec<String>, Vec<f64>),
+    writer: MailboxWriter<ReferenceCommand>,
+    joints: (Vec<String>, Vec<f64>),
     counters: Arc<Counters>,
     topic: String,
 ) {
+    let mut input = ReferenceInput::new(writer, joints, counters);
     let mut throttle = Throttle::per_second();
     while let Some(msg) = stream.next().await {
         let start_ns = stamp_ns(msg.header.stamp.sec, msg.header.stamp.nanosec).unwrap_or(0);
@@ -259,67 +219,47 @@ pub async fn references(
                 time_from_start: p.time_from_start.sec as f64 + p.time_from_start.nanosec as f64 * 1e-9,
             })
             .collect();
-        let trajectory = match points.is_empty() {
-            true => Ok(None),
-            false => JointTrajectory::for_joints(&joints, &hold, &msg.joint_names, &points).map(Some),
-        };
-        match trajectory {
-            Ok(trajectory) => {
-                writer.write_with(|r| *r = ReferenceCommand { trajectory, start_ns });
-                Counters::bump(&counters.references_accepted);
-            }
-            Err(why) => {
-                Counters::bump(&counters.references_rejected);
-                warn(&mut throttle, &topic, format_args!("trajectory rejected: {why}"));
-            }
+        if let Err(why) = input.accept(start_ns, &msg.joint_names, &points) {
+            warn(&mut throttle, &topic, format_args!("{why}"));
         }
     }
 }
 
 /// geometry_msgs/PoseStamped in `world` → the floating base's pose reference, as
-/// [`base_pose`] checks it (counted with the references).
+/// [`BasePoseInput`] checks it (counted with the references).
 pub async fn base_references(
     mut stream: impl Stream<Item = PoseStamped> + Unpin,
-    mut writer: MailboxWriter<Option<[f64; 7]>>,
+    writer: MailboxWriter<Option<[f64; 7]>>,
     counters: Arc<Counters>,
     topic: String,
 ) {
+    let mut input = BasePoseInput::new(writer, counters);
     let mut throttle = Throttle::per_second();
     while let Some(msg) = stream.next().await {
         let (p, o) = (&msg.pose.position, &msg.pose.orientation);
-        match base_pose([p.x, p.y, p.z, o.x, o.y, o.z, o.w]) {
-            Some(pose) => {
-                writer.write_with(|r| *r = Some(pose));
-                Counters::bump(&counters.references_accepted);
-            }
-            None => {
-                Counters::bump(&counters.references_rejected);
-                warn(&mut throttle, &topic, format_args!("pose rejected: not finite, or not a unit quaternion"));
-            }
+        if let Err(why) = input.accept([p.x, p.y, p.z, o.x, o.y, o.z, o.w]) {
+            warn(&mut throttle, &topic, format_args!("{why}"));
         }
     }
 }
 
 /// `~/external_wrench` (geometry_msgs/WrenchStamped): the wrench on the link or free body
 /// named in `header.frame_id` (world axes, about the origin of the joint frame carrying
-/// the link, or of the body), in force until replaced, as [`WrenchTargets::set`] checks it.
+/// the link, or of the body), in force until replaced, as [`WrenchInput`] checks it.
 pub async fn external_wrenches(
     mut stream: impl Stream<Item = WrenchStamped> + Unpin,
-    mut writer: MailboxWriter<ExternalWrenches>,
-    mut targets: WrenchTargets,
+    writer: MailboxWriter<ExternalWrenches>,
+    targets: WrenchTargets,
     counters: Arc<Counters>,
     topic: String,
 ) {
+    let mut input = WrenchInput::new(writer, targets, counters);
     let mut throttle = Throttle::per_second();
     while let Some(msg) = stream.next().await {
         let (f, t) = (&msg.wrench.force, &msg.wrench.torque);
         let wrench = Force { linear: Vec3::new(f.x, f.y, f.z), angular: Vec3::new(t.x, t.y, t.z) };
-        match targets.set(&msg.header.frame_id, wrench) {
-            Ok(table) => writer.write_with(|w| w.clone_from(table)),
-            Err(why) => {
-                Counters::bump(&counters.wrenches_rejected);
-                warn(&mut throttle, &topic, format_args!("wrench rejected: {why}"));
-            }
+        if let Err(why) = input.accept(&msg.header.frame_id, wrench) {
+            warn(&mut throttle, &topic, format_args!("{why}"));
         }
     }
 }
