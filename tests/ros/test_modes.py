@@ -209,7 +209,7 @@ def test_the_controller_shifts_the_quadrupeds_base_over_ros(ros, tmp_path):
     pairs, close, worst = compare_predictions(FEET, sims, preds, weight)
     print(f"{close} of {pairs} predictions within 5 % of the weight of the simulated step (worst {worst:.1f} N)")
     assert pairs > 500, f"{pairs} predictions matched to a simulated step"
-    assert close >= 0.95 * pairs, f"only {close} of {pairs} predictions within 5 % of the weight"
+    assert close >= 0.99 * pairs, f"only {close} of {pairs} predictions within 5 % of the weight"
 
 
 def arm_trajectory(names, start, amplitude, duration, stamp=None):
@@ -282,7 +282,7 @@ def test_the_controller_tracks_a_joint_trajectory_over_ros(ros, tmp_path):
         sim.stop()
     print(f"two processes: RMS {rms:.2e} rad over {count} states, held joints within {others:.2e} rad")
     assert count > 500, f"{count} states during the trajectory"
-    assert rms < 5e-3, f"RMS tracking error {rms} rad"
+    assert rms < 1e-3, f"RMS tracking error {rms} rad"
     assert others < 5e-3, f"the held joints moved {others} rad"
 
 
