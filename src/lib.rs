@@ -15,7 +15,8 @@
 //! - [`control`]: contact-aware inverse dynamics.
 //! - [`config`]: the YAML configuration, read into the cores' settings.
 //! - [`app`]: start-up, the loop jobs and one loop assembly per mode (no ROS).
-//! - [`sampling`]: deterministic pseudo-random inputs (property tests, benchmarks).
+//! - [`sampling`]: deterministic pseudo-random inputs (property tests, benchmarks);
+//!   [`scratch`]: private temporary directories.
 //! - [`scenes`]: the scenes of the tests, the benches and `signorini bench`, built on the
 //!   cores alone.
 //! - `bench` (feature `tools`): every contact solver on the scenario suite (`signorini
@@ -45,5 +46,6 @@ pub mod ros;
 pub mod runtime;
 pub mod sampling;
 pub mod scenes;
+pub mod scratch;
 pub mod sim;
 pub mod spatial;

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 /// layers only (same-layer modules are independent of each other).
 const LAYERS: &[(&str, u32)] = &[
     ("sampling", 0),
+    ("scratch", 0),
     ("spatial", 0),
     ("model", 1),
     ("dynamics", 2),

@@ -23,7 +23,7 @@ fn outcome(run: &serde_json::Value, prefix: &str) -> f64 {
 
 #[test]
 fn bench_writes_its_results_and_shows_the_known_results() {
-    let dir = std::env::temp_dir().join(format!("signorini-bench-{}", std::process::id()));
+    let dir = signorini::scratch::private_dir("signorini-bench").unwrap();
     let out = dir.join("bench");
     let doc = dir.join("BENCHMARKS.md");
     std::fs::create_dir_all(&dir).unwrap();

@@ -239,7 +239,7 @@ fn fuzz(name: &str, cases: usize, case: impl Fn(&mut Rng, usize) -> (String, Res
                         // Replay the case to keep its input (a panic loses it).
                         let mut again = Rng(state);
                         let input = catch_unwind(AssertUnwindSafe(|| case(&mut again, k).0)).unwrap_or_default();
-                        let file = std::env::temp_dir().join(format!("signorini-fuzz-{name}-{k}.txt"));
+                        let file = failures_dir().join(format!("{name}-{k}.txt"));
                         let _ = std::fs::write(&file, &input);
                         if let Ok(mut f) = failures.lock() {
                             f.push(format!("case {k}: {problem} (input in {})", file.display()));
@@ -264,6 +264,12 @@ fn fuzz(name: &str, cases: usize, case: impl Fn(&mut Rng, usize) -> (String, Res
         failures.len(),
         failures[..failures.len().min(10)].join("\n")
     );
+}
+
+/// The private directory the failing inputs of this run are written to.
+fn failures_dir() -> &'static Path {
+    static DIR: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
+    DIR.get_or_init(|| signorini::scratch::private_dir("signorini-fuzz").expect("a private temporary directory"))
 }
 
 fn read(path: &str) -> String {
@@ -428,7 +434,7 @@ fn mesh_seeds() -> Vec<(&'static str, Vec<u8>)> {
 #[test]
 fn meshes() {
     let seeds = mesh_seeds();
-    let dir = std::env::temp_dir().join(format!("signorini-fuzz-meshes-{}", std::process::id()));
+    let dir = signorini::scratch::private_dir("signorini-fuzz-meshes").unwrap();
     std::fs::create_dir_all(&dir).unwrap();
     fuzz("meshes", cases(), |rng, k| {
         let (ext, seed) = &seeds[rng.below(seeds.len())];

@@ -112,6 +112,7 @@ fn load(file: &str, config: &Config, i: usize, entry: &RobotEntry) -> Result<Loa
         package_dirs: config.robot.package_dirs.clone(),
         skip_meshes: false,
         allow_invalid_inertia: config.robot.allow_invalid_inertia,
+        mesh_paths: config.robot.mesh_paths(),
     };
     let model = Model::from_description(&description, &options)
         .map_err(|e| invalid(file, format!("robots[{i}].urdf"), e.to_string()))?;

@@ -194,6 +194,7 @@ impl Setup {
             package_dirs: config.robot.package_dirs.clone(),
             skip_meshes: false,
             allow_invalid_inertia: config.robot.allow_invalid_inertia,
+            mesh_paths: config.robot.mesh_paths(),
         };
         let model = Model::from_description(&robot, &options)
             .map_err(|source| SetupError::Model { config: file.clone(), source: Box::new(source) })?;

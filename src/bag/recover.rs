@@ -151,7 +151,7 @@ mod tests {
 
     #[test]
     fn a_file_cut_anywhere_recovers_the_messages_of_its_complete_chunks() {
-        let dir = std::env::temp_dir().join(format!("signorini-recover-{}", std::process::id()));
+        let dir = crate::scratch::private_dir("signorini-recover").unwrap();
         std::fs::create_dir_all(&dir).unwrap();
         let (whole, cut, out) = (dir.join("whole.mcap"), dir.join("cut.mcap"), dir.join("out.mcap"));
         let chunks = finished(&whole);

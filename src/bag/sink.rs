@@ -185,7 +185,7 @@ mod tests {
 
     #[test]
     fn a_killed_writer_leaves_every_complete_chunk_of_whole_steps() {
-        let dir = std::env::temp_dir().join(format!("signorini-sink-{}", std::process::id()));
+        let dir = crate::scratch::private_dir("signorini-sink").unwrap();
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("killed.mcap");
         let written = killed_after(&path, 20);

@@ -368,7 +368,7 @@ mod tests {
 
     #[test]
     fn the_doc_section_is_replaced_or_appended() {
-        let dir = std::env::temp_dir().join(format!("signorini-report-{}", std::process::id()));
+        let dir = crate::scratch::private_dir("signorini-report").unwrap();
         let doc = dir.join("B.md");
         write(&doc, &format!("# top\n\n{BEGIN}\nold\n{END}\n\n## after\n")).unwrap();
         update_doc(&doc, &format!("{BEGIN}\nnew\n{END}\n")).unwrap();

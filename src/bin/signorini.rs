@@ -262,6 +262,7 @@ fn main() -> ExitCode {
                 package_dirs,
                 skip_meshes: false,
                 allow_invalid_inertia,
+                ..Default::default()
             };
             dynamics(&urdf, &options, &input, output.as_deref())
         }

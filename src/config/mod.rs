@@ -170,9 +170,21 @@ pub struct RobotConfig {
     /// Accept moving bodies whose rotational inertia is not positive semi-definite.
     #[serde(default)]
     pub allow_invalid_inertia: bool,
+    /// Let `package://` and relative mesh paths climb (`..`) out of their package or the
+    /// URDF's folder. Off by default.
+    #[serde(default)]
+    pub meshes_outside_packages: bool,
 }
 
 impl RobotConfig {
+    /// What `robot.meshes_outside_packages` lets mesh paths do.
+    pub fn mesh_paths(&self) -> crate::model::Containment {
+        match self.meshes_outside_packages {
+            true => crate::model::Containment::Anywhere,
+            false => crate::model::Containment::Inside,
+        }
+    }
+
     /// `robot.description_timeout` as a Duration (saturating).
     pub fn description_wait(&self) -> std::time::Duration {
         seconds(self.description_timeout.get())

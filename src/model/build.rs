@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use nalgebra::DVector;
 
 use super::frame::{Frame, FrameKind};
-use super::geometry::{CollisionGeometry, PackageDirs, Shape};
+use super::geometry::{CollisionGeometry, Containment, PackageDirs, Shape, Unresolved};
 use super::joint::{Axis, JointType};
 use super::multibody::{Model, NO_PARENT};
 use super::urdf::{JointKind, MimicPolicy, RobotDescription, UrdfError, one_line};
@@ -31,6 +31,9 @@ pub struct ModelOptions {
     /// Accept moving bodies whose rotational inertia is not positive semi-definite (as
     /// Pinocchio does). Off by default: such a body can make M(q) indefinite.
     pub allow_invalid_inertia: bool,
+    /// Whether `package://` and relative mesh paths must stay in their package or the
+    /// URDF's folder (default) or may climb out of them.
+    pub mesh_paths: Containment,
 }
 
 /// A model that cannot be built.
@@ -50,6 +53,22 @@ pub enum ModelError {
         uri: String,
         /// Every path tried.
         tried: Vec<PathBuf>,
+    },
+    /// A `package://` or relative collision mesh path that climbs out of its package or
+    /// the URDF's folder.
+    #[error(
+        "{origin}: link `{link}`: collision mesh `{}` leaves {where_} (`..`); robot.meshes_outside_packages allows it",
+        one_line(uri)
+    )]
+    MeshOutside {
+        /// The URDF.
+        origin: String,
+        /// The link.
+        link: String,
+        /// The URI as written.
+        uri: String,
+        /// What it leaves: the package, or the URDF's folder.
+        where_: String,
     },
     /// A moving body whose rotational inertia is not positive semi-definite.
     #[error(
@@ -150,14 +169,18 @@ impl Model {
                 let shape = match &c.geometry {
                     Shape::Mesh { file, scale } if !options.skip_meshes => {
                         let uri = file.to_string_lossy();
-                        let resolved = packages.resolve(&uri, d.directory.as_deref()).map_err(|tried| {
-                            ModelError::MeshNotFound {
-                                origin: d.origin.clone(),
-                                link: link.name.clone(),
-                                uri: uri.to_string(),
-                                tried,
-                            }
-                        })?;
+                        let resolved =
+                            packages.resolve(&uri, d.directory.as_deref(), options.mesh_paths).map_err(|why| {
+                                let (origin, link, uri) = (d.origin.clone(), link.name.clone(), uri.to_string());
+                                match why {
+                                    Unresolved::NotFound(tried) => {
+                                        ModelError::MeshNotFound { origin, link, uri, tried }
+                                    }
+                                    Unresolved::Outside(where_) => {
+                                        ModelError::MeshOutside { origin, link, uri, where_ }
+                                    }
+                                }
+                            })?;
                         Shape::Mesh { file: resolved, scale: *scale }
                     }
                     other => other.clone(),
@@ -410,6 +433,20 @@ mod tests {
                    <limit lower='-1' upper='1' effort='1' velocity='1'/></joint></robot>";
         let e = Model::from_urdf_xml(xml, "r.urdf", &ModelOptions::default()).unwrap_err().to_string();
         assert!(e.starts_with("r.urdf: the body moved by joint `j` (links `arm`) has a rotational inertia that is not positive semi-definite"), "{e}");
+    }
+
+    #[test]
+    fn a_mesh_path_leaving_its_package_is_refused_in_one_line() {
+        let xml = "<robot name='r'><link name='a'><collision><geometry><mesh filename='package://pkg/../../etc/passwd'/></geometry></collision></link></robot>";
+        let e = Model::from_urdf_xml(xml, "r.urdf", &ModelOptions::default()).unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "r.urdf: link `a`: collision mesh `package://pkg/../../etc/passwd` leaves package `pkg` (`..`); \
+             robot.meshes_outside_packages allows it"
+        );
+        let anywhere = ModelOptions { mesh_paths: Containment::Anywhere, ..Default::default() };
+        let e = Model::from_urdf_xml(xml, "r.urdf", &anywhere).unwrap_err().to_string();
+        assert!(e.contains("not found"), "allowed, then looked for: {e}");
     }
 
     #[test]

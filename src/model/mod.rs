@@ -17,7 +17,7 @@ pub use build::{ModelError, ModelOptions};
 pub use data::Data;
 pub use frame::{Frame, FrameKind};
 pub use free_body::{FreeBody, FreeBodyError, FreeBodyState};
-pub use geometry::{CollisionGeometry, PackageDirs, Shape};
+pub use geometry::{CollisionGeometry, Containment, PackageDirs, Shape, Unresolved};
 pub use joint::{Axis, JointType};
 pub use multibody::{Model, NO_PARENT};
 pub use srdf::{Srdf, SrdfError};

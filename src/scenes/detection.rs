@@ -112,7 +112,9 @@ fn mesh_floor() -> Result<Environment, SceneError> {
             }
         }
     }
-    let path = std::env::temp_dir().join(format!("signorini-bench-floor-{}.stl", std::process::id()));
+    let dir = crate::scratch::private_dir("signorini-bench-floor")
+        .map_err(|e| SceneError::new("mesh floor", format!("a private temporary directory: {e}")))?;
+    let path = dir.join("floor.stl");
     std::fs::write(&path, stl).map_err(|e| SceneError::new("mesh floor", format!("{}: {e}", path.display())))?;
     let floor = Obstacle {
         name: "floor".into(),

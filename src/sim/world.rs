@@ -145,7 +145,7 @@ impl World {
     /// holding a spawned body.
     pub fn body_active(&self, b: usize) -> bool {
         let slots = &self.spawn_slots;
-        b < slots.first || slots.occupant.get(b - slots.first).is_some_and(|o| o.is_some())
+        b < self.configured_bodies() || slots.occupant.get(b - slots.first).is_some_and(|o| o.is_some())
     }
 
     /// Puts the spawned `body` (id `id`, shape `shape`) into spawn slot `slot` at `state`,
@@ -226,5 +226,32 @@ impl World {
     /// Degrees of freedom: the robot's nv, then 6 per free body.
     pub fn nv(&self) -> usize {
         self.robot.as_ref().map_or(0, |r| r.model.nv) + 6 * self.bodies.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::collision::CollisionShape;
+    use crate::spatial::Vec3;
+
+    /// Without spawn slots every body is active; with them, the configured bodies and the
+    /// filled slots only.
+    #[test]
+    fn configured_bodies_are_active_with_or_without_spawn_slots() {
+        let mut world = World::new(None, &Environment::default(), &CollisionSettings::default()).unwrap();
+        let half = Vec3::new(0.1, 0.1, 0.1);
+        let shape = FreeBodyShape {
+            name: "box".into(),
+            shape: std::sync::Arc::new(CollisionShape::cuboid(half)),
+            placement: SE3::IDENTITY,
+            friction: 1.0,
+            restitution: 0.0,
+        };
+        let body = FreeBody::cuboid("box", 1.0, &half).unwrap();
+        world.add_body(body.clone(), std::slice::from_ref(&shape), FreeBodyState::at_rest(SE3::IDENTITY));
+        assert!(world.body_active(0), "no slots: the configured body moves");
+        world.add_spawn_slots(2, &body, &shape);
+        assert!(world.body_active(0) && !world.body_active(1) && !world.body_active(2));
     }
 }
