@@ -27,6 +27,7 @@ fn robot(rel: &str, floating: bool) -> (Model, Vec<f64>, Vec<f64>, Vec<f64>) {
         package_dirs: vec![share.clone()],
         skip_meshes: true,
         allow_invalid_inertia: false,
+        ..Default::default()
     };
     let model = Model::from_urdf_file(&share.join(rel), &options).expect("robot loads");
     let dq: Vec<f64> = (0..model.nv).map(|k| 0.4 * (1.3 * k as f64 + 0.2).sin()).collect();

@@ -34,6 +34,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         package_dirs: vec![PathBuf::from(&args[5])],
         skip_meshes: true,
         allow_invalid_inertia: true,
+        ..Default::default()
     };
     let model = Model::from_urdf_file(&PathBuf::from(&args[1]), &options)?;
     let mut data = Data::new(&model);
