@@ -99,7 +99,10 @@ fn problems(
         (now.odometry_rejected - before.odometry_rejected, "odometry messages rejected"),
         (now.ticks_refused - before.ticks_refused, "controller ticks refused (safe output applied)"),
         (now.references_rejected - before.references_rejected, "reference trajectories rejected"),
-        (now.references_clamped - before.references_clamped, "reference trajectories clamped to the URDF position limits"),
+        (
+            now.references_clamped - before.references_clamped,
+            "reference trajectories clamped to the URDF position limits",
+        ),
         (
             now.safe_outputs_non_finite - before.safe_outputs_non_finite,
             "safe outputs not finite (those torques set to 0)",
