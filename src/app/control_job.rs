@@ -11,8 +11,13 @@
 //! simulator, written to its command mailbox). Before the first state nothing is
 //! published; a state that went stale, or a tick the controller refuses (more contacts
 //! than its capacity), gives the safe output of `control.safe_output` (zero torque,
-//! damping, or gravity hold at the last measured state), counted. Nothing allocates after
-//! start-up.
+//! damping, or gravity hold at the last measured state), counted. Two guards on what goes
+//! out: a trajectory's sample beyond a bounded joint's URDF position limits is held at the
+//! limit ([`saturate`], counted once per trajectory as `references_clamped`), and a safe
+//! output component that is not finite (−D·v at an extreme measured velocity on a joint
+//! without an effort limit) is replaced by 0 (counted per tick as
+//! `safe_outputs_non_finite`): the job never publishes a NaN or an infinity. Nothing
+//! allocates after start-up.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -22,6 +27,7 @@ use std::time::Duration;
 use super::outputs::{OutputLayout, Outputs};
 use crate::app::{JointSlot, Setup, SetupError};
 use crate::config::SafeOutput;
+use crate::control::reference::saturate;
 use crate::control::{Controller, JointTrajectory};
 use crate::dynamics;
 use crate::model::{Data, Model};
@@ -59,6 +65,11 @@ pub struct ControlJob {
     a_des: Vec<f64>,
     /// A trajectory's sample: position, velocity, acceleration per controlled joint.
     sample: [Vec<f64>; 3],
+    /// The URDF position limits (lower, upper) of each controlled joint; ±∞ for a
+    /// continuous joint.
+    position_limits: Vec<(f64, f64)>,
+    /// The sequence of the last trajectory counted as clamped (one count per trajectory).
+    clamp_counted: u64,
     /// Whether q_des holds the reference (set at the first complete state).
     referenced: bool,
     /// Whether a state was ever read completely (q and v hold a measured state).
@@ -118,6 +129,8 @@ impl ControlJob {
             v_des: vec![0.0; nv],
             a_des: vec![0.0; nv],
             sample: [vec![0.0; n], vec![0.0; n], vec![0.0; n]],
+            position_limits: position_limits(&model, &setup.joint_slots()),
+            clamp_counted: 0,
             referenced: false,
             measured: false,
             reports_input: true,
@@ -181,6 +194,24 @@ impl ControlJob {
     }
 }
 
+/// The position limits (lower, upper) of the joints at `joints`: the URDF's for a revolute
+/// or prismatic joint, ±∞ for a continuous one (q holds its cos and sin).
+fn position_limits(model: &Model, joints: &[JointSlot]) -> Vec<(f64, f64)> {
+    let unlimited = (f64::NEG_INFINITY, f64::INFINITY);
+    let limits = |s: &JointSlot| (model.lower_position_limit[s.idx_q], model.upper_position_limit[s.idx_q]);
+    joints.iter().map(|s| if s.unbounded { unlimited } else { limits(s) }).collect()
+}
+
+/// Sets each component of `effort` that is not finite to 0; returns how many were.
+fn zero_non_finite(effort: &mut [f64]) -> usize {
+    let mut replaced = 0;
+    for e in effort.iter_mut().filter(|e| !e.is_finite()) {
+        *e = 0.0;
+        replaced += 1;
+    }
+    replaced
+}
+
 /// q and v (of `model`, joints at `joints`) from the measured state `s`; false if its
 /// sizes are wrong or a floating base's odometry is missing.
 fn read_state(model: &Model, joints: &[JointSlot], s: &MeasuredState, q: &mut [f64], v: &mut [f64]) -> bool {
@@ -227,6 +258,10 @@ impl ControlJob {
         let t = (time_ns as f64 - self.following.1 as f64) * 1e-9;
         let [q, v, a] = &mut self.sample;
         trajectory.sample(t, q, v, a);
+        if saturate(&self.position_limits, q, v, a) && self.clamp_counted != self.following.0 {
+            self.clamp_counted = self.following.0;
+            Counters::bump(&self.counters.references_clamped);
+        }
         for (k, slot) in self.joints.iter().enumerate() {
             slot.set_position(&mut self.q_des, q[k]);
             self.v_des[slot.idx_v] = v[k];
@@ -235,7 +270,8 @@ impl ControlJob {
     }
 
     /// The safe output into `effort`, at the last measured state (zero torque if no state
-    /// was ever read completely).
+    /// was ever read completely), within the effort limits; a component that is not finite
+    /// (−D·v at an extreme velocity on a joint without an effort limit) is 0, counted.
     fn safe_effort(&mut self) {
         let output = if self.measured { self.safe_output } else { SafeOutput::Zero };
         match output {
@@ -258,6 +294,9 @@ impl ControlJob {
             if limit > 0.0 && limit.is_finite() {
                 *e = e.clamp(-limit, limit);
             }
+        }
+        if zero_non_finite(&mut self.effort) > 0 {
+            Counters::bump(&self.counters.safe_outputs_non_finite);
         }
     }
 
@@ -347,5 +386,18 @@ impl Job for ControlJob {
 
     fn hand_off(&mut self) {
         self.hand_off.wake();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn non_finite_components_become_zero_and_are_counted() {
+        let mut effort = [1.0, f64::INFINITY, -2.0, f64::NAN, f64::NEG_INFINITY];
+        assert_eq!(zero_non_finite(&mut effort), 3);
+        assert_eq!(effort, [1.0, 0.0, -2.0, 0.0, 0.0]);
+        assert_eq!(zero_non_finite(&mut effort), 0, "finite values are kept");
     }
 }

@@ -316,6 +316,11 @@ fn node(config: Option<PathBuf>) -> Result<(), Failure> {
                 r.window_seconds,
                 r.status_line()
             );
+            // One stable line for scripts and the ROS tests' teardown (tests/ros/conftest.py):
+            // the loop thread's heap allocations after its first tick, by the counting
+            // allocator below.
+            let counted = r.loop_allocations.map_or("not counted".to_owned(), |n| n.to_string());
+            println!("signorini: loop allocations after start-up: {counted}");
             Ok(())
         }
         Err(e @ NodeError::Interrupted { .. }) => {

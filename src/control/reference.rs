@@ -193,6 +193,26 @@ impl JointTrajectory {
     }
 }
 
+/// Holds a sample (positions `q`, velocities `v`, accelerations `a` of the controlled
+/// joints) within the joints' position limits `limits` (URDF `lower`, `upper`; ±∞ for a
+/// continuous joint): a position beyond its limit is set to the limit, with velocity and
+/// acceleration zero, so the reference rests there. Clamping, not refusing, is what
+/// ros2_control's joint limiters (JointSaturationLimiter) and MoveIt's `enforceBounds` do
+/// with a position beyond the limits; refusing the whole trajectory would also stop it for
+/// a planner's rounding just past a limit. Returns whether a position was clamped.
+pub fn saturate(limits: &[(f64, f64)], q: &mut [f64], v: &mut [f64], a: &mut [f64]) -> bool {
+    let mut clamped = false;
+    for (k, &(lower, upper)) in limits.iter().enumerate() {
+        if !(lower..=upper).contains(&q[k]) {
+            q[k] = q[k].clamp(lower, upper);
+            v[k] = 0.0;
+            a[k] = 0.0;
+            clamped = true;
+        }
+    }
+    clamped
+}
+
 /// Coefficients of the cubic with x(0) = x0, x'(0) = v0, x(h) = x1, x'(h) = v1.
 fn cubic(x0: f64, v0: f64, x1: f64, v1: f64, h: f64) -> [f64; 4] {
     let d = x1 - x0;
@@ -296,6 +316,18 @@ mod tests {
         short.positions.pop();
         let e = JointTrajectory::for_joints(&joints, &[0.0; 3], &names, &[short]).unwrap_err();
         assert_eq!(e.to_string(), "point 0: `positions` has 1 values, expected 2");
+    }
+
+    #[test]
+    fn a_sample_beyond_a_limit_rests_at_it() {
+        let limits = [(-1.0, 1.0), (f64::NEG_INFINITY, f64::INFINITY), (0.0, 2.0)];
+        let (mut q, mut v, mut a) = ([0.5, 100.0, 2.0], [1.0, 2.0, 3.0], [4.0, 5.0, 6.0]);
+        assert!(!saturate(&limits, &mut q, &mut v, &mut a), "within (a limit itself included)");
+        assert_eq!((q, v, a), ([0.5, 100.0, 2.0], [1.0, 2.0, 3.0], [4.0, 5.0, 6.0]));
+        let (mut q, mut v, mut a) = ([-1.5, -1e6, 2.5], [1.0, 2.0, 3.0], [4.0, 5.0, 6.0]);
+        assert!(saturate(&limits, &mut q, &mut v, &mut a));
+        // The bounded joints at their limits and at rest; the continuous one untouched.
+        assert_eq!((q, v, a), ([-1.0, -1e6, 2.0], [0.0, 2.0, 0.0], [0.0, 5.0, 0.0]));
     }
 
     #[test]

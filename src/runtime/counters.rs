@@ -38,6 +38,12 @@ pub struct Counters {
     pub references_accepted: AtomicU64,
     /// Controller references refused: an unknown joint, wrong sizes, NaN, times.
     pub references_rejected: AtomicU64,
+    /// Joint trajectories whose sampled position of a bounded joint left its URDF limits:
+    /// the reference was held at the limit (counted once per trajectory).
+    pub references_clamped: AtomicU64,
+    /// Controller ticks whose safe output had a component that was not finite (−D·v at an
+    /// extreme velocity on a joint without an effort limit): that component was set to 0.
+    pub safe_outputs_non_finite: AtomicU64,
     /// External wrenches refused: an unknown link or body, NaN.
     pub wrenches_rejected: AtomicU64,
     /// JointState commands accepted (held per joint).
@@ -104,6 +110,10 @@ pub struct CounterSnapshot {
     pub references_accepted: u64,
     /// See [`Counters::references_rejected`].
     pub references_rejected: u64,
+    /// See [`Counters::references_clamped`].
+    pub references_clamped: u64,
+    /// See [`Counters::safe_outputs_non_finite`].
+    pub safe_outputs_non_finite: u64,
     /// See [`Counters::wrenches_rejected`].
     pub wrenches_rejected: u64,
     /// See [`Counters::joint_commands_accepted`].
@@ -190,6 +200,8 @@ impl Counters {
             ticks_refused: get(&self.ticks_refused),
             references_accepted: get(&self.references_accepted),
             references_rejected: get(&self.references_rejected),
+            references_clamped: get(&self.references_clamped),
+            safe_outputs_non_finite: get(&self.safe_outputs_non_finite),
             wrenches_rejected: get(&self.wrenches_rejected),
             joint_commands_accepted: get(&self.joint_commands_accepted),
             joint_commands_rejected: get(&self.joint_commands_rejected),

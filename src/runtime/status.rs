@@ -99,6 +99,14 @@ fn problems(
         (now.odometry_rejected - before.odometry_rejected, "odometry messages rejected"),
         (now.ticks_refused - before.ticks_refused, "controller ticks refused (safe output applied)"),
         (now.references_rejected - before.references_rejected, "reference trajectories rejected"),
+        (
+            now.references_clamped - before.references_clamped,
+            "reference trajectories clamped to the URDF position limits",
+        ),
+        (
+            now.safe_outputs_non_finite - before.safe_outputs_non_finite,
+            "safe outputs not finite (those torques set to 0)",
+        ),
         (now.wrenches_rejected - before.wrenches_rejected, "external wrenches rejected"),
         (now.joint_commands_rejected - before.joint_commands_rejected, "joint state commands rejected"),
         (now.steps_not_converged - before.steps_not_converged, "contact solves missed the tolerance"),
@@ -183,6 +191,8 @@ fn values(
         ("ticks_refused_total", now.ticks_refused.to_string()),
         ("references_accepted_total", now.references_accepted.to_string()),
         ("references_rejected_total", now.references_rejected.to_string()),
+        ("references_clamped_total", now.references_clamped.to_string()),
+        ("safe_output_non_finite_total", now.safe_outputs_non_finite.to_string()),
         ("external_wrenches_rejected_total", now.wrenches_rejected.to_string()),
         ("status_lines_dropped_total", now.status_lines_dropped.to_string()),
         ("joint_commands_accepted_total", now.joint_commands_accepted.to_string()),

@@ -4,6 +4,13 @@
 Environment: run through scripts/with_ros.sh (make test does). SIGNORINI_BIN names the
 binary (default target/release/signorini). Each pytest session uses its own ROS_DOMAIN_ID
 so that concurrent runs on one machine do not hear each other.
+
+Every node a test starts through NodeProcess is checked once it has ended (after each test,
+and at the end of each module for nodes a module fixture owns): the line it prints at exit,
+`signorini: loop allocations after start-up: N`, must say 0 (the binary's counting allocator
+counts the loop thread's heap allocations after its first tick). A node that never runs its
+loop (a start-up error) says so with NodeProcess.without_loop(why), and must then print no
+such line.
 """
 
 import os
@@ -30,8 +37,14 @@ def binary():
     return os.environ.get("SIGNORINI_BIN", str(ROOT / "target" / "release" / "signorini"))
 
 
+ALLOCATIONS_LINE = "signorini: loop allocations after start-up: "
+
+
 class NodeProcess:
     """The signorini binary in its own process, with its stdout collected by a thread."""
+
+    # Every node of the session, for the loop-allocation check at teardown.
+    started = []
 
     def __init__(self, *args):
         self.proc = subprocess.Popen(
@@ -45,6 +58,35 @@ class NodeProcess:
         self.lines = []
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
+        self.no_loop_because = None
+        self.checked = False
+        NodeProcess.started.append(self)
+
+    def without_loop(self, why):
+        """Declares that this node ends before its loop starts (`why`: a start-up error),
+        so that it reports no loop allocations; returns the node."""
+        self.no_loop_because = why
+        return self
+
+    def loop_allocations(self):
+        """What the node's exit line says of its loop's allocations after start-up ("0",
+        "not counted"), or None without the line."""
+        found = [line[len(ALLOCATIONS_LINE):] for line in self.lines if line.startswith(ALLOCATIONS_LINE)]
+        return found[-1] if found else None
+
+    def check_loop_allocations(self):
+        """Asserts that the ended node reported zero loop allocations after start-up (or,
+        declared without a loop, no loop at all)."""
+        self.checked = True
+        self._reader.join(timeout=2)
+        found = self.loop_allocations()
+        command = " ".join(self.proc.args[1:])
+        if self.no_loop_because is not None:
+            assert found is None, f"`{command}` ran its loop although {self.no_loop_because}:\n{self.output()}"
+            return
+        assert found == "0", (
+            f"`{command}` (exit code {self.proc.returncode}) reported loop allocations after start-up: {found!r} "
+            f"(a node that never runs its loop must say so with without_loop(why)):\n{self.output()[-3000:]}")
 
     def _read(self):
         for line in self.proc.stdout:
@@ -76,6 +118,39 @@ class NodeProcess:
                 self.proc.wait()
         self._reader.join(timeout=2)
         return self.proc.returncode
+
+
+def check_ended_nodes(stop_running):
+    """Checks the loop allocations of every node not yet checked that has ended; with
+    `stop_running`, stops the ones still running first (a module's end: its fixtures' nodes
+    are stopped by then, so a node still running was left behind by a test)."""
+    failures = []
+    for node in NodeProcess.started:
+        if node.checked:
+            continue
+        if stop_running and node.alive():
+            node.stop()
+        if node.alive():
+            continue
+        try:
+            node.check_loop_allocations()
+        except AssertionError as e:
+            failures.append(str(e))
+    assert not failures, "\n\n".join(failures)
+
+
+@pytest.fixture(autouse=True)
+def loop_allocations_checked():
+    """After each test: the nodes it started and stopped made no loop allocation."""
+    yield
+    check_ended_nodes(stop_running=False)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def loop_allocations_checked_at_module_end():
+    """After each module: so did the nodes of its module fixtures."""
+    yield
+    check_ended_nodes(stop_running=True)
 
 
 @pytest.fixture(scope="session")

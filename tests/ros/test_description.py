@@ -188,7 +188,7 @@ def test_the_parameter_wins_over_the_topic(tmp_path):
 def failed_start(path, expected):
     """The node of `path` exits with code 2 and one error line starting with `expected`,
     without a panic."""
-    node = NodeProcess("node", "--config", str(path))
+    node = NodeProcess("node", "--config", str(path)).without_loop("it gets no usable URDF")
     node.proc.wait(30)
     node._reader.join(2)
     errors = [line for line in node.lines if line.startswith("signorini: error:")]
@@ -227,6 +227,7 @@ def test_sigint_while_waiting_ends_the_node_cleanly(tmp_path):
     so in one line and exits with 0, nothing having been started."""
     topic = "/desc_interrupted/robot_description"
     node = NodeProcess("node", "--config", str(config(tmp_path, "desc_interrupted", topic, timeout=30)))
+    node.without_loop("it is interrupted while waiting for its URDF")
     node.wait_for_line("signorini: waiting for the URDF", timeout=30)
     code = node.stop(timeout=10)
     assert code == 0, node.output()

@@ -218,7 +218,8 @@ def test_a_reset_while_the_crate_slides(ros, tmp_path):
 def test_a_closed_stdout_neither_stops_nor_blocks_the_node(ros, tmp_path):
     """The node's stdout closed under it (a terminal or a pipe gone): the status line's
     printer stops, the lines it drops are counted on /diagnostics
-    (`status_lines_dropped_total`), and the node simulates on."""
+    (`status_lines_dropped_total`), and the node simulates on. (It cannot print its exit
+    line: its loop allocations are checked on its last /diagnostics instead.)"""
     path = config(tmp_path, "closed_stdout.yaml", "arm7.yaml")
     read, write = os.pipe()
     os.close(read)  # every write to the node's stdout now fails (EPIPE)
@@ -233,6 +234,8 @@ def test_a_closed_stdout_neither_stops_nor_blocks_the_node(ros, tmp_path):
         ticks = [int(v["ticks_total"]) for _, (_, _, v) in diagnostics.snapshot() if "ticks_total" in v]
         assert proc.poll() is None, proc.stderr.read().decode()
         assert len(ticks) >= 2 and ticks[-1] > ticks[0], ticks
+        last = [v for _, (_, _, v) in diagnostics.snapshot() if "loop_allocations_total" in v][-1]
+        assert last["loop_allocations_total"] == "0", last
     finally:
         stop_all(ros, [diagnostics])
         proc.send_signal(2)

@@ -243,7 +243,7 @@ def test_sigint_stops_the_node_cleanly():
 def test_a_bad_configuration_exits_with_code_2_and_names_the_key(tmp_path):
     bad = tmp_path / "bad.yaml"
     bad.write_text("robot:\n  urdf: ../urdf/quadruped.urdf\nrate_hz: -1\n")
-    node = NodeProcess("node", "--config", str(bad))
+    node = NodeProcess("node", "--config", str(bad)).without_loop("its configuration is refused at load")
     node.proc.wait(20)
     node._reader.join(2)
     assert node.proc.returncode == 2
@@ -266,7 +266,7 @@ def test_parameters_select_the_config_and_override_the_urdf(tmp_path):
         assert node.stop() == 0, node.output()
 
     params.write_text(yaml.safe_dump({"signorini": {"ros__parameters": {"config_file": 42}}}))
-    node = NodeProcess("--ros-args", "--params-file", str(params))
+    node = NodeProcess("--ros-args", "--params-file", str(params)).without_loop("its parameter is refused at start-up")
     node.proc.wait(20)
     node._reader.join(2)
     assert node.proc.returncode == 2
