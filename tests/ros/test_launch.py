@@ -174,9 +174,11 @@ def read_config(path, use_yaml=yaml is not None):
     if use_yaml:
         data = yaml.safe_load(text)
         return data.get("mode"), data.get("robot", {}).get("urdf")
-    # Without PyYAML: the top-level `mode:` line and the indented `urdf:` line under robot.
+    # Without PyYAML: the top-level `mode:` line and the indented `urdf:` line of the block
+    # under `robot:` (up to the next top-level key; `robot: {}` has none).
     mode = re.search(r"^mode:\s*(\S+)", text, re.M)
-    urdf = re.search(r"^\s+urdf:\s*(\S+)", text, re.M)
+    block = re.search(r"^robot:[ \t]*\n((?:(?:[ \t]+.*|[ \t]*#.*|[ \t]*)\n)*)", text, re.M)
+    urdf = block and re.search(r"^[ \t]+urdf:\s*(\S+)", block.group(1), re.M)
     return mode and mode.group(1), urdf and urdf.group(1)
 
 
