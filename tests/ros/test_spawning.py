@@ -10,7 +10,10 @@ against the node simulating the quadruped with `simulation_interfaces.spawn_capa
   on delete) get the standard codes with a message naming what is wrong, are counted on
   /diagnostics (`simulation_requests_refused_total`), and the simulation plays on;
 - DeleteEntity removes one (its frame leaves /tf); ResetSimulation SCOPE_SPAWNED removes
-  the rest (a delete of them then answers RESULT_NOT_FOUND); the configured crate stays.
+  the rest (a delete of them then answers RESULT_NOT_FOUND); the configured crate stays;
+- each reset scope touches only what it names: TIME puts time back and leaves a spawned
+  body where it lies, STATE puts it back at its spawn pose and leaves time, SPAWNED removes
+  it and leaves time and the pushed crate (GetEntities, GetEntityState).
 """
 
 import math
@@ -147,3 +150,82 @@ def test_spawn_delete_and_reset_spawned_while_playing(ros, node):
             ros.destroy_client(c)
         for r in [tf, clock, diagnostics]:
             ros.destroy_subscription(r.sub)
+
+
+def test_each_reset_scope_touches_only_what_it_names(ros, node):
+    """With a body spawned: SCOPE_TIME puts /clock back and leaves the body where it lies;
+    SCOPE_STATE puts it back at its spawn pose and leaves time running; SCOPE_SPAWNED
+    removes it and leaves time and the other bodies (the crate, pushed) alone."""
+    from geometry_msgs.msg import WrenchStamped
+    from simulation_interfaces.msg import EntityFilters
+    from simulation_interfaces.srv import GetEntities, GetEntityState
+    from test_simulation_interfaces import call
+
+    spawn = ros.create_client(SpawnEntity, f"{NS}/spawn_entity")
+    reset = ros.create_client(ResetSimulation, f"{NS}/reset_simulation")
+    entities = ros.create_client(GetEntities, f"{NS}/get_entities")
+    state = ros.create_client(GetEntityState, f"{NS}/get_entity_state")
+    wrench = ros.create_publisher(WrenchStamped, f"{NS}/external_wrench", 10)
+    clock = RawRecorder(ros, Clock, "/clock", cdr_stamp, RELIABLE)
+    try:
+        for c in [spawn, reset, entities, state]:
+            assert c.wait_for_service(timeout_sec=20.0), c.srv_name
+
+        def names():
+            return list(call(entities, GetEntities.Request(filters=EntityFilters(filter="^(ball|crate)$"))).entities)
+
+        def position(name):
+            answer = call(state, GetEntityState.Request(entity=name))
+            assert answer.result.result == Result.RESULT_OK, answer
+            p = answer.state.pose.position
+            return (p.x, p.y, p.z), answer.state.header.stamp.sec * 10**9 + answer.state.header.stamp.nanosec
+
+        def scope(bits):
+            assert call(reset, ResetSimulation.Request(scope=bits)).result.result == Result.RESULT_OK
+
+        request = spawn_fields(SpawnEntity.Request(), "ball", -1.0, 0.8, 0.6)
+        assert call(spawn, request).result.result == Result.RESULT_OK
+        time.sleep(1.0)  # it falls and rests on the ground
+        rest, t = position("ball")
+        assert abs(rest[2] - 0.1) < 2e-3 and t > 10**9, (rest, t)
+
+        scope(ResetSimulation.Request.SCOPE_TIME)
+        time.sleep(0.05)
+        after, t_after = position("ball")
+        print(f"TIME: the ball at {after} (was {rest}), time {t} -> {t_after} ns")
+        assert t_after < 0.5 * 10**9, "time back near 0"
+        assert all(abs(a - b) < 1e-3 for a, b in zip(after, rest)), "the ball stays where it lies"
+        assert "ball" in names()
+
+        time.sleep(0.3)
+        before_state = position("ball")[1]
+        scope(ResetSimulation.Request.SCOPE_STATE)
+        back, t_state = position("ball")
+        print(f"STATE: the ball back at {back}, time {before_state} -> {t_state} ns")
+        # Playing: read a few steps after the reset, falling again from rest (1 mm: 14 ms).
+        assert all(abs(a - b) < 1e-3 for a, b in zip(back, (-1.0, 0.8, 0.6))), "back at its spawn pose"
+        assert t_state >= before_state, "time runs on"
+        assert "ball" in names()
+
+        # Push the crate, then remove the spawned: the crate stays where it slid.
+        msg = WrenchStamped()
+        msg.header.frame_id = "crate"
+        msg.wrench.force.x = 30.0
+        wrench.publish(msg)
+        time.sleep(0.2)
+        msg.wrench.force.x = 0.0
+        wrench.publish(msg)
+        time.sleep(0.3)
+        crate, t_spawned = position("crate")
+        scope(ResetSimulation.Request.SCOPE_SPAWNED)
+        time.sleep(0.05)
+        assert names() == ["crate"], "the ball is gone"
+        crate_after, t_after = position("crate")
+        print(f"SPAWNED: entities {names()}, crate {crate} -> {crate_after}, time {t_spawned} -> {t_after} ns")
+        assert crate[0] > 0.85 and crate_after[0] >= crate[0] - 1e-6, "the crate is not reset (back at x = 0.8)"
+        assert t_after >= t_spawned, "time runs on"
+    finally:
+        for c in [spawn, reset, entities, state]:
+            ros.destroy_client(c)
+        ros.destroy_publisher(wrench)
+        ros.destroy_subscription(clock.sub)
