@@ -422,7 +422,41 @@ mod tests {
                    <joint name='j' type='revolute'><parent link='base'/><child link='arm'/>\
                    <limit lower='-1' upper='1' effort='1' velocity='1'/></joint></robot>";
         let e = Model::from_urdf_xml(xml, "r.urdf", &ModelOptions::default()).unwrap_err().to_string();
-        assert!(e.starts_with("r.urdf: the body moved by joint `j` (links `arm`) has a rotational inertia that is not positive semi-definite"), "{e}");
+        assert!(e.starts_with("r.urdf: the body moved by joint `j` (links `arm`) has mass 1 kg and principal moments of inertia [-1.0, 1.0, 1.0]"), "{e}");
+    }
+
+    /// MuJoCo's rule: a massless moving link, or a point mass (no rotational inertia), is
+    /// refused unless asked for; a massless link fixed to a massive one is part of its body.
+    #[test]
+    fn a_moving_body_needs_mass_and_inertia() {
+        let robot = |arm: &str, extra: &str| {
+            format!(
+                "<robot name='r'><link name='base'/><link name='arm'>{arm}</link>{extra}\
+                 <joint name='j' type='revolute'><parent link='base'/><child link='arm'/>\
+                 <limit lower='-1' upper='1' effort='1' velocity='1'/></joint></robot>"
+            )
+        };
+        let load = |xml: &str, allow| {
+            let options = ModelOptions { allow_invalid_inertia: allow, ..Default::default() };
+            Model::from_urdf_xml(xml, "r.urdf", &options).map(|_| ()).map_err(|e| e.to_string())
+        };
+        let massless = robot("", "");
+        let e = load(&massless, false).unwrap_err();
+        assert!(e.contains("joint `j` (links `arm`) has mass 0 kg") && e.contains("at least 1e-15"), "{e}");
+        assert_eq!(load(&massless, true), Ok(()));
+        let point = robot(
+            "<inertial><mass value='2'/><inertia ixx='0' ixy='0' ixz='0' iyy='0' iyz='0' izz='0'/></inertial>",
+            "",
+        );
+        assert!(
+            load(&point, false).unwrap_err().contains("has mass 2 kg and principal moments of inertia [0.0, 0.0, 0.0]")
+        );
+        let carried = robot(
+            "",
+            "<link name='tool'><inertial><mass value='1'/><inertia ixx='0.1' ixy='0' ixz='0' iyy='0.1' iyz='0' izz='0.1'/></inertial></link>\
+             <joint name='f' type='fixed'><parent link='arm'/><child link='tool'/></joint>",
+        );
+        assert_eq!(load(&carried, false), Ok(()));
     }
 
     #[test]
