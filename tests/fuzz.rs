@@ -827,3 +827,58 @@ fn error_of(path: &Path) -> String {
         },
     }
 }
+
+/// Every range edge of the configuration (tests/config_errors.rs checks that one past it is
+/// refused) starts up and ticks once in the loop within the fuzzers' bounds: at most 256 MB
+/// in one allocation, 2 s. `collision.max_contacts: 1024` sizes the largest buffers.
+#[test]
+fn configuration_range_edges_tick_within_bounds() {
+    let base = read("config/quadruped.yaml");
+    let robot = RobotDescription::from_file(&repo("urdf/quadruped.urdf")).unwrap();
+    let edges = [
+        "rate_hz: 1",
+        "rate_hz: 100000",
+        "sim: {dt: 1.0e-6}",
+        "sim: {dt: 1}",
+        "sim: {catch_up: 60, realtime_factor: 1000, publish_every: 1000000}",
+        "sim: {realtime_factor: 0.001}",
+        "watchdog: {stale_after_periods: 1000000}",
+        "diagnostics: {rate_hz: 0.01}",
+        "diagnostics: {rate_hz: 1000}",
+        "collision: {max_contacts: 1024, margin: 10}",
+        "contact: {max_iterations: 1000000, tolerance: 1.0e-15}",
+        "control: {kp: 1.0e8, kd: 1.0e6, base_kp: 1.0e8, base_kd: 1.0e6, max_contact_force: 1.0e9}",
+    ];
+    let mut worst = (Duration::ZERO, 0usize, "");
+    for edge in edges {
+        // The edge's top-level key replaces the seed's.
+        let key = edge.split(':').next().unwrap();
+        let kept: Vec<&str> = {
+            let mut skip = false;
+            base.lines()
+                .filter(|l| {
+                    if !l.starts_with(' ') && !l.is_empty() {
+                        skip = l.starts_with(&format!("{key}:"));
+                    }
+                    !skip
+                })
+                .collect()
+        };
+        let yaml = format!("{}\n{edge}\n", kept.join("\n"));
+        let file = repo("config/edge.yaml");
+        let config = Config::from_yaml(&yaml, "config/edge.yaml").unwrap_or_else(|e| panic!("{edge}: {e}"));
+        let began = Instant::now();
+        let (largest, outcome) = largest_allocation_during(|| {
+            let setup = Setup::new(&file, config, robot.clone()).map_err(|e| e.to_string())?;
+            one_tick(&setup)
+        });
+        let took = began.elapsed();
+        assert_eq!(outcome, Ok(true), "{edge}");
+        println!("{edge}: {took:?}, largest allocation {:.1} MB", largest as f64 / 1e6);
+        assert!(largest <= LARGEST_ALLOCATION && took <= SLOWEST_CASE, "{edge}: {largest} bytes, {took:?}");
+        if took > worst.0 {
+            worst = (took, largest, edge);
+        }
+    }
+    println!("slowest edge: {worst:?}");
+}

@@ -183,6 +183,18 @@ mod tests {
     }
 
     #[test]
+    fn files_over_the_bound_are_not_read() {
+        let dir = std::env::temp_dir().join(format!("signorini-mesh-file-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let big = dir.join("big.stl");
+        // Sparse: no 64 MiB written.
+        std::fs::File::create(&big).unwrap().set_len(MAX_MESH_BYTES + 1).unwrap();
+        assert_eq!(read_bounded(&big), Err("larger than 64 MiB".to_owned()));
+        assert_eq!(read_bounded(&dir), Err("not a regular file".to_owned()));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
     fn formats_by_extension_in_any_case() {
         assert_eq!(MeshFormat::of(Path::new("a/b.DAE")), Some(MeshFormat::Collada));
         assert_eq!(MeshFormat::of(Path::new("b.Stl")), Some(MeshFormat::Stl));
