@@ -7,7 +7,7 @@
 mod common;
 
 use serde::Deserialize;
-use signorini::app::check_mass_matrix;
+use signorini::app::{check_mass_matrix, mass_matrix_condition};
 use signorini::collision::{CollisionWorld, Owner};
 use signorini::dynamics;
 use signorini::model::{Data, MimicPolicy, Model, ModelError, ModelOptions, Shape};
@@ -45,6 +45,7 @@ fn every_urdf_pinocchio_loads_loads_here_with_the_same_counts() {
     let lenient = ModelOptions { allow_invalid_inertia: true, ..options.clone() };
     let (mut loaded, mut meshes) = (0, 0);
     let mut needed_lenience = Vec::new();
+    let mut worst_condition = (0.0f64, String::new());
     println!("{:<80} {:>4} {:>4} {:>7} {:>7} {:>6}", "urdf", "nq", "nv", "joints", "frames", "geoms");
     for e in &inventory.urdfs {
         let path = share.join(&e.urdf);
@@ -86,6 +87,13 @@ fn every_urdf_pinocchio_loads_loads_here_with_the_same_counts() {
                 meshes += 1;
             }
         }
+        // Bodies that pass the inertia rule make a well-conditioned M (start-up's check).
+        if e.invalid_inertia.is_empty() {
+            let (condition, _) = mass_matrix_condition(&m, m.neutral_configuration().as_slice());
+            if condition > worst_condition.0 {
+                worst_condition = (condition, e.urdf.clone());
+            }
+        }
         // Every collision mesh loads (STL, OBJ, COLLADA) and makes a convex hull.
         let world = CollisionWorld::new(&m, &Default::default(), &Default::default())
             .unwrap_or_else(|err| panic!("{}: {err}", e.urdf));
@@ -108,6 +116,9 @@ fn every_urdf_pinocchio_loads_loads_here_with_the_same_counts() {
     );
     println!("needed allow_invalid_inertia (a moving body without a positive mass and inertia): {needed_lenience:?}");
     assert_eq!(loaded, loadable);
+    println!("largest mass matrix condition number at the neutral configuration: {worst_condition:?}");
+    // Within 10x of README's figure (8e6, pr2), far below start-up's bound (1e12).
+    assert!(worst_condition.0 <= 5e7, "{worst_condition:?}");
     let expected = inventory.urdfs.iter().filter(|e| !e.invalid_inertia.is_empty()).count();
     assert_eq!(needed_lenience.len(), expected, "{needed_lenience:?}");
     assert!(loadable >= 68, "the inventory lists every URDF of the package");

@@ -167,26 +167,34 @@ impl std::fmt::Display for SingularMassMatrix {
 /// `robot.allow_invalid_inertia`, a joint whose subtree carries no mass (example-robot-
 /// data's romeo fingers) or no inertia about its axis (icub's point masses) fails here.
 pub fn check_mass_matrix(model: &Model, q: &[f64]) -> Result<(), SingularMassMatrix> {
-    if model.nv == 0 {
-        return Ok(());
-    }
-    let mut data = crate::model::Data::new(model);
-    let m = crate::dynamics::crba_symmetric(model, &mut data, q).clone();
-    let finite = m.iter().all(|x| x.is_finite());
-    let eigen = nalgebra::SymmetricEigen::new(if finite { m } else { nalgebra::DMatrix::identity(model.nv, model.nv) });
-    let (weakest, &smallest) =
-        eigen.eigenvalues.iter().enumerate().min_by(|a, b| a.1.total_cmp(b.1)).unwrap_or((0, &0.0));
-    let largest = eigen.eigenvalues.iter().fold(0.0f64, |l, x| l.max(x.abs()));
-    let condition = if finite && smallest > 0.0 { largest / smallest } else { f64::INFINITY };
+    let (condition, dof) = mass_matrix_condition(model, q);
     if condition <= MAX_MASS_MATRIX_CONDITION {
         return Ok(());
     }
-    let direction = eigen.eigenvectors.column(weakest);
-    let dof = direction.iamax();
     let joint = (1..model.njoints())
         .find(|&i| (model.idx_v[i]..model.idx_v[i] + model.joint_types[i].nv()).contains(&dof))
         .map_or_else(|| format!("dof {dof}"), |i| model.joint_names[i].clone());
     Err(SingularMassMatrix { joint, condition })
+}
+
+/// M(q)'s condition number λ_max/λ_min (infinite when λ_min ≤ 0 or M is not finite) and
+/// the dof with the largest component in the eigenvector of λ_min (its weakest direction);
+/// (1, 0) without dofs.
+pub fn mass_matrix_condition(model: &Model, q: &[f64]) -> (f64, usize) {
+    if model.nv == 0 {
+        return (1.0, 0);
+    }
+    let mut data = crate::model::Data::new(model);
+    let m = crate::dynamics::crba_symmetric(model, &mut data, q).clone();
+    if !m.iter().all(|x| x.is_finite()) {
+        return (f64::INFINITY, 0);
+    }
+    let eigen = nalgebra::SymmetricEigen::new(m);
+    let (weakest, &smallest) =
+        eigen.eigenvalues.iter().enumerate().min_by(|a, b| a.1.total_cmp(b.1)).unwrap_or((0, &0.0));
+    let largest = eigen.eigenvalues.iter().fold(0.0f64, |l, x| l.max(x.abs()));
+    let condition = if smallest > 0.0 { largest / smallest } else { f64::INFINITY };
+    (condition, eigen.eigenvectors.column(weakest).iamax())
 }
 
 /// URDF text given instead of the configuration's `robot.urdf` file, and where it came
