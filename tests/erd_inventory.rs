@@ -185,8 +185,8 @@ fn lenient_robots_have_finite_dynamics_or_a_clear_refusal() {
             dynamics::ltdl_decompose(&m, &mut data);
             let mut a: Vec<f64> = tau.iter().zip(g.iter()).map(|(t, g)| t - g).collect();
             dynamics::ltdl_solve(&m, &data, &mut a);
-            let all = a.iter().chain(aba.iter()).chain(data.mass_matrix.iter());
-            assert!(all.fold(true, |ok, x| ok && x.is_finite()), "{}: configuration {k}", e.urdf);
+            let mut all = a.iter().chain(aba.iter()).chain(data.mass_matrix.iter());
+            assert!(all.all(|x| x.is_finite()), "{}: configuration {k}", e.urdf);
             let scale = aba.iter().fold(1.0f64, |s, x| s.max(x.abs()));
             let gap = a.iter().zip(aba.iter()).fold(0.0f64, |s, (x, y)| s.max((x - y).abs()));
             assert!(gap <= 1e-6 * scale, "{}: configuration {k}: ABA and the LTDL solve differ by {gap}", e.urdf);

@@ -445,8 +445,8 @@ fn one_tick(setup: &Setup) -> Result<bool, String> {
     let tick = Tick { index: 0, deadline: now, wake: now, period: setup.config.loop_period() };
     let counters = Arc::new(Counters::default());
     let finite = |o: &Outputs, what: &str| -> Result<(), String> {
-        let all = o.position.iter().chain(&o.velocity).chain(&o.effort);
-        if all.fold(true, |ok, x| ok && x.is_finite()) { Ok(()) } else { Err(format!("non-finite {what}: {o:?}")) }
+        let mut all = o.position.iter().chain(&o.velocity).chain(&o.effort);
+        if all.all(|x| x.is_finite()) { Ok(()) } else { Err(format!("non-finite {what}: {o:?}")) }
     };
     let (steps, sim_sample, control_sample) = if setup.robots.is_empty() {
         let mut assembly = match SimAndControlLoop::new(setup, counters) {
