@@ -41,7 +41,7 @@ pub enum ModelError {
     #[error(transparent)]
     Urdf(#[from] UrdfError),
     /// A collision mesh that cannot be found.
-    #[error("{origin}: link `{link}`: collision mesh `{}` not found (looked at {})", one_line(uri), tried.iter().map(|p| one_line(&p.display().to_string())).collect::<Vec<_>>().join(", "))]
+    #[error("{origin}: link `{}`: collision mesh `{}` not found (looked at {})", one_line(link), one_line(uri), tried.iter().map(|p| one_line(&p.display().to_string())).collect::<Vec<_>>().join(", "))]
     MeshNotFound {
         /// The URDF.
         origin: String,
