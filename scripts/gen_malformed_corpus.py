@@ -105,6 +105,15 @@ URDFS = {
     "duplicate_link.urdf": (robot("\n".join([link("base"), link("base")])), "is defined twice"),
     "nan_origin.urdf": (two_links(origin='xyz="0 nan 0" rpy="0 0 0"'), "non-finite"),
     "no_links.urdf": (robot(""), "no links"),
+    # A moving link without an <inertial>: refused as MuJoCo does (LTDL pivots divide by its inertia).
+    "massless_link.urdf": (
+        robot("\n".join([link("base"), link("arm", ""), joint("j1", "base", "arm")])),
+        "has mass 0 kg and principal moments of inertia [0.0, 0.0, 0.0] kg·m²: a moving body needs a mass and moments of at least 1e-15",
+    ),
+    "point_mass_link.urdf": (
+        robot("\n".join([link("base"), link("arm", '<inertial><mass value="1"/><inertia ixx="0" ixy="0" ixz="0" iyy="0" iyz="0" izz="0"/></inertial>'), joint("j1", "base", "arm")])),
+        "the body moved by joint `j1` (links `arm`) has mass 1 kg",
+    ),
     "negative_radius.urdf": (robot(link("base", extra='<collision><geometry><cylinder radius="-0.1" length="0.2"/></geometry></collision>')), "must be positive"),
 }
 
@@ -117,6 +126,15 @@ YAMLS = {
     "unknown_joint.yaml": (BASE_YAML + "  initial_posture: {nope: 0.1}\n", "expected one of the configured joints"),
     "out_of_limits.yaml": (BASE_YAML + "  initial_posture: {lf_kfe: 10}\n", "within the URDF limits"),
     "negative_compliance.yaml": (BASE_YAML + "contact: {compliance_normal: -1}\n", "key `contact.compliance_normal`"),
+    # Accepted before issue 26 and then crashed start-up or the loop (a Duration overflow, a
+    # zero step, a (3n)² allocation): each number now has a physical range.
+    "tiny_rate.yaml": (BASE_YAML + "rate_hz: 1e-20\n", "key `rate_hz`: expected a rate from 1 to 100000 Hz, got 1e-20"),
+    "huge_rate.yaml": (BASE_YAML + "rate_hz: 3e9\n", "key `rate_hz`: expected a rate from 1 to 100000 Hz, got 3e9"),
+    "tiny_diagnostics_rate.yaml": (BASE_YAML + "diagnostics: {rate_hz: 1e-20}\n", "key `diagnostics.rate_hz`: expected a rate from 0.01 to 1000 Hz"),
+    "huge_catch_up.yaml": (BASE_YAML + "sim: {catch_up: 1e20}\n", "key `sim.catch_up`: expected a duration from 0 to 60 s, got 1e20"),
+    "huge_stale_periods.yaml": (BASE_YAML + "watchdog: {stale_after_periods: 1e308}\n", "key `watchdog.stale_after_periods`: expected a number of periods from 1 to 1e6"),
+    "huge_max_contacts.yaml": (BASE_YAML + "collision: {max_contacts: 100000000}\n", "key `collision.max_contacts`: expected a number of contacts from 1 to 1024, got 1e8"),
+    "tiny_dt.yaml": (BASE_YAML + "sim: {dt: 1e-300}\n", "key `sim.dt`: expected a time step from 1e-6 to 1 s"),
 }
 
 FLAT = [((0, 0, 0), (1, 0, 0), (0, 1, 0)), ((1, 0, 0), (1, 1, 0), (0, 1, 0))]
@@ -129,6 +147,35 @@ MESHES = {
     "garbage.obj": (b"v 1 2\nf 1 2 3\nthis is not an obj\n", "cannot load the mesh"),
     "broken.dae": (dae()[:400].encode(), "cannot load the mesh"),
     # An accessor whose source names no array: mesh-loader panics on it (found by tests/fuzz.rs).
+    # mesh-loader loops forever on a geometry source holding a <Name_array> or <IDREF_array>
+    # with content, and reserves what a count announces (16 GiB for 2³² − 1 floats):
+    # refused from the file's content before it is called (src/collision/mesh_file.rs).
+    "name_array.dae": (
+        dae().replace('<float_array id="cube-positions-array" count="24">', '<Name_array id="names" count="1">joint</Name_array><float_array id="cube-positions-array" count="24">').encode(),
+        "<Name_array> with content in a geometry",
+    ),
+    "idref_array.dae": (
+        dae().replace("<vertices", '<source id="refs"><IDREF_array id="refs-array" count="2">a b</IDREF_array></source><vertices').encode(),
+        "<IDREF_array> with content in a geometry",
+    ),
+    "huge_array_count.dae": (
+        dae().replace('count="24"', 'count="4294967295"').encode(),
+        "<float_array> (line 7) announces 4294967295 values but holds 24",
+    ),
+    "huge_triangle_count.dae": (
+        dae().replace('<triangles count="12">', '<triangles count="4294967295">').encode(),
+        "<triangles> (line 15) announces 4294967295 primitives but holds 36 indices",
+    ),
+    "huge_offset.dae": (
+        dae().replace('source="#cube-vertices" offset="0"', 'source="#cube-vertices" offset="4294967294"').encode(),
+        "<triangles> (line 15) implies 154618822620 indices but holds 36",
+    ),
+    "degenerate_polylist.dae": (
+        dae().replace('<triangles count="12">', '<polylist count="13"><vcount>1 ' + "3 " * 11 + '3</vcount>')
+        .replace("</p></triangles>", " 0</p></polylist>").encode(),
+        "has a polygon of fewer than 3 vertices",
+    ),
+    "unsupported.ply": (b"ply\nformat ascii 1.0\nend_header\n", "unsupported mesh format"),
     "dangling_source.dae": (
         dae().replace('id="cube-positions-array"', 'id="cube/positions-array"').encode(),
         "the mesh loader failed on it",

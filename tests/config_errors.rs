@@ -398,3 +398,149 @@ fn several_robots_errors_name_the_key() {
     let (file, e) = load("joints.yaml", &joints);
     assert!(e.starts_with(&format!("{file}: key `robots[0].joints[1]`: expected a revolute")), "{e}");
 }
+
+/// Every class of physical range refuses the first number past it with the usual line:
+/// the file, the key, the range with its unit, the number found. Each fragment is the
+/// range's edge pushed just past it (`ranges::*` holds the edges).
+#[test]
+fn numbers_outside_their_physical_range_name_key_range_and_value() {
+    let cases = [
+        ("rate_hz: 1e-20", "rate_hz", "expected a rate from 1 to 100000 Hz, got 1e-20"),
+        ("rate_hz: 3e9", "rate_hz", "expected a rate from 1 to 100000 Hz, got 3e9"),
+        ("diagnostics: {rate_hz: 1e-20}", "diagnostics.rate_hz", "expected a rate from 0.01 to 1000 Hz, got 1e-20"),
+        (
+            "sensors: {imu: [{name: i, link: base, rate_hz: 2e5}]}",
+            "sensors.imu[0].rate_hz",
+            "expected a rate from 0.001 to 100000 Hz, got 200000",
+        ),
+        ("sim: {dt: 2}", "sim.dt", "expected a time step from 1e-6 to 1 s, got 2"),
+        (
+            "sim: {realtime_factor: 1e4}",
+            "sim.realtime_factor",
+            "expected a real-time factor from 0.001 to 1000, got 10000",
+        ),
+        ("sim: {catch_up: 1e20}", "sim.catch_up", "expected a duration from 0 to 60 s, got 1e20"),
+        ("control: {pairing_tolerance: 5}", "control.pairing_tolerance", "expected a duration from 1e-9 to 1 s, got 5"),
+        (
+            "robot: {urdf: r.urdf, description_timeout: 1e6}",
+            "robot.description_timeout",
+            "expected a duration from 0.001 to 86400 s, got 1e6",
+        ),
+        (
+            "watchdog: {stale_after_periods: 1e308}",
+            "watchdog.stale_after_periods",
+            "expected a number of periods from 1 to 1e6, got 1e308",
+        ),
+        (
+            "sim: {base_position: [0, 0, 2e4]}",
+            "sim.base_position[2]",
+            "expected a coordinate from -10000 to 10000 m, got 20000",
+        ),
+        ("sim: {base_rpy: [0, 11, 0]}", "sim.base_rpy[1]", "expected an angle from -10 to 10 rad, got 11"),
+        (
+            "environment: {slopes: [{name: s, position: [0, 0, 0], angle: 1.6, size: [1, 1, 0.1]}]}",
+            "environment.slopes[0].angle",
+            "expected an inclination from -1.57 to 1.57 rad, got 1.6",
+        ),
+        (
+            "environment: {ground: {normal: [0, 0, 1e300]}}",
+            "environment.ground.normal[2]",
+            "expected a direction component from -1000 to 1000, got 1e300",
+        ),
+        (
+            "environment: {boxes: [{name: b, size: [1, 1e5, 1], position: [0, 0, 0]}]}",
+            "environment.boxes[0].size[1]",
+            "expected a length from 1e-6 to 10000 m, got 100000",
+        ),
+        (
+            "environment: {meshes: [{name: m, file: m.stl, scale: [1e-9, 1, 1]}]}",
+            "environment.meshes[0].scale[0]",
+            "expected a scale factor from 1e-6 to 1e6, got 1e-9",
+        ),
+        ("collision: {margin: 11}", "collision.margin", "expected a distance from 0 to 10 m, got 11"),
+        (
+            "sim: {bodies: [{name: b, shape: {type: sphere, radius: 0.1}, mass: 1e8, position: [0, 0, 1]}]}",
+            "sim.bodies[0].mass",
+            "expected a mass from 1e-6 to 1e7 kg, got 1e8",
+        ),
+        (
+            "sim: {bodies: [{name: b, shape: {type: sphere, radius: 0.1}, mass: 1, position: [0, 0, 1], velocity: [0, 2e3, 0]}]}",
+            "sim.bodies[0].velocity[1]",
+            "expected a velocity from -1000 to 1000 m/s, got 2000",
+        ),
+        (
+            "collision: {link_friction: {lf_foot: 101}}",
+            "collision.link_friction.lf_foot",
+            "expected a friction coefficient from 0 to 100, got 101",
+        ),
+        (
+            "environment: {ground: {restitution: 1.5}}",
+            "environment.ground.restitution",
+            "expected a restitution coefficient from 0 to 1, got 1.5",
+        ),
+        ("control: {kp: 1e9}", "control.kp", "expected a stiffness from 0 to 1e8 1/s², got 1e9"),
+        (
+            "control: {stance_damping: 1e7}",
+            "control.stance_damping",
+            "expected a damping rate from 0 to 1e6 1/s, got 1e7",
+        ),
+        ("control: {joint_weight: 1e-12}", "control.joint_weight", "expected a weight from 1e-9 to 1e9, got 1e-12"),
+        (
+            "joint_commands: {position_gains: {default: {kp: 1e10}}}",
+            "joint_commands.position_gains.default.kp",
+            "expected a gain from 0 to 1e9, got 1e10",
+        ),
+        (
+            "control: {max_contact_force: 1e10}",
+            "control.max_contact_force",
+            "expected a force from 0 to 1e9 N, got 1e10",
+        ),
+        ("contact: {tolerance: 2}", "contact.tolerance", "expected a tolerance from 1e-15 to 1, got 2"),
+        (
+            "contact: {restitution_threshold: 200}",
+            "contact.restitution_threshold",
+            "expected a speed from 0 to 100 m/s, got 200",
+        ),
+        (
+            "contact: {compliance_normal: 2}",
+            "contact.compliance_normal",
+            "expected a compliance from 0 to 1 m/N, got 2",
+        ),
+        (
+            "sensors: {imu: [{name: i, link: base, accel_noise: [0, 0, 1e4]}]}",
+            "sensors.imu[0].accel_noise[2]",
+            "expected a sensor error from -1000 to 1000 rad/s or m/s², got 10000",
+        ),
+        (
+            "control: {posture: {lf_kfe: 1e5}}",
+            "control.posture.lf_kfe",
+            "expected a joint position from -10000 to 10000 rad or m, got 100000",
+        ),
+        (
+            "contact: {max_iterations: 10000000}",
+            "contact.max_iterations",
+            "expected an iteration count from 1 to 1e6, got 1e7",
+        ),
+        ("sim: {publish_every: 10000000}", "sim.publish_every", "expected a number of steps from 1 to 1e6, got 1e7"),
+        ("qos: {clock: {depth: 100000}}", "qos.clock.depth", "expected a queue depth from 1 to 10000, got 100000"),
+        ("realtime: {cpu: 1024}", "realtime.cpu", "expected a CPU index from 0 to 1023, got 1024"),
+        (
+            "collision: {max_contacts: 100000000}",
+            "collision.max_contacts",
+            "expected a number of contacts from 1 to 1024, got 1e8",
+        ),
+    ];
+    for (fragment, key, message) in cases {
+        let yaml = if fragment.starts_with("robot:") {
+            format!("{fragment}\n")
+        } else {
+            format!("robot: {{urdf: r.urdf}}\n{fragment}\n")
+        };
+        assert_eq!(error(&yaml), format!("robot.yaml: key `{key}`: {message}"), "{fragment}");
+    }
+    // The edges themselves are accepted.
+    for edge in ["rate_hz: 100000", "rate_hz: 1", "sim: {dt: 1.0e-6, catch_up: 60}", "collision: {max_contacts: 1024}"]
+    {
+        assert!(Config::from_yaml(&format!("robot: {{urdf: r.urdf}}\n{edge}\n"), "robot.yaml").is_ok(), "{edge}");
+    }
+}

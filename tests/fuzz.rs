@@ -7,7 +7,9 @@
 //! than 2 s (a hang shows as a slow case or a test that never ends), and a rejected input
 //! has a one-line message that names its file (or is a typed rejection for messages);
 //! an accepted robot has finite dynamics at its neutral configuration, an accepted
-//! trajectory finite samples.
+//! configuration takes one simulator step and one controller tick in the loop assembly
+//! with finite outputs, an accepted trajectory finite samples. A case still running after
+//! [`HANG`] aborts the test binary naming it (a hang would otherwise never end the test).
 //!
 //! Cases per target: $SIGNORINI_FUZZ_CASES (default 100 000), spread over the cores. A
 //! failing input is written to the temporary directory and named in the failure.
@@ -17,16 +19,19 @@ mod counting;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use signorini::app::{ExternalWrenches, Setup, WrenchTargets};
+use signorini::app::{ExternalWrenches, Outputs, Setup, SetupError, SimAndControlLoop, SimLoop, WrenchTargets};
 use signorini::collision::{CollisionShape, CollisionWorld, load_mesh};
-use signorini::config::Config;
+use signorini::config::{Config, InitialState};
 use signorini::control::{JointTrajectory, TrajectoryPoint};
 use signorini::dynamics;
 use signorini::model::{Data, MimicPolicy, Model, ModelOptions, RobotDescription};
-use signorini::runtime::{MeasuredState, Odometry, StateAssembly, base_pose, select_joints, validate_efforts};
+use signorini::runtime::{
+    Counters, Job, MeasuredState, MonotonicTime, Odometry, StateAssembly, Tick, base_pose, select_joints,
+    validate_efforts,
+};
 use signorini::spatial::{Force, Vec3};
 
 use common::repo;
@@ -34,6 +39,8 @@ use counting::largest_allocation_during;
 
 const LARGEST_ALLOCATION: usize = 256 << 20;
 const SLOWEST_CASE: Duration = Duration::from_secs(2);
+/// A case running this long is a hang: the watchdog aborts with its target and number.
+const HANG: Duration = Duration::from_secs(60);
 
 fn cases() -> usize {
     std::env::var("SIGNORINI_FUZZ_CASES").ok().and_then(|s| s.parse().ok()).unwrap_or(100_000)
@@ -65,9 +72,29 @@ const EVIL_NUMBERS: [&str; 16] = [
     "nan", "NaN", ".nan", "inf", "-inf", ".inf", "-1", "0", "-0", "1e308", "-1e308", "1e-320", "", "abc", "1 2", "0x10",
 ];
 
-/// Fragments that break structure.
-const EVIL_FRAGMENTS: [&str; 16] =
-    ["<", ">", "\"", "&", "'", "<link name=\"x\"/>", "</robot>", ":", "- ", "{", "[", "\u{0}", "é", "\n", "  ", "<!--"];
+/// Fragments that break structure (the last three: what made mesh-loader hang or reserve
+/// 16 GiB before issue 26).
+const EVIL_FRAGMENTS: [&str; 19] = [
+    "<",
+    ">",
+    "\"",
+    "&",
+    "'",
+    "<link name=\"x\"/>",
+    "</robot>",
+    ":",
+    "- ",
+    "{",
+    "[",
+    "\u{0}",
+    "é",
+    "\n",
+    "  ",
+    "<!--",
+    "<Name_array id=\"n\" count=\"2\">a b</Name_array>",
+    "<IDREF_array id=\"r\" count=\"1\">a</IDREF_array>",
+    " count=\"4294967295\"",
+];
 
 fn is_number_char(c: char) -> bool {
     c.is_ascii_digit() || matches!(c, '.' | '-' | 'e' | 'E' | '+')
@@ -200,12 +227,35 @@ fn fuzz(name: &str, cases: usize, case: impl Fn(&mut Rng, usize) -> (String, Res
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get()).max(1);
     let failures: Mutex<Vec<String>> = Mutex::new(Vec::new());
     let slowest = Mutex::new(Duration::ZERO);
+    let largest_seen = std::sync::atomic::AtomicUsize::new(0);
     let accepted = std::sync::atomic::AtomicUsize::new(0);
     let started = Instant::now();
     quiet_panics_on_fuzzing_threads();
+    // Per thread: the case it runs and since when (ms after `started`; u64::MAX: idle).
+    let running: Vec<(std::sync::atomic::AtomicU64, std::sync::atomic::AtomicU64)> = (0..threads)
+        .map(|_| (std::sync::atomic::AtomicU64::new(0), std::sync::atomic::AtomicU64::new(u64::MAX)))
+        .collect();
+    let done = std::sync::atomic::AtomicUsize::new(0);
     std::thread::scope(|s| {
+        let (running, done) = (&running, &done);
+        s.spawn(move || {
+            use std::sync::atomic::Ordering::Relaxed;
+            while done.load(Relaxed) < threads {
+                std::thread::sleep(Duration::from_millis(200));
+                let now = started.elapsed().as_millis() as u64;
+                for (case, since) in running {
+                    let since = since.load(Relaxed);
+                    if since != u64::MAX && now.saturating_sub(since) > HANG.as_millis() as u64 {
+                        eprintln!("{name}: case {} hangs (over {HANG:?}): aborting", case.load(Relaxed));
+                        std::process::abort();
+                    }
+                }
+            }
+        });
         for t in 0..threads {
-            let (failures, slowest, case, accepted) = (&failures, &slowest, &case, &accepted);
+            let (failures, slowest, case, accepted, largest_seen) =
+                (&failures, &slowest, &case, &accepted, &largest_seen);
+            let (running, done) = (running, done);
             s.spawn(move || {
                 FUZZING.set(true);
                 let mut rng =
@@ -213,9 +263,13 @@ fn fuzz(name: &str, cases: usize, case: impl Fn(&mut Rng, usize) -> (String, Res
                 for k in (t..cases).step_by(threads) {
                     let state = rng.0;
                     let began = Instant::now();
+                    running[t].0.store(k as u64, std::sync::atomic::Ordering::Relaxed);
+                    running[t].1.store(started.elapsed().as_millis() as u64, std::sync::atomic::Ordering::Relaxed);
                     let (largest, outcome) =
                         largest_allocation_during(|| catch_unwind(AssertUnwindSafe(|| case(&mut rng, k))));
                     let took = began.elapsed();
+                    running[t].1.store(u64::MAX, std::sync::atomic::Ordering::Relaxed);
+                    largest_seen.fetch_max(largest, std::sync::atomic::Ordering::Relaxed);
                     if let Ok(mut s) = slowest.lock() {
                         *s = (*s).max(took);
                     }
@@ -246,15 +300,18 @@ fn fuzz(name: &str, cases: usize, case: impl Fn(&mut Rng, usize) -> (String, Res
                         }
                     }
                 }
+                done.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
             });
         }
     });
     let failures = failures.into_inner().unwrap();
     let accepted = accepted.into_inner();
     println!(
-        "{name}: {cases} cases ({accepted} accepted) in {:.1} s, slowest {:?}, {} failures",
+        "{name}: {cases} cases ({accepted} accepted) in {:.1} s, slowest {:?}, largest allocation {:.1} MB, peak RSS of the test process {:.0} MB, {} failures",
         started.elapsed().as_secs_f64(),
         slowest.into_inner().unwrap(),
+        largest_seen.into_inner() as f64 / 1e6,
+        peak_rss_mb(),
         failures.len()
     );
     assert!(accepted * 100 >= cases, "{name}: only {accepted} of {cases} inputs accepted");
@@ -270,6 +327,14 @@ fn fuzz(name: &str, cases: usize, case: impl Fn(&mut Rng, usize) -> (String, Res
 fn failures_dir() -> &'static Path {
     static DIR: std::sync::OnceLock<std::path::PathBuf> = std::sync::OnceLock::new();
     DIR.get_or_init(|| signorini::scratch::private_dir("signorini-fuzz").expect("a private temporary directory"))
+}
+
+/// The test process's peak resident set (MB, getrusage's ru_maxrss): all its tests so far.
+fn peak_rss_mb() -> f64 {
+    // SAFETY: getrusage writes the struct it is given and nothing else.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let ok = unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) } == 0;
+    if ok { usage.ru_maxrss as f64 / 1024.0 } else { f64::NAN }
 }
 
 fn read(path: &str) -> String {
@@ -396,16 +461,65 @@ fn configuration() {
                     Err(format!("message: {m}"))
                 }
             }
-            Ok(config) => match Setup::new(&file, config, robots[rng.below(robots.len())].clone()) {
-                Ok(_) => Ok(true),
-                Err(e) => {
-                    let m = e.to_string();
-                    if m.contains("fuzz.yaml") && !m.contains('\n') { Ok(false) } else { Err(format!("message: {m}")) }
+            Ok(mut config) => {
+                // Stepping from the first tick, whatever the seed says, so that every
+                // accepted configuration reaches the loop.
+                config.simulation_interfaces.initial_state = InitialState::Playing;
+                match Setup::new(&file, config, robots[rng.below(robots.len())].clone()) {
+                    Ok(setup) => one_tick(&setup),
+                    Err(e) => named_setup_error(&e),
                 }
-            },
+            }
         };
         (yaml, result)
     });
+}
+
+/// A start-up error is a one-line message naming the configuration.
+fn named_setup_error(e: &SetupError) -> Result<bool, String> {
+    let m = e.to_string();
+    if m.contains("fuzz.yaml") && !m.contains('\n') { Ok(false) } else { Err(format!("message: {m}")) }
+}
+
+/// An accepted configuration in the loop: the loop assembly of `mode: sim+control` (or of
+/// `mode: sim` for several robots) built and ticked once: one simulator step and, for one
+/// robot, one controller tick on its state. Whatever the numbers, the step is taken and
+/// what the tick hands the publishers is finite.
+fn one_tick(setup: &Setup) -> Result<bool, String> {
+    let now = MonotonicTime::now();
+    let tick = Tick { index: 0, deadline: now, wake: now, period: setup.config.loop_period() };
+    let counters = Arc::new(Counters::default());
+    let finite = |o: &Outputs, what: &str| -> Result<(), String> {
+        let mut all = o.position.iter().chain(&o.velocity).chain(&o.effort);
+        if all.all(|x| x.is_finite()) { Ok(()) } else { Err(format!("non-finite {what}: {o:?}")) }
+    };
+    let (steps, sim_sample, control_sample) = if setup.robots.is_empty() {
+        let mut assembly = match SimAndControlLoop::new(setup, counters) {
+            Ok(a) => a,
+            Err(e) => return named_setup_error(&e),
+        };
+        assembly.job.tick(&tick);
+        let mut sim = None;
+        assembly.sim.samples.pop_with(|o| sim = Some(finite(o, "simulator sample")));
+        let mut control = None;
+        assembly.control.samples.pop_with(|o| control = Some(finite(o, "controller sample")));
+        (assembly.job.sim().steps_taken(), sim, control)
+    } else {
+        let mut assembly = match SimLoop::new(setup, counters) {
+            Ok(a) => a,
+            Err(e) => return named_setup_error(&e),
+        };
+        assembly.job.tick(&tick);
+        let mut sim = None;
+        assembly.ends.samples.pop_with(|o| sim = Some(finite(o, "simulator sample")));
+        (assembly.job.steps_taken(), sim, Some(Ok(())))
+    };
+    if steps != 1 {
+        return Err(format!("accepted, but the first tick took {steps} steps"));
+    }
+    sim_sample.unwrap_or(Ok(()))?;
+    control_sample.unwrap_or(Ok(()))?;
+    Ok(true)
 }
 
 /// Seeds of each mesh format: a unit cube as binary and ASCII STL, OBJ and COLLADA.
@@ -932,4 +1046,59 @@ fn handlers_into_the_loops() {
         });
         (String::new(), result)
     });
+}
+
+/// Every range edge of the configuration (tests/config_errors.rs checks that one past it is
+/// refused) starts up and ticks once in the loop within the fuzzers' bounds: at most 256 MB
+/// in one allocation, 2 s. `collision.max_contacts: 1024` sizes the largest buffers.
+#[test]
+fn configuration_range_edges_tick_within_bounds() {
+    let base = read("config/quadruped.yaml");
+    let robot = RobotDescription::from_file(&repo("urdf/quadruped.urdf")).unwrap();
+    let edges = [
+        "rate_hz: 1",
+        "rate_hz: 100000",
+        "sim: {dt: 1.0e-6}",
+        "sim: {dt: 1}",
+        "sim: {catch_up: 60, realtime_factor: 1000, publish_every: 1000000}",
+        "sim: {realtime_factor: 0.001}",
+        "watchdog: {stale_after_periods: 1000000}",
+        "diagnostics: {rate_hz: 0.01}",
+        "diagnostics: {rate_hz: 1000}",
+        "collision: {max_contacts: 1024, margin: 10}",
+        "contact: {max_iterations: 1000000, tolerance: 1.0e-15}",
+        "control: {kp: 1.0e8, kd: 1.0e6, base_kp: 1.0e8, base_kd: 1.0e6, max_contact_force: 1.0e9}",
+    ];
+    let mut worst = (Duration::ZERO, 0usize, "");
+    for edge in edges {
+        // The edge's top-level key replaces the seed's.
+        let key = edge.split(':').next().unwrap();
+        let kept: Vec<&str> = {
+            let mut skip = false;
+            base.lines()
+                .filter(|l| {
+                    if !l.starts_with(' ') && !l.is_empty() {
+                        skip = l.starts_with(&format!("{key}:"));
+                    }
+                    !skip
+                })
+                .collect()
+        };
+        let yaml = format!("{}\n{edge}\n", kept.join("\n"));
+        let file = repo("config/edge.yaml");
+        let config = Config::from_yaml(&yaml, "config/edge.yaml").unwrap_or_else(|e| panic!("{edge}: {e}"));
+        let began = Instant::now();
+        let (largest, outcome) = largest_allocation_during(|| {
+            let setup = Setup::new(&file, config, robot.clone()).map_err(|e| e.to_string())?;
+            one_tick(&setup)
+        });
+        let took = began.elapsed();
+        assert_eq!(outcome, Ok(true), "{edge}");
+        println!("{edge}: {took:?}, largest allocation {:.1} MB", largest as f64 / 1e6);
+        assert!(largest <= LARGEST_ALLOCATION && took <= SLOWEST_CASE, "{edge}: {largest} bytes, {took:?}");
+        if took > worst.0 {
+            worst = (took, largest, edge);
+        }
+    }
+    println!("slowest edge: {worst:?}");
 }

@@ -28,7 +28,10 @@ pub use entity_exchange::{EntityEnds, EntityIo, EntityLoop, EntitySetter, Entity
 pub use joint_commands::{JointCommandInput, JointCommandRejection, JointCommandTable};
 pub use outputs::{ContactForce, MARKED_CONTACTS, OutputLayout, Outputs, Wrench};
 pub use robots::RobotView;
-pub use setup::{JointSlot, Setup, SetupError, UrdfText};
+pub use setup::{
+    JointSlot, MAX_MASS_MATRIX_CONDITION, Setup, SetupError, SingularMassMatrix, UrdfText, check_mass_matrix,
+    mass_matrix_condition,
+};
 pub use sim_job::{ExternalWrenches, SimJob};
 pub use sim_requests::{ResetScope, SimRequests, SimulationState};
 pub use spawning::{SpawnRequest, Spawns};

@@ -116,6 +116,13 @@ fn load(file: &str, config: &Config, i: usize, entry: &RobotEntry) -> Result<Loa
     };
     let model = Model::from_description(&description, &options)
         .map_err(|e| invalid(file, format!("robots[{i}].urdf"), e.to_string()))?;
+    super::setup::check_mass_matrix(&model, model.neutral_configuration().as_slice()).map_err(|e| {
+        invalid(
+            file,
+            format!("robots[{i}].urdf"),
+            format!("{}: {e} (at the neutral configuration)", description.origin),
+        )
+    })?;
     let movable: Vec<&str> = description.movable_joints().map(|j| j.name.as_str()).collect();
     let joints: Vec<String> = match &entry.joints {
         None => movable.iter().map(|s| (*s).to_owned()).collect(),

@@ -12,11 +12,13 @@ mod bvh;
 mod contact;
 mod environment;
 mod half_space;
+mod mesh_file;
 mod parry_adapter;
 mod shape;
 mod world;
 
 pub use contact::{Contact, ContactBuffer, ContactId, Owner, combine_friction, contact_frame};
 pub use environment::{CollisionSettings, Environment, Ground, Obstacle, ObstacleGeometry};
+pub use mesh_file::{MAX_MESH_BYTES, MeshFormat};
 pub use shape::{CollisionShape, MeshError, ShapeKind, load_mesh};
 pub use world::{CollisionError, CollisionObject, CollisionWorld, FreeBodyShape};

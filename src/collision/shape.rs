@@ -5,6 +5,8 @@
 
 use std::path::Path;
 
+use super::mesh_file::{MeshFormat, check_collada, read_bounded};
+
 use super::parry_adapter::{ParryShape, convex_hull};
 use crate::spatial::{SE3, Vec3};
 
@@ -350,7 +352,9 @@ fn parse_stl(bytes: &[u8]) -> Result<Vec<[[f32; 3]; 3]>, String> {
 }
 
 /// Vertices (scaled) and triangles of every mesh in a file: binary or ASCII STL (parsed
-/// here), OBJ and COLLADA (.dae) through the mesh-loader crate.
+/// here), OBJ and COLLADA (.dae) through the mesh-loader crate, by extension. The file is
+/// read once, at most [`super::MAX_MESH_BYTES`], and a COLLADA file is checked before the
+/// loader sees it ([`super::mesh_file`]); an OBJ's material libraries are not read.
 pub fn load_mesh(path: &Path, scale: &Vec3) -> Result<(Vec<Vec3>, Vec<[u32; 3]>), MeshError> {
     let file = path.display().to_string();
     // One line: the loaders quote the offending character, a line break included.
@@ -359,18 +363,27 @@ pub fn load_mesh(path: &Path, scale: &Vec3) -> Result<(Vec<Vec3>, Vec<[u32; 3]>)
         |v: &[f32; 3]| Vec3::new(f64::from(v[0]) * scale.x, f64::from(v[1]) * scale.y, f64::from(v[2]) * scale.z);
     let mut vertices = Vec::new();
     let mut triangles = Vec::new();
-    let is_stl = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("stl"));
-    if is_stl {
-        let bytes = std::fs::read(path).map_err(|e| fail(e.to_string()))?;
+    let format = MeshFormat::of(path)
+        .ok_or_else(|| fail("unsupported mesh format (expected .stl, .obj or .dae, in any case)".to_owned()))?;
+    let bytes = read_bounded(path).map_err(&fail)?;
+    if format == MeshFormat::Stl {
         for (k, t) in parse_stl(&bytes).map_err(fail)?.iter().enumerate() {
             vertices.extend(t.iter().map(scaled));
             let b = 3 * k as u32;
             triangles.push([b, b + 1, b + 2]);
         }
     } else {
+        if format == MeshFormat::Collada {
+            check_collada(&bytes).map_err(&fail)?;
+        }
         // mesh-loader panics on some malformed OBJ and COLLADA files (found by tests/fuzz.rs):
         // a bad mesh file must be an error naming it, never a crash.
-        let loaded = catch_quietly(|| mesh_loader::Loader::default().load(path));
+        let loaded = catch_quietly(|| match format {
+            MeshFormat::Collada => mesh_loader::collada::from_slice(&bytes),
+            _ => mesh_loader::obj::from_slice(&bytes, None, |_: &Path| {
+                Err::<Vec<u8>, _>(std::io::Error::other("material libraries are not read"))
+            }),
+        });
         let scene = match loaded {
             Ok(result) => result.map_err(|e| fail(e.to_string()))?,
             Err(panic) => {

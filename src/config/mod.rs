@@ -15,6 +15,7 @@
 pub mod contact;
 pub mod control;
 pub mod joint_commands;
+pub mod ranges;
 pub mod robots;
 pub mod scene;
 pub mod sensors;
@@ -516,10 +517,11 @@ impl Config {
         Ok(config)
     }
 
-    /// Parses YAML text; `file` names it in errors. Paths are kept as written.
+    /// Parses YAML text and checks every number against its physical range
+    /// ([`ranges`]); `file` names it in errors. Paths are kept as written.
     pub fn from_yaml(text: &str, file: &str) -> Result<Self, ConfigError> {
         let de = serde_yaml_ng::Deserializer::from_str(text);
-        serde_path_to_error::deserialize(de).map_err(|e| {
+        let config: Self = serde_path_to_error::deserialize(de).map_err(|e| {
             let path = e.path().to_string();
             let path = if path == "." { String::new() } else { path };
             let message = describe_yaml_error(e.inner(), &path);
@@ -536,7 +538,9 @@ impl Config {
             }
             let key = if path.is_empty() { "(top level)".to_owned() } else { path };
             ConfigError::Invalid { file: file.to_owned(), key, message }
-        })
+        })?;
+        ranges::check(&config, file)?;
+        Ok(config)
     }
 
     /// The effort command topic.

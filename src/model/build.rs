@@ -28,8 +28,9 @@ pub struct ModelOptions {
     pub package_dirs: Vec<PathBuf>,
     /// Do not resolve collision meshes (dynamics only).
     pub skip_meshes: bool,
-    /// Accept moving bodies whose rotational inertia is not positive semi-definite (as
-    /// Pinocchio does). Off by default: such a body can make M(q) indefinite.
+    /// Accept moving bodies without a positive mass or a positive definite rotational
+    /// inertia, as written (as Pinocchio does). Off by default, as MuJoCo refuses them:
+    /// such a body can make M(q) singular or indefinite.
     pub allow_invalid_inertia: bool,
     /// Whether `package://` and relative mesh paths must stay in their package or the
     /// URDF's folder (default) or may climb out of them.
@@ -43,7 +44,7 @@ pub enum ModelError {
     #[error(transparent)]
     Urdf(#[from] UrdfError),
     /// A collision mesh that cannot be found.
-    #[error("{origin}: link `{link}`: collision mesh `{}` not found (looked at {})", one_line(uri), tried.iter().map(|p| one_line(&p.display().to_string())).collect::<Vec<_>>().join(", "))]
+    #[error("{origin}: link `{}`: collision mesh `{}` not found (looked at {})", one_line(link), one_line(uri), tried.iter().map(|p| one_line(&p.display().to_string())).collect::<Vec<_>>().join(", "))]
     MeshNotFound {
         /// The URDF.
         origin: String,
@@ -70,9 +71,9 @@ pub enum ModelError {
         /// What it leaves: the package, or the URDF's folder.
         where_: String,
     },
-    /// A moving body whose rotational inertia is not positive semi-definite.
+    /// A moving body without a positive mass or a positive definite rotational inertia.
     #[error(
-        "{origin}: the body moved by joint `{joint}` (links {links}) has a rotational inertia that is not positive semi-definite (eigenvalues {eigenvalues:?} kg·m²); the option to allow invalid inertias loads it anyway"
+        "{origin}: the body moved by joint `{joint}` (links {links}) has mass {mass} kg and principal moments of inertia {eigenvalues:?} kg·m²: a moving body needs a mass and moments of at least {MIN_BODY_INERTIA:e} (allow_invalid_inertia loads it as written)"
     )]
     BadBodyInertia {
         /// The URDF.
@@ -81,6 +82,8 @@ pub enum ModelError {
         joint: String,
         /// The links merged into it.
         links: String,
+        /// Its mass (kg).
+        mass: f64,
         /// Eigenvalues of its rotational inertia about the centre of mass.
         eigenvalues: [f64; 3],
     },
@@ -204,23 +207,33 @@ impl Model {
     }
 }
 
-/// Every moving body's rotational inertia must be positive semi-definite (to 1e-9 of its
-/// largest eigenvalue, and 1e-12 kg·m² absolutely): otherwise M(q) can be indefinite.
+/// The smallest mass (kg) and principal moment of inertia (kg·m²) of a moving body:
+/// MuJoCo's mjMINVAL, the bound of its compiler's "mass and inertia of moving bodies must
+/// be larger than mjMINVAL".
+pub const MIN_BODY_INERTIA: f64 = 1e-15;
+
+/// Every moving body (a movable joint's, with its fixed-joint children merged in, as MuJoCo
+/// accepts a moving body whose static children carry the mass) needs a mass and the
+/// eigenvalues of its rotational inertia about its centre of mass of at least
+/// [`MIN_BODY_INERTIA`]. Then every body's spatial inertia is positive definite and so is
+/// M(q) = Σ Jᵢᵀ Iᵢ Jᵢ, at every configuration, for the LTDL and ABA pivots to divide by.
 fn check_body_inertias(
     model: &Model,
     d: &RobotDescription,
     links: &HashMap<&str, (usize, usize, SE3)>,
 ) -> Result<(), ModelError> {
     for i in 1..model.njoints() {
-        let e = model.inertias[i].rotational.symmetric_eigenvalues();
-        let largest = e.iter().fold(0.0f64, |m, x| m.max(x.abs()));
-        if e.iter().any(|&x| x < -(1e-9 * largest).max(1e-12)) {
+        let inertia = &model.inertias[i];
+        let e = inertia.rotational.symmetric_eigenvalues();
+        let valid = |x: f64| x >= MIN_BODY_INERTIA;
+        if !(valid(inertia.mass) && e.iter().all(|&x| valid(x))) {
             let mut merged: Vec<&str> = links.iter().filter(|(_, v)| v.0 == i).map(|(k, _)| *k).collect();
             merged.sort_unstable();
             return Err(ModelError::BadBodyInertia {
                 origin: d.origin.clone(),
                 joint: model.joint_names[i].clone(),
                 links: merged.iter().map(|l| format!("`{l}`")).collect::<Vec<_>>().join(", "),
+                mass: inertia.mass,
                 eigenvalues: [e[0], e[1], e[2]],
             });
         }
@@ -432,7 +445,41 @@ mod tests {
                    <joint name='j' type='revolute'><parent link='base'/><child link='arm'/>\
                    <limit lower='-1' upper='1' effort='1' velocity='1'/></joint></robot>";
         let e = Model::from_urdf_xml(xml, "r.urdf", &ModelOptions::default()).unwrap_err().to_string();
-        assert!(e.starts_with("r.urdf: the body moved by joint `j` (links `arm`) has a rotational inertia that is not positive semi-definite"), "{e}");
+        assert!(e.starts_with("r.urdf: the body moved by joint `j` (links `arm`) has mass 1 kg and principal moments of inertia [-1.0, 1.0, 1.0]"), "{e}");
+    }
+
+    /// MuJoCo's rule: a massless moving link, or a point mass (no rotational inertia), is
+    /// refused unless asked for; a massless link fixed to a massive one is part of its body.
+    #[test]
+    fn a_moving_body_needs_mass_and_inertia() {
+        let robot = |arm: &str, extra: &str| {
+            format!(
+                "<robot name='r'><link name='base'/><link name='arm'>{arm}</link>{extra}\
+                 <joint name='j' type='revolute'><parent link='base'/><child link='arm'/>\
+                 <limit lower='-1' upper='1' effort='1' velocity='1'/></joint></robot>"
+            )
+        };
+        let load = |xml: &str, allow| {
+            let options = ModelOptions { allow_invalid_inertia: allow, ..Default::default() };
+            Model::from_urdf_xml(xml, "r.urdf", &options).map(|_| ()).map_err(|e| e.to_string())
+        };
+        let massless = robot("", "");
+        let e = load(&massless, false).unwrap_err();
+        assert!(e.contains("joint `j` (links `arm`) has mass 0 kg") && e.contains("at least 1e-15"), "{e}");
+        assert_eq!(load(&massless, true), Ok(()));
+        let point = robot(
+            "<inertial><mass value='2'/><inertia ixx='0' ixy='0' ixz='0' iyy='0' iyz='0' izz='0'/></inertial>",
+            "",
+        );
+        assert!(
+            load(&point, false).unwrap_err().contains("has mass 2 kg and principal moments of inertia [0.0, 0.0, 0.0]")
+        );
+        let carried = robot(
+            "",
+            "<link name='tool'><inertial><mass value='1'/><inertia ixx='0.1' ixy='0' ixz='0' iyy='0.1' iyz='0' izz='0.1'/></inertial></link>\
+             <joint name='f' type='fixed'><parent link='arm'/><child link='tool'/></joint>",
+        );
+        assert_eq!(load(&carried, false), Ok(()));
     }
 
     #[test]

@@ -13,7 +13,7 @@ mod multibody;
 pub mod srdf;
 pub mod urdf;
 
-pub use build::{ModelError, ModelOptions};
+pub use build::{MIN_BODY_INERTIA, ModelError, ModelOptions};
 pub use data::Data;
 pub use frame::{Frame, FrameKind};
 pub use free_body::{FreeBody, FreeBodyError, FreeBodyState};
