@@ -44,7 +44,7 @@ pub async fn commands(
     counters: Arc<Counters>,
     topic: String,
 ) {
-    let mut input = EffortInput::new(writer, n, vec![0..n], counters);
+    let mut input = EffortInput::single(writer, n, counters);
     let mut throttle = Throttle::per_second();
     while let Some(msg) = stream.next().await {
         if let Err(why) = input.accept(0, &msg.data) {
