@@ -36,21 +36,15 @@ fn warn(throttle: &mut Throttle, topic: &str, what: std::fmt::Arguments) {
 }
 
 /// Effort commands (std_msgs/Float64MultiArray, one per controlled joint, configured
-/// order), checked by [`EffortInput`].
+/// order), checked by [`EffortInput`]: [`robot_commands`] of one robot.
 pub async fn commands(
-    mut stream: impl Stream<Item = Float64MultiArray> + Unpin,
+    stream: impl Stream<Item = Float64MultiArray> + Unpin,
     writer: MailboxWriter<EffortCommand>,
     n: usize,
     counters: Arc<Counters>,
     topic: String,
 ) {
-    let mut input = EffortInput::single(writer, n, counters);
-    let mut throttle = Throttle::per_second();
-    while let Some(msg) = stream.next().await {
-        if let Err(why) = input.accept(0, &msg.data) {
-            warn(&mut throttle, &topic, format_args!("{why}"));
-        }
-    }
+    robot_commands(vec![(0..n, stream, topic)], writer, n, counters).await;
 }
 
 /// Effort commands of several robots (`robots:`), each on its own topic (`streams`: its
