@@ -460,17 +460,28 @@ fn sensor_publishers(node: &mut r2r::Node, setup: &Setup) -> Result<SensorPublis
     let (config, qos) = (&setup.config.sensors, state_qos(&setup.config.qos, Qos::PUBLISHER));
     let mut imu = Vec::new();
     for s in &config.imu {
-        imu.push(publisher::<Imu>(node, &s.topic(), qos.clone())?);
+        let topic = robot_sensor_topic(setup, s.topic.is_none(), &s.link, "imu", &s.name).unwrap_or_else(|| s.topic());
+        imu.push(publisher::<Imu>(node, &topic, qos.clone())?);
     }
     let mut force_torque = Vec::new();
     for s in &config.force_torque {
-        force_torque.push(publisher::<WrenchStamped>(node, &s.topic(), qos.clone())?);
+        let topic = robot_sensor_topic(setup, s.topic.is_none(), &s.joint, "force_torque", &s.name)
+            .unwrap_or_else(|| s.topic());
+        force_torque.push(publisher::<WrenchStamped>(node, &topic, qos.clone())?);
     }
     let foot_contacts = match config.foot_contact.feet.is_empty() {
         true => None,
         false => Some(publisher::<JointState>(node, &config.foot_contact.topic, qos)?),
     };
     Ok(SensorPublishers { imu, force_torque, foot_contacts })
+}
+
+/// With `robots:`, the default topic of a sensor on one robot's link or joint (`on`, named
+/// `<ns>/...`): `/<ns>/<kind>/<name>`, beside that robot's other topics; None otherwise
+/// (a configured topic, or a single robot: `~/<kind>/<name>`).
+fn robot_sensor_topic(setup: &Setup, default: bool, on: &str, kind: &str, name: &str) -> Option<String> {
+    let robot = setup.robots.iter().find(|r| on.starts_with(&format!("{}/", r.namespace)))?;
+    default.then(|| robot.topic(&format!("{kind}/{}", crate::config::topic_token(name))))
 }
 
 /// A publishing thread, running `publish`.

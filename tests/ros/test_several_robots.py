@@ -96,3 +96,32 @@ def test_two_namespaced_quadrupeds_stand_under_their_own_pd_and_collide_without_
     # test's 0.372 m closest approach, its contacts 0.43 mm deep at most).
     assert closest > 0.36, f"the bases came within {closest} m: the robots interpenetrate"
     assert closest < 0.45, f"the bases stayed {closest} m apart: the push did not bring the robots together"
+
+
+def test_each_robots_sensors_publish_under_its_namespace(ros, tmp_path):
+    """IMUs on each robot's base (`link: a/base`, `b/base`) publish on /a/imu/<name> and
+    /b/imu/<name> (beside /a/odom, /b/odom), each measuring its own robot: standing, the
+    accelerometer reads g up and the orientation equals that robot's odometry."""
+    from sensor_msgs.msg import Imu
+    from test_modes import config
+
+    path = config(tmp_path, "two.yaml", "two_quadrupeds.yaml", append=(
+        "sensors:\n  imu:\n    - {name: imu_a, link: a/base}\n    - {name: imu_b, link: b/base}\n"))
+    node = NodeProcess("node", "--config", str(path))
+    imus = {ns: Recorder(ros, Imu, f"/{ns}/imu/imu_{ns}", lambda m: (m.header.frame_id, m.linear_acceleration.z,
+                                                                       m.orientation.w), RECENT) for ns in "ab"}
+    try:
+        node.wait_for_line("signorini:")
+        wait_until(lambda: all(r.snapshot() for r in imus.values()), 20.0, "both IMUs")
+        time.sleep(0.5)
+        for ns, r in imus.items():
+            frame, az, w = r.snapshot()[-1][1]
+            print(f"/{ns}/imu/imu_{ns}: frame {frame}, a_z {az:.3f} m/s², orientation w {w:.6f}")
+            assert frame == f"imu_{ns}"
+            assert abs(az - 9.81) < 0.5 and abs(w) > 0.99, (ns, az, w)
+        assert node.alive()
+    finally:
+        for r in imus.values():
+            ros.destroy_subscription(r.sub)
+        code = node.stop()
+    assert code == 0, node.output()
