@@ -76,18 +76,34 @@ pub async fn robot_commands<S: Stream<Item = Float64MultiArray> + Unpin>(
 
 /// Per-joint commands (sensor_msgs/JointState, as JointStateTopicSystem publishes them),
 /// checked whole by [`JointCommandSink`]; each accepted one updates the held table, which
-/// the loop reads.
-pub async fn joint_commands(
-    mut stream: impl Stream<Item = JointState> + Unpin,
+/// the loop reads. Several topics may feed it (`streams`: each with the prefix its joint
+/// names get, its stream and its name): with `robots:`, each robot's own topic carries its
+/// URDF names, prefixed `<ns>/` here.
+pub async fn joint_commands<S: Stream<Item = JointState> + Unpin>(
+    streams: Vec<(String, S, String)>,
     ends: (MailboxWriter<JointCommandTable>, JointCommandInput),
     counters: Arc<Counters>,
-    topic: String,
 ) {
     let mut sink = JointCommandSink::new(ends, counters);
+    let mut topics = Vec::with_capacity(streams.len());
+    let mut tagged = Vec::with_capacity(streams.len());
+    for (k, (prefix, stream, topic)) in streams.into_iter().enumerate() {
+        topics.push((prefix, topic));
+        tagged.push(stream.map(move |msg| (k, msg)));
+    }
+    let mut all = futures::stream::select_all(tagged);
     let mut throttle = Throttle::per_second();
-    while let Some(msg) = stream.next().await {
-        if let Err(why) = sink.accept(&msg.name, &msg.position, &msg.velocity, &msg.effort) {
-            warn(&mut throttle, &topic, format_args!("{why}"));
+    while let Some((k, msg)) = all.next().await {
+        let (prefix, topic) = &topics[k];
+        let outcome = match prefix.is_empty() {
+            true => sink.accept(&msg.name, &msg.position, &msg.velocity, &msg.effort),
+            false => {
+                let names: Vec<String> = msg.name.iter().map(|n| format!("{prefix}{n}")).collect();
+                sink.accept(&names, &msg.position, &msg.velocity, &msg.effort)
+            }
+        };
+        if let Err(why) = outcome {
+            warn(&mut throttle, topic, format_args!("{why}"));
         }
     }
 }

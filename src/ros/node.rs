@@ -202,15 +202,37 @@ fn run_sim(mut node: r2r::Node, setup: &Setup, mut tasks: Tasks) -> Result<NodeS
     };
     let mut banner = format!("{}; effort commands on {topic}", sim_banner(setup));
     if let Some(joint_topic) = &config.joint_commands.topic {
-        let qos = profile(config.qos.joint_commands.over(Qos::PUBLISHER));
-        let stream = subscription::<JointState>(&mut node, joint_topic, qos)?;
-        let task = inputs::joint_commands(stream, joint_commands, io.counters.clone(), joint_topic.to_string());
-        tasks.spawn(format!("{joint_topic} subscription"), task);
-        banner += &format!(", joint commands on {joint_topic}");
+        banner += &subscribe_joint_commands(&mut node, setup, joint_topic, joint_commands, &io, &mut tasks)?;
     }
     let publisher = sim_side(&mut node, setup, &io, ends, &mut tasks)?;
     job.hand_off_to(publisher.thread().clone());
     serve(node, setup, job, vec![publisher], io, banner, tasks)
+}
+
+/// The JointState command topic (`joint_commands.topic`) and, with `robots:`, each robot's
+/// own `/<ns>/<its last name>` carrying its URDF joint names; returns the banner's words.
+fn subscribe_joint_commands(
+    node: &mut r2r::Node,
+    setup: &Setup,
+    topic: &crate::config::TopicName,
+    ends: (crate::runtime::MailboxWriter<crate::app::JointCommandTable>, crate::app::JointCommandInput),
+    io: &LoopIo,
+    tasks: &mut Tasks,
+) -> Result<String, NodeError> {
+    let qos = profile(setup.config.qos.joint_commands.over(Qos::PUBLISHER));
+    let topic = topic.to_string();
+    let mut streams = vec![(String::new(), subscription::<JointState>(node, &topic, qos.clone())?, topic.clone())];
+    let last = topic.rsplit('/').next().unwrap_or(&topic).to_owned();
+    for r in &setup.robots {
+        let own = r.topic(&last);
+        streams.push((format!("{}/", r.namespace), subscription::<JointState>(node, &own, qos.clone())?, own));
+    }
+    let words = match setup.robots.is_empty() {
+        true => format!(", joint commands on {topic}"),
+        false => format!(", joint commands on {topic} and /<ns>/{last}"),
+    };
+    tasks.spawn(format!("{topic} subscriptions"), inputs::joint_commands(streams, ends, io.counters.clone()));
+    Ok(words)
 }
 
 /// The effort command subscription of the single robot; returns its topic.

@@ -125,3 +125,34 @@ def test_each_robots_sensors_publish_under_its_namespace(ros, tmp_path):
             ros.destroy_subscription(r.sub)
         code = node.stop()
     assert code == 0, node.output()
+
+
+def test_each_robot_takes_joint_state_commands_on_its_own_topic(ros, tmp_path):
+    """JointStateTopicSystem per robot: /b/robot_joint_commands with b's URDF joint names
+    (position interface for b's lf_haa) moves b's joint; a's stays."""
+    from test_modes import config
+
+    path = config(tmp_path, "two.yaml", "two_quadrupeds.yaml",
+                  append="joint_commands:\n  interfaces: {b/lf_haa: position}\n"
+                         "  position_gains: {b/lf_haa: {kp: 200, kd: 5}}\n")
+    node = NodeProcess("node", "--config", str(path))
+    command = ros.create_publisher(JointState, "/b/robot_joint_commands", 10)
+    states = {ns: Recorder(ros, JointState, f"/{ns}/joint_states",
+                           lambda m: dict(zip(m.name, m.position)), RECENT) for ns in "ab"}
+    try:
+        node.wait_for_line("signorini:")
+        wait_until(lambda: command.get_subscription_count() >= 1, 20.0, "the node on /b/robot_joint_commands")
+        deadline = time.time() + 3.0
+        while time.time() < deadline:
+            command.publish(JointState(name=["lf_haa"], position=[0.3]))
+            time.sleep(0.05)
+        b, a = states["b"].snapshot()[-1][1]["lf_haa"], states["a"].snapshot()[-1][1]["lf_haa"]
+        print(f"after 3 s of /b/robot_joint_commands lf_haa 0.3: b {b:.4f} rad, a {a:.4f} rad")
+        assert abs(b - 0.3) < 0.03 and abs(a) < 0.05, (a, b)
+        assert node.alive()
+    finally:
+        ros.destroy_publisher(command)
+        for r in states.values():
+            ros.destroy_subscription(r.sub)
+        code = node.stop()
+    assert code == 0, node.output()
