@@ -249,6 +249,7 @@ fn solo12_stands_under_the_controller_with_its_predicted_forces() {
         let v_ref = controller.reference_velocity().to_vec();
         let all = every.compute(&model, &mut every_data, &q, &v, &v_ref, &detected, DT).unwrap();
         let id = controller.inverse_dynamics();
+        assert_eq!(all.len(), id.torques().len(), "tick {k}: torques");
         for (a, b) in all.iter().zip(id.torques()) {
             assert!((a - b).abs() < 1e-9 * weight, "tick {k}: torques {all:?} vs {:?}", id.torques());
         }
