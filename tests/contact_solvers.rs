@@ -189,6 +189,7 @@ fn chrono_admm_and_the_seed_000_admm_agree_on_random_strictly_convex_ccps() {
                 x.stats.residuals,
                 x.stats.iterations
             );
+            assert_eq!(x.lambda.len(), reference.lambda.len(), "seed {seed}, {}: λ length", solver.name());
             let diff = x.lambda.iter().zip(&reference.lambda).fold(0.0f64, |d, (a, b)| d.max((a - b).abs()));
             assert!(diff < 1e-8, "seed {seed}, {}: λ differs by {diff}", solver.name());
         }
@@ -304,6 +305,7 @@ fn sap_on_separating_contacts_and_assembled_scenes() {
         let [mut admm, _] = chrono(1e-13, 50_000);
         let x = solve(&mut admm, &same);
         let scale = norm_inf(&x.lambda);
+        assert_eq!(x.lambda.len(), r.lambda.len(), "{name}: λ length");
         let diff = x.lambda.iter().zip(&r.lambda).fold(0.0f64, |d, (a, b)| d.max((a - b).abs()));
         assert!(diff < 1e-8 * scale, "{name}: λ differs by {diff} (of {scale}); Chrono {:?}", x.stats.residuals);
         println!("{name}: sap {} Newton iterations, Chrono's ADMM {}", r.stats.iterations, x.stats.iterations);
@@ -475,6 +477,7 @@ fn vfpi_on_the_quadruped_standing() {
         let same = ContactProblem::from_dense(&rows, p.g(), &mu, &nodes).unwrap();
         let admm = AdmmSettings { stop: stop(1e-13, 20_000), ..Default::default() };
         let x = solve(&mut AdmmSolver::with_capacity(n, admm), &same);
+        assert_eq!(x.lambda.len(), r.lambda.len(), "{pre:?}: λ length");
         let diff = x.lambda.iter().zip(&r.lambda).fold(0.0f64, |d, (a, b)| d.max((a - b).abs()));
         // λ to the velocity tolerance times the nodes' stiffness.
         assert!(diff < 1e-9 / nodes[2], "{pre:?}: λ differs by {diff}");

@@ -147,8 +147,9 @@ fn the_quadruped_stands_shifts_and_its_predicted_forces_match_the_simulator() {
     assert!((r.q[1] - reference[1]).abs() < 2e-3, "back: base y {}", r.q[1]);
     assert!((r.q[2] - reference[2]).abs() < 5e-3, "height {} vs {}", r.q[2], reference[2]);
     assert_eq!(checked, 9000);
-    // Measured: the forces agree to 1.1e-5 (relative), the base reaches 2.88 cm.
-    assert!(worst < 1e-4, "largest relative force error {worst}");
+    println!("quadruped: forces agree to {worst:.1e} (relative), the base reaches {peak_shift} m");
+    // Measured: the forces agree to 2.6e-7 (relative), the base reaches 2.88 cm.
+    assert!(worst < 2e-6, "largest relative force error {worst}");
     assert!(peak_shift > 0.028, "peak shift {peak_shift} m");
 }
 
@@ -206,8 +207,9 @@ fn the_arm_tracks_a_sinusoidal_joint_trajectory() {
         stepper.step(&mut world, &tau);
     }
     let rms = (sum / count as f64).sqrt();
+    println!("arm: RMS tracking error {rms:.2e} rad");
     // Measured 1.0e-4 rad.
-    assert!(rms < 1e-3, "RMS tracking error {rms} rad");
+    assert!(rms < 5e-4, "RMS tracking error {rms} rad");
 }
 
 /// solo12 (example-robot-data, convex-hull feet: several contact points per foot), landed
@@ -247,6 +249,7 @@ fn solo12_stands_under_the_controller_with_its_predicted_forces() {
         let v_ref = controller.reference_velocity().to_vec();
         let all = every.compute(&model, &mut every_data, &q, &v, &v_ref, &detected, DT).unwrap();
         let id = controller.inverse_dynamics();
+        assert_eq!(all.len(), id.torques().len(), "tick {k}: torques");
         for (a, b) in all.iter().zip(id.torques()) {
             assert!((a - b).abs() < 1e-9 * weight, "tick {k}: torques {all:?} vs {:?}", id.torques());
         }
@@ -278,8 +281,9 @@ fn solo12_stands_under_the_controller_with_its_predicted_forces() {
     assert!(left_out >= 3000 * 8, "{left_out} points left out in 3000 ticks");
     let r = world.robot.as_ref().unwrap();
     let moved = r.q.iter().zip(&reference).fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
-    // Measured: forces agree to 4e-9 (relative), the pose holds to 3e-10.
-    assert!(worst < 1e-6, "largest relative force error {worst}");
+    println!("solo12: forces agree to {worst:.1e} (relative), the pose holds to {moved:.1e}");
+    // Measured: forces agree to 5.3e-10 (relative), the pose holds to 2.7e-12.
+    assert!(worst < 5e-9, "largest relative force error {worst}");
     assert!(moved < 1e-6, "moved {moved} from the settled pose");
 }
 

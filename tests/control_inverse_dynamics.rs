@@ -71,9 +71,11 @@ fn at14_inverse_dynamics_returns_the_torques_and_impulses_of_a_compliant_forward
         assert!(id.result().converged, "step {k}: {:?}", id.result());
         let forward = &stepper.impulses()[..3 * n];
         let inverse = id.impulses();
+        assert_eq!(forward.len(), inverse.len(), "step {k}: impulses");
         for (a, (x, y)) in forward.iter().zip(inverse).enumerate() {
             assert!((x - y).abs() < 1e-9, "step {k}, λ[{a}]: forward {x}, inverse {y}");
         }
+        assert_eq!(tau.len(), tau_id.len(), "step {k}: torques");
         for (j, (x, y)) in tau.iter().zip(&tau_id).enumerate() {
             assert!(
                 (x - y).abs() < 1e-6,
@@ -108,6 +110,7 @@ fn compliant_inverse_dynamics_matches_pinocchios_contact_inverse_dynamics() {
     let settings = InverseDynamicsSettings { rho: f["rho"].as_f64().unwrap(), ..Default::default() };
     let (q, v) = (floats(&f["robot"]["q"]), floats(&f["robot"]["v"]));
     let mut data = Data::new(&model);
+    assert_eq!(f["states"].as_array().unwrap().len(), 3, "pressing, sliding, random");
     for state in f["states"].as_array().unwrap() {
         let name = state["name"].as_str().unwrap();
         // From zero, as Pinocchio started.
@@ -118,8 +121,11 @@ fn compliant_inverse_dynamics_matches_pinocchios_contact_inverse_dynamics() {
         let (want_force, want_tau) = (floats(&state["lambda"]), floats(&state["tau"]));
         let (e_force, e_tau) = (common::rel_error(&force, &want_force), common::rel_error(&tau, &want_tau));
         println!("{name}: λ {e_force:.1e}, τ {e_tau:.1e} (relative), {} iterations", id.result().stats.iterations);
-        assert!(e_force < 1e-9, "{name}: λ {force:?} vs Pinocchio's {want_force:?}");
-        assert!(e_tau < 1e-9, "{name}: τ {tau:?} vs Pinocchio's {want_tau:?}");
+        // Measured: 6.9e-16 pressing and random; 9.3e-11 sliding, where both stop at their
+        // tolerance after 40 iterations.
+        let bound = if name == "sliding" { 5e-10 } else { 5e-15 };
+        assert!(e_force < bound, "{name}: λ {force:?} vs Pinocchio's {want_force:?}");
+        assert!(e_tau < bound, "{name}: τ {tau:?} vs Pinocchio's {want_tau:?}");
     }
 }
 
@@ -205,10 +211,12 @@ fn floating_base_inverse_dynamics_predicts_the_simulated_rigid_contact_forces() 
         let report = *replayer.step(&mut replay, &joints);
         assert!(report.converged && report.contacts == 4, "step {k}: {report:?}");
         let simulated = &replayer.impulses()[..12];
+        assert_eq!(simulated.len(), predicted.len(), "step {k}: impulses");
         for (a, (x, y)) in simulated.iter().zip(&predicted).enumerate() {
             assert!((x - y).abs() < 1e-9, "step {k}, λ[{a}]: simulated {x}, predicted {y}");
         }
         let v_replay = &replay.robot.as_ref().unwrap().v;
+        assert_eq!(v_replay.len(), v_next.len(), "step {k}: velocities");
         for (j, (x, y)) in v_replay.iter().zip(&v_next).enumerate() {
             assert!((x - y).abs() < 1e-9, "step {k}, v⁺[{j}]: replayed {x}, reference {y}");
         }
@@ -308,6 +316,7 @@ fn the_arm_slides_its_tool_along_a_wall_with_the_forward_dynamics_normal_force()
             );
         }
         let v_next = &world.robot.as_ref().unwrap().v;
+        assert_eq!(v_next.len(), v_ref.len(), "tick {k}: velocities");
         for (j, (x, y)) in v_next.iter().zip(&v_ref).enumerate() {
             assert!((x - y).abs() < 1e-9, "tick {k}, v[{j}]: simulated {x}, reference {y}");
         }

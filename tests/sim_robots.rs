@@ -288,6 +288,7 @@ fn polished_steps_match_the_solver() {
         assert!(a.converged && b.converged && !b.polished, "step {k}");
         count += usize::from(a.polished && k >= 1000);
         let (qa, qb) = (&polished.robot.as_ref().unwrap().q, &solved.robot.as_ref().unwrap().q);
+        assert_eq!(qa.len(), qb.len(), "step {k}");
         let dq = qa.iter().zip(qb).fold(0.0f64, |m, (x, y)| m.max((x - y).abs()));
         worst = worst.max(dq);
     }
