@@ -222,6 +222,7 @@ fn the_force_torque_sensors_of_the_arm_at_rest_read_the_weight_beyond_them() {
     let mut worst = 0.0f64;
     for _ in 0..500 {
         run.step(&mut gravity);
+        assert_eq!(run.readings.force_torque.len(), sensors.len(), "one reading per sensor of the fixture");
         for (reading, expected) in run.readings.force_torque.iter().zip(sensors) {
             let f = |key: &str| -> Vec<f64> {
                 expected[key].as_array().unwrap().iter().map(|x| x.as_f64().unwrap()).collect()

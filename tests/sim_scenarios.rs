@@ -245,7 +245,10 @@ fn dragged_cube(dt: f64, model: &str) -> (Vec<f64>, f64) {
 #[test]
 fn at19_the_ncp_trajectory_is_self_consistent_in_dt_and_the_ccp_rides_at_a_height_proportional_to_it() {
     let (reference, _) = dragged_cube(1e-5, "ncp");
-    let error = |xs: &[f64]| xs.iter().zip(&reference).map(|(a, b)| (a - b).abs() * 4e-3).sum::<f64>();
+    let error = |xs: &[f64]| {
+        assert_eq!(xs.len(), reference.len(), "the same sample times as the reference");
+        xs.iter().zip(&reference).map(|(a, b)| (a - b).abs() * 4e-3).sum::<f64>()
+    };
     let ncp: Vec<f64> = [4e-3, 2e-3, 1e-3, 1e-4].iter().map(|&dt| error(&dragged_cube(dt, "ncp").0)).collect();
     assert!(ncp.windows(2).all(|w| w[1] < w[0]), "Σ|x − x_ref|Δt shrinks with Δt: {ncp:?}");
     assert!(ncp[2] < 1e-5, "Δt = 1 ms: {} m·s", ncp[2]);

@@ -231,7 +231,12 @@ def test_a_closed_stdout_neither_stops_nor_blocks_the_node(ros, tmp_path):
         def dropped():
             return any(int(v.get("status_lines_dropped_total", "0")) >= 2 for _, (_, _, v) in diagnostics.snapshot())
         wait_until(dropped, 15.0, "status lines dropped and counted")
-        ticks = [int(v["ticks_total"]) for _, (_, _, v) in diagnostics.snapshot() if "ticks_total" in v]
+
+        def ticks():
+            return [int(v["ticks_total"]) for _, (_, _, v) in diagnostics.snapshot() if "ticks_total" in v]
+        # Two reports at least (the first may be the only one received when the drops are).
+        wait_until(lambda: len(ticks()) >= 2, 15.0, "a second /diagnostics report")
+        ticks = ticks()
         assert proc.poll() is None, proc.stderr.read().decode()
         assert len(ticks) >= 2 and ticks[-1] > ticks[0], ticks
         last = [v for _, (_, _, v) in diagnostics.snapshot() if "loop_allocations_total" in v][-1]
