@@ -903,7 +903,7 @@ impl Rig {
         let SimLoop { job: sim, commands, joint_commands, ends } = SimLoop::new(&setup, counters.clone()).unwrap();
         let mut targets: Vec<String> = setup.model.frames.iter().map(|f| f.name.clone()).collect();
         targets.extend(["crate".to_string(), "unknown".into(), String::new()]);
-        let efforts = inputs::EffortInput::single(commands, n, counters.clone());
+        let efforts = inputs::EffortInput::new(commands, n, std::iter::once(0..n).collect(), counters.clone());
         let joint_commands = inputs::JointCommandSink::new(joint_commands, counters.clone());
         let wrenches = inputs::WrenchInput::new(ends.wrenches, ends.targets, counters.clone());
         let ControlLoop { job: control, states, ends: control_ends } =

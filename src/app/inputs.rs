@@ -26,11 +26,6 @@ pub struct EffortInput {
 }
 
 impl EffortInput {
-    /// Commands of one robot's `n` joints into `writer` (robot 0).
-    pub fn single(writer: MailboxWriter<EffortCommand>, n: usize, counters: Arc<Counters>) -> Self {
-        Self::new(writer, n, std::iter::once(0..n).collect(), counters)
-    }
-
     /// Commands of the loop's `n` joints, robot `k`'s in `ranges[k]`, into `writer`.
     pub fn new(
         writer: MailboxWriter<EffortCommand>,

@@ -35,37 +35,32 @@ fn warn(throttle: &mut Throttle, topic: &str, what: std::fmt::Arguments) {
     }
 }
 
-/// Effort commands (std_msgs/Float64MultiArray, one per controlled joint, configured
-/// order), checked by [`EffortInput`]: [`robot_commands`] of one robot.
-pub async fn commands(
-    stream: impl Stream<Item = Float64MultiArray> + Unpin,
-    writer: MailboxWriter<EffortCommand>,
-    n: usize,
-    counters: Arc<Counters>,
-    topic: String,
-) {
-    robot_commands(vec![(0..n, stream, topic)], writer, n, counters).await;
+/// Several subscriptions (each with what it carries for the handler and its topic name)
+/// as one stream of (its index, message); the `what`s and names by index.
+fn merged<W, S: Stream + Unpin>(
+    streams: Vec<(W, S, String)>,
+) -> (Vec<W>, Vec<String>, futures::stream::SelectAll<impl Stream<Item = (usize, S::Item)> + Unpin>) {
+    let (mut whats, mut topics, mut tagged) = (Vec::new(), Vec::new(), Vec::new());
+    for (k, (what, stream, topic)) in streams.into_iter().enumerate() {
+        whats.push(what);
+        topics.push(topic);
+        tagged.push(stream.map(move |msg| (k, msg)));
+    }
+    (whats, topics, futures::stream::select_all(tagged))
 }
 
-/// Effort commands of several robots (`robots:`), each on its own topic (`streams`: its
-/// joints' range in the combined command, its stream, its topic name), checked by
-/// [`EffortInput`] against its own joint count and merged into one command.
+/// Effort commands (std_msgs/Float64MultiArray), one topic per robot (`streams`: its
+/// joints' range in the loop's command of `n`, its stream, its topic name; one covering
+/// all for a single robot), checked by [`EffortInput`] against its own joint count and
+/// merged into one command.
 pub async fn robot_commands<S: Stream<Item = Float64MultiArray> + Unpin>(
     streams: Vec<(std::ops::Range<usize>, S, String)>,
     writer: MailboxWriter<EffortCommand>,
     n: usize,
     counters: Arc<Counters>,
 ) {
-    let mut topics = Vec::with_capacity(streams.len());
-    let mut ranges = Vec::with_capacity(streams.len());
-    let mut tagged = Vec::with_capacity(streams.len());
-    for (k, (range, stream, topic)) in streams.into_iter().enumerate() {
-        ranges.push(range);
-        topics.push(topic);
-        tagged.push(stream.map(move |msg| (k, msg)));
-    }
+    let (ranges, topics, mut all) = merged(streams);
     let mut input = EffortInput::new(writer, n, ranges, counters);
-    let mut all = futures::stream::select_all(tagged);
     let mut throttle = Throttle::per_second();
     while let Some((k, msg)) = all.next().await {
         if let Err(why) = input.accept(k, &msg.data) {
@@ -85,16 +80,10 @@ pub async fn joint_commands<S: Stream<Item = JointState> + Unpin>(
     counters: Arc<Counters>,
 ) {
     let mut sink = JointCommandSink::new(ends, counters);
-    let mut topics = Vec::with_capacity(streams.len());
-    let mut tagged = Vec::with_capacity(streams.len());
-    for (k, (prefix, stream, topic)) in streams.into_iter().enumerate() {
-        topics.push((prefix, topic));
-        tagged.push(stream.map(move |msg| (k, msg)));
-    }
-    let mut all = futures::stream::select_all(tagged);
+    let (prefixes, topics, mut all) = merged(streams);
     let mut throttle = Throttle::per_second();
     while let Some((k, msg)) = all.next().await {
-        let (prefix, topic) = &topics[k];
+        let (prefix, topic) = (&prefixes[k], &topics[k]);
         let outcome = match prefix.is_empty() {
             true => sink.accept(&msg.name, &msg.position, &msg.velocity, &msg.effort),
             false => {

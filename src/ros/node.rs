@@ -196,10 +196,7 @@ fn run_sim(mut node: r2r::Node, setup: &Setup, mut tasks: Tasks) -> Result<NodeS
     let config = &setup.config;
     let io = LoopIo::new(&mut node, setup)?;
     let SimLoop { mut job, commands, joint_commands, ends } = SimLoop::new(setup, io.counters.clone())?;
-    let topic = match setup.robots.is_empty() {
-        true => subscribe_commands(&mut node, setup, commands, &io, &mut tasks)?,
-        false => subscribe_robot_commands(&mut node, setup, commands, &io, &mut tasks)?,
-    };
+    let topic = subscribe_commands(&mut node, setup, commands, &io, &mut tasks)?;
     let mut banner = format!("{}; effort commands on {topic}", sim_banner(setup));
     if let Some(joint_topic) = &config.joint_commands.topic {
         banner += &subscribe_joint_commands(&mut node, setup, joint_topic, joint_commands, &io, &mut tasks)?;
@@ -235,7 +232,9 @@ fn subscribe_joint_commands(
     Ok(words)
 }
 
-/// The effort command subscription of the single robot; returns its topic.
+/// The effort command subscriptions: the single robot's `commands_topic`, or with
+/// `robots:` each robot's `/<ns>/<controller>/commands` (its own joints, URDF order),
+/// merged into the loop's one command; returns the topic (or the topics' pattern).
 fn subscribe_commands(
     node: &mut r2r::Node,
     setup: &Setup,
@@ -244,38 +243,22 @@ fn subscribe_commands(
     tasks: &mut Tasks,
 ) -> Result<String, NodeError> {
     let config = &setup.config;
-    let topic = config.commands_topic().to_string();
     let qos = profile(config.qos.commands.over(Qos::SUBSCRIPTION));
-    let stream = subscription::<Float64MultiArray>(node, &topic, qos)?;
     let n = setup.joint_names.len();
-    tasks.spawn(
-        format!("{topic} subscription"),
-        inputs::commands(stream, commands, n, io.counters.clone(), topic.clone()),
-    );
-    Ok(topic)
-}
-
-/// Each robot's effort command topic of `robots:`, `/<ns>/<controller>/commands` (its own
-/// joints, URDF order), merged into the loop's one command; returns the topics' pattern.
-fn subscribe_robot_commands(
-    node: &mut r2r::Node,
-    setup: &Setup,
-    commands: crate::runtime::MailboxWriter<crate::runtime::EffortCommand>,
-    io: &LoopIo,
-    tasks: &mut Tasks,
-) -> Result<String, NodeError> {
-    let config = &setup.config;
-    let qos = profile(config.qos.commands.over(Qos::SUBSCRIPTION));
-    let mut streams = Vec::with_capacity(setup.robots.len());
-    for r in &setup.robots {
-        let topic = r.topic(&format!("{}/commands", config.controller));
-        let stream = subscription::<Float64MultiArray>(node, &topic, qos.clone())?;
-        streams.push((r.joints.clone(), stream, topic));
+    let (topics, name) = match setup.robots.is_empty() {
+        true => (vec![(0..n, config.commands_topic().to_string())], config.commands_topic().to_string()),
+        false => {
+            let own =
+                |r: &crate::app::RobotView| (r.joints.clone(), r.topic(&format!("{}/commands", config.controller)));
+            (setup.robots.iter().map(own).collect(), format!("/<ns>/{}/commands", config.controller))
+        }
+    };
+    let mut streams = Vec::with_capacity(topics.len());
+    for (joints, topic) in topics {
+        streams.push((joints, subscription::<Float64MultiArray>(node, &topic, qos.clone())?, topic));
     }
-    let n = setup.joint_names.len();
-    let pattern = format!("/<ns>/{}/commands", config.controller);
-    tasks.spawn(format!("{pattern} subscriptions"), inputs::robot_commands(streams, commands, n, io.counters.clone()));
-    Ok(pattern)
+    tasks.spawn(format!("{name} subscription"), inputs::robot_commands(streams, commands, n, io.counters.clone()));
+    Ok(name)
 }
 
 /// Each robot's `/<ns>/joint_states` and, with a floating base, `/<ns>/odom` (`robots:`).
