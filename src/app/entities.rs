@@ -362,12 +362,30 @@ impl EntityState {
 /// Computes entity states from snapshots, off the loop (its own Data).
 pub struct EntityView {
     robot: Option<(Model, Data)>,
+    /// The (q, v, a) the robot's Data holds the kinematics of: a query over many entities
+    /// of one snapshot runs forward kinematics once.
+    placed: Option<(Vec<f64>, Vec<f64>, Vec<f64>)>,
 }
 
 impl EntityView {
     /// A view of a world holding `model`'s robot (if any).
     pub fn new(model: Option<&Model>) -> Self {
-        Self { robot: model.map(|m| (m.clone(), Data::new(m))) }
+        Self { robot: model.map(|m| (m.clone(), Data::new(m))), placed: None }
+    }
+
+    /// Forward kinematics of second order at the snapshot's (q, v, a) unless the Data
+    /// already holds them; false without a robot or with sizes not the model's.
+    fn place(&mut self, snapshot: &EntitySnapshot) -> bool {
+        let Some((model, data)) = self.robot.as_mut() else { return false };
+        let (q, v, a) = (&snapshot.q, &snapshot.v, &snapshot.a);
+        if q.len() != model.nq || v.len() != model.nv || a.len() != model.nv {
+            return false;
+        }
+        if self.placed.as_ref().is_none_or(|(pq, pv, pa)| pq != q || pv != v || pa != a) {
+            dynamics::forward_kinematics_acceleration(model, data, q, v, a);
+            self.placed = Some((q.clone(), v.clone(), a.clone()));
+        }
+        true
     }
 
     /// The state of `entity` in `snapshot`.
@@ -386,11 +404,8 @@ impl EntityView {
     /// Whether one of `entity`'s shapes, at the `snapshot`'s state, overlaps `sphere`.
     pub fn overlaps(&mut self, entity: &Entity, snapshot: &EntitySnapshot, sphere: &Sphere) -> bool {
         let robot = entity.shapes.iter().any(|o| matches!(o.owner, Owner::Robot { .. }));
-        if robot && let Some((model, data)) = self.robot.as_mut() {
-            if snapshot.q.len() != model.nq {
-                return false;
-            }
-            dynamics::forward_kinematics(model, data, &snapshot.q);
+        if robot && !self.place(snapshot) {
+            return false;
         }
         let centre = Vec3::from(sphere.centre);
         entity.shapes.iter().any(|o| {
@@ -410,12 +425,11 @@ impl EntityView {
     /// (q, v, a). The floating base's pose is q's own numbers (the quaternion as
     /// /odom carries it, not converted twice).
     fn frame_state(&mut self, frame: usize, snapshot: &EntitySnapshot) -> EntityState {
-        let Some((model, data)) = self.robot.as_mut() else { return EntityState::default() };
-        let (q, v, a) = (&snapshot.q, &snapshot.v, &snapshot.a);
-        if q.len() != model.nq || v.len() != model.nv || a.len() != model.nv {
+        if !self.place(snapshot) {
             return EntityState { time_ns: snapshot.time_ns, ..Default::default() };
         }
-        dynamics::forward_kinematics_acceleration(model, data, q, v, a);
+        let Some((model, data)) = self.robot.as_mut() else { return EntityState::default() };
+        let q = &snapshot.q;
         let pose = dynamics::update_frame_placement(model, data, frame);
         let f = &model.frames[frame];
         let (vf, af) =

@@ -191,21 +191,26 @@ mod tests {
         assert_ne!(ContactId::new(1, 2, 3, 4), ContactId::new(2, 1, 3, 4));
     }
 
-    #[test]
-    fn a_full_buffer_counts_instead_of_growing() {
-        let mut b = ContactBuffer::with_capacity(1);
-        let c = Contact {
+    /// A free body's contact with the environment, of id `k` at `distance`.
+    fn contact(k: u64, distance: f64) -> Contact {
+        Contact {
             object1: 0,
             object2: 1,
             body1: Owner::Free { body: 0 },
             body2: Owner::Static,
             point: Vec3::zeros(),
             frame: Mat3::identity(),
-            distance: 0.0,
+            distance,
             friction: 1.0,
             restitution: 0.0,
-            id: ContactId(1),
-        };
+            id: ContactId(k),
+        }
+    }
+
+    #[test]
+    fn a_full_buffer_counts_instead_of_growing() {
+        let mut b = ContactBuffer::with_capacity(1);
+        let c = contact(1, 0.0);
         b.push(c);
         b.push(c);
         assert_eq!((b.len(), b.dropped(), b.overflowed()), (1, 1, 1));
@@ -217,22 +222,10 @@ mod tests {
     /// Full, the buffer keeps the deepest contacts whatever their order of arrival.
     #[test]
     fn a_full_buffer_keeps_the_deepest() {
-        let contact = |k: u32, distance: f64| Contact {
-            object1: 0,
-            object2: 1,
-            body1: Owner::Free { body: 0 },
-            body2: Owner::Static,
-            point: Vec3::zeros(),
-            frame: Mat3::identity(),
-            distance,
-            friction: 1.0,
-            restitution: 0.0,
-            id: ContactId(u64::from(k)),
-        };
         let depths = [0.004, -0.003, 0.002, -0.010, 0.0, -0.001, 0.003, -0.007];
         let mut b = ContactBuffer::with_capacity(3);
         for (k, &d) in depths.iter().enumerate() {
-            b.push(contact(k as u32, d));
+            b.push(contact(k as u64, d));
         }
         let mut kept: Vec<f64> = b.contacts().iter().map(|c| c.distance).collect();
         kept.sort_by(f64::total_cmp);
