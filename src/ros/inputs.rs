@@ -35,18 +35,23 @@ fn warn(throttle: &mut Throttle, topic: &str, what: std::fmt::Arguments) {
     }
 }
 
+/// What each merged subscription carries for its handler, and its topic name.
+type Labels<W> = Vec<(W, String)>;
+
+/// A message and the index of the subscription it came on.
+type Tagged<T> = (usize, T);
+
 /// Several subscriptions (each with what it carries for the handler and its topic name)
-/// as one stream of (its index, message); the `what`s and names by index.
+/// as one stream of (its index, message); the (what, name) pairs by index.
 fn merged<W, S: Stream + Unpin>(
     streams: Vec<(W, S, String)>,
-) -> (Vec<W>, Vec<String>, futures::stream::SelectAll<impl Stream<Item = (usize, S::Item)> + Unpin>) {
-    let (mut whats, mut topics, mut tagged) = (Vec::new(), Vec::new(), Vec::new());
+) -> (Labels<W>, impl Stream<Item = Tagged<S::Item>> + Unpin) {
+    let (mut labels, mut tagged) = (Vec::new(), Vec::new());
     for (k, (what, stream, topic)) in streams.into_iter().enumerate() {
-        whats.push(what);
-        topics.push(topic);
+        labels.push((what, topic));
         tagged.push(stream.map(move |msg| (k, msg)));
     }
-    (whats, topics, futures::stream::select_all(tagged))
+    (labels, futures::stream::select_all(tagged))
 }
 
 /// Effort commands (std_msgs/Float64MultiArray), one topic per robot (`streams`: its
@@ -59,7 +64,8 @@ pub async fn robot_commands<S: Stream<Item = Float64MultiArray> + Unpin>(
     n: usize,
     counters: Arc<Counters>,
 ) {
-    let (ranges, topics, mut all) = merged(streams);
+    let (labels, mut all) = merged(streams);
+    let (ranges, topics): (Vec<_>, Vec<_>) = labels.into_iter().unzip();
     let mut input = EffortInput::new(writer, n, ranges, counters);
     let mut throttle = Throttle::per_second();
     while let Some((k, msg)) = all.next().await {
@@ -80,10 +86,10 @@ pub async fn joint_commands<S: Stream<Item = JointState> + Unpin>(
     counters: Arc<Counters>,
 ) {
     let mut sink = JointCommandSink::new(ends, counters);
-    let (prefixes, topics, mut all) = merged(streams);
+    let (labels, mut all) = merged(streams);
     let mut throttle = Throttle::per_second();
     while let Some((k, msg)) = all.next().await {
-        let (prefix, topic) = (&prefixes[k], &topics[k]);
+        let (prefix, topic) = &labels[k];
         let outcome = match prefix.is_empty() {
             true => sink.accept(&msg.name, &msg.position, &msg.velocity, &msg.effort),
             false => {
