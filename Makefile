@@ -8,11 +8,17 @@ WITH_ROS := scripts/with_ros.sh
 CONFIG ?= config/quadruped.yaml
 CARGO ?= cargo
 
-.PHONY: help run build test lint fmt unit interop bench soak mujoco env clean-env
+.PHONY: all help run build python test lint fmt unit interop python-tests bench soak mujoco env clean-env
+
+# `make`: the node's binary and the Python package (`python -c "import signorini"` then works
+# in the venv .ros/, `scripts/with_ros.sh python`).
+all: build python
 
 help:
+	@echo "make        build the binary and the Python package (signorini) into the venv .ros/"
 	@echo "make run     build (release) and start the node on $(CONFIG) (Ctrl-C stops it)"
-	@echo "make test    fmt check, clippy -D warnings (with and without ROS), cargo tests, rclpy interop tests"
+	@echo "make test    fmt check, clippy -D warnings (with and without ROS, and the Python bindings), cargo tests, rclpy interop tests, Python package tests"
+	@echo "make python  build the Python package (pyo3, maturin develop --release) into the venv .ros/"
 	@echo "make bench   criterion benches, signorini/Pinocchio/MuJoCo ratios and the solver suite (signorini bench) written to docs/BENCHMARKS.md"
 	@echo "make soak    the quadruped simulated and controlled for an hour at 1 kHz (SOAK_SECONDS=3600); make test runs 2 minutes of it"
 	@echo "make mujoco  the controller next to robots simulated by MuJoCo (quadruped, solo12, arm) beside a joint PD: the table of README (about 10 min)"
@@ -28,7 +34,15 @@ build:
 run: build
 	$(WITH_ROS) target/release/signorini node --config $(CONFIG)
 
-test: lint unit interop
+test: lint unit interop python-tests
+
+# The Python package (pyproject.toml, python/): built by maturin into the venv, editable (a
+# second run rebuilds only what changed).
+python:
+	$(WITH_ROS) env VIRTUAL_ENV=$(CURDIR)/.ros maturin develop --release --quiet
+
+python-tests: python
+	$(WITH_ROS) python -m pytest tests/python -q -p no:cacheprovider
 
 fmt:
 	$(WITH_ROS) $(CARGO) fmt --all -- --check
@@ -36,6 +50,7 @@ fmt:
 lint: fmt
 	$(WITH_ROS) $(CARGO) clippy --release --all-targets --no-default-features -- -D warnings
 	$(WITH_ROS) $(CARGO) clippy --release --all-targets --all-features -- -D warnings
+	$(WITH_ROS) $(CARGO) clippy --release --all-targets -p signorini-python -- -D warnings
 
 # The library without ROS is compiled (and linted) by `lint`; the tests run once, with it.
 unit:

@@ -1,0 +1,246 @@
+# Type stubs of the package `signorini` (the extension module signorini._signorini).
+#
+# Conventions (every function): array arguments are numpy float64, C-contiguous, of the
+# documented shape and finite, or the call raises TypeError (not an ndarray, wrong dtype) or
+# ValueError (shape, contiguity, NaN/inf) naming the argument. Unknown names raise KeyError.
+# What the engine refuses (a URDF, a configuration key, a solver failure) raises
+# signorini.Error; a Rust panic is never unwound into Python (it becomes InternalError).
+# `out=` arguments are preallocated outputs of the same shape as the return value.
+# Conventions of the engine: Pinocchio's q/v layout (free flyer: x y z qx qy qz qw, then the
+# joints), contact frames (Tx, Ty, N) with N from the environment into the body, impulses in
+# N·s per step, forces in N.
+
+from os import PathLike
+from typing import Literal, Mapping, Optional, Sequence, Union
+
+import numpy as np
+from numpy.typing import NDArray
+
+F64 = NDArray[np.float64]
+FrameRef = Union[str, int]
+StrPath = Union[str, PathLike]
+
+class Error(RuntimeError): ...
+class InternalError(Error): ...
+
+# ---------------------------------------------------------------------------------------
+# Model and dynamics (Pinocchio's shape)
+
+class Model:
+    @staticmethod
+    def from_urdf(
+        path: StrPath,
+        floating_base: bool = False,
+        package_dirs: Sequence[StrPath] = (),
+        mimic: Literal["error", "independent"] = "error",
+        skip_meshes: bool = False,
+        allow_invalid_inertia: bool = False,
+    ) -> Model: ...
+    def data(self) -> Data: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def nq(self) -> int: ...
+    @property
+    def nv(self) -> int: ...
+    @property
+    def njoints(self) -> int: ...
+    @property
+    def joint_names(self) -> list[str]: ...
+    @property
+    def frame_names(self) -> list[str]: ...
+    def frame_id(self, name: str) -> int: ...
+    @property
+    def has_floating_base(self) -> bool: ...
+    @property
+    def total_mass(self) -> float: ...
+    @property
+    def gravity(self) -> F64: ...
+    def neutral(self) -> F64: ...
+    @property
+    def lower_position_limit(self) -> F64: ...
+    @property
+    def upper_position_limit(self) -> F64: ...
+    @property
+    def effort_limit(self) -> F64: ...
+
+class Data: ...
+
+def rnea(model: Model, data: Data, q: F64, v: F64, a: F64, out: Optional[F64] = None) -> F64: ...
+def crba(model: Model, data: Data, q: F64, out: Optional[F64] = None) -> F64: ...
+def aba(model: Model, data: Data, q: F64, v: F64, tau: F64, out: Optional[F64] = None) -> F64: ...
+def gravity(model: Model, data: Data, q: F64, out: Optional[F64] = None) -> F64: ...
+def forward_kinematics(model: Model, data: Data, q: F64, v: Optional[F64] = None, a: Optional[F64] = None) -> None: ...
+def frame_placement(model: Model, data: Data, frame: FrameRef, out: Optional[F64] = None) -> F64: ...
+def jacobian(
+    model: Model,
+    data: Data,
+    q: F64,
+    frame: FrameRef,
+    reference: Literal["local_world_aligned", "local", "world"] = "local_world_aligned",
+    out: Optional[F64] = None,
+) -> F64: ...
+def integrate(model: Model, q: F64, v: F64, out: Optional[F64] = None) -> F64: ...
+def difference(model: Model, q0: F64, q1: F64, out: Optional[F64] = None) -> F64: ...
+
+# ---------------------------------------------------------------------------------------
+# The contact problem and its solvers
+
+SOLVERS: tuple[str, ...]  # "admm", "pgs", "lcp", "chrono-admm", "chrono-fadmm", "sap", "vfpi", "vfpi-block"
+MODELS: tuple[str, ...]  # "ncp", "ccp"
+
+class ContactProblem:
+    """min over impulses λ (3 per contact, (Tx, Ty, N)) of the frictional contact problem
+    σ = (G + diag(compliance)) λ + g, λ_i in the Coulomb cone of μ_i, with Signorini and
+    maximum dissipation (the NCP) or the cone complementarity relaxation (the CCP)."""
+    def __init__(self, G: F64, g: F64, mu: F64, compliance: Optional[F64] = None) -> None: ...
+    @staticmethod
+    def from_world(world: World) -> ContactProblem: ...  # the problem of the world's last step
+    @property
+    def num_contacts(self) -> int: ...
+    @property
+    def G(self) -> F64: ...  # (3n, 3n)
+    @property
+    def g(self) -> F64: ...  # (3n,)
+    @property
+    def mu(self) -> F64: ...  # (n,)
+    @property
+    def compliance(self) -> F64: ...  # (3n,)
+
+class Criteria:
+    """The physical criteria of seed 002 (force units for dt; 1: the problem's own units)."""
+    eps_p: float  # Coulomb cone violation
+    eps_d: float  # dual feasibility (Signorini, with the De Saxcé term for the NCP)
+    eps_c: float  # complementarity
+    eps_abs: float  # max of the three: the NCP criterion
+    signorini: float
+    mdp: float  # maximum dissipation
+
+class Solution:
+    impulses: F64  # (3n,) λ
+    velocities: F64  # (3n,) σ = (G + R)λ + g
+    iterations: int
+    converged: bool
+    residuals: tuple[float, float, float]  # primal, dual, complementarity (seed 000 eqs. 40–42)
+    criteria: Criteria  # against the NCP, whatever `model` was solved
+
+def solve(
+    problem: ContactProblem,
+    solver: str = "admm",
+    model: Literal["ncp", "ccp"] = "ncp",
+    tol: float = 1e-6,
+    max_iterations: int = 1000,
+    warm_start: Optional[Union[Solution, F64]] = None,
+    dt: float = 1.0,
+) -> Solution: ...
+def criteria(problem: ContactProblem, impulses: F64, model: Literal["ncp", "ccp"] = "ncp", dt: float = 1.0) -> Criteria: ...
+
+# ---------------------------------------------------------------------------------------
+# Worlds
+
+class Contacts:
+    """The contacts of the last step, n of them (copies)."""
+    points: F64  # (n, 3) world
+    normals: F64  # (n, 3) world, from the environment into the body
+    frames: F64  # (n, 3, 3) columns (Tx, Ty, N)
+    impulses: F64  # (n, 3) in the contact frame (Tx, Ty, N), N·s
+    forces: F64  # (n, 3) world, N (impulse / dt)
+    depths: F64  # (n,) m
+    ids: list[int]  # persistent ids (warm start keys)
+    bodies: list[str]  # the body of each contact (link or free-body name)
+
+class StepInfo:
+    contacts: int
+    iterations: int
+    converged: bool
+    polished: bool
+    criteria: Criteria
+    max_penetration: float
+    fallback: str  # "none" unless the solve missed its tolerance
+
+class World:
+    """One simulated world: a robot, its environment and free bodies; one step = free
+    velocity, collision, contact problem, solve, integrate."""
+    @staticmethod
+    def from_config(path: StrPath) -> World: ...  # a signorini YAML config (`sim:` part)
+    def __init__(
+        self,
+        model: Model,
+        environment: Optional[Mapping] = None,  # the YAML `environment:` section as a dict
+        bodies: Sequence[Mapping] = (),  # the YAML `sim.bodies` entries as dicts
+        dt: float = 1e-3,
+        contact: Optional[Mapping] = None,  # the YAML `contact:` section as a dict
+        q: Optional[F64] = None,
+    ) -> None: ...
+    @property
+    def model(self) -> Model: ...
+    @property
+    def dt(self) -> float: ...
+    @property
+    def nu(self) -> int: ...  # torques per step: model.nv (a floating base's rows ignored)
+    @property
+    def time(self) -> float: ...
+    def step(self, tau: Optional[F64] = None, nstep: int = 1) -> StepInfo: ...
+    def reset(self) -> None: ...  # the initial state (time 0, warm start cleared)
+    def close(self) -> None: ...  # any later call raises ValueError("world: closed")
+    q: F64  # (nq,) get / set (a copy)
+    v: F64  # (nv,)
+    def get_state(self) -> F64: ...  # (nstate,) = time, q, v, each free body's pose (7) and twist (6)
+    def set_state(self, state: F64) -> None: ...
+    @property
+    def nstate(self) -> int: ...
+    @property
+    def body_names(self) -> list[str]: ...
+    body_poses: F64  # (nbodies, 7) position, quaternion (x y z w)
+    body_velocities: F64  # (nbodies, 6) linear, angular (world)
+    def contacts(self) -> Contacts: ...
+
+# ---------------------------------------------------------------------------------------
+# The controller (proximal inverse dynamics)
+
+class Controller:
+    @staticmethod
+    def from_config(path: StrPath) -> Controller: ...
+    @property
+    def model(self) -> Model: ...
+    @property
+    def dt(self) -> float: ...
+    def tick(
+        self, q: F64, v: F64, q_des: Optional[F64] = None, v_des: Optional[F64] = None, a_des: Optional[F64] = None
+    ) -> tuple[F64, F64]: ...  # (tau (nv,), predicted contact forces (n, 3) world, N)
+    def contact_points(self) -> F64: ...  # (n, 3) of the last tick
+
+# ---------------------------------------------------------------------------------------
+# Batched rollouts (every core, GIL released, deterministic whatever the thread count)
+
+class Batch:
+    def __init__(self, world: Union[StrPath, World], num_worlds: int, num_threads: Optional[int] = None) -> None: ...
+    @property
+    def num_worlds(self) -> int: ...
+    @property
+    def nu(self) -> int: ...
+    @property
+    def nstate(self) -> int: ...
+    # Live views of the batch state (writes before a step set the state of that step):
+    q: F64  # (N, nq)
+    v: F64  # (N, nv)
+    time: F64  # (N,)
+    contact_forces: F64  # (N, max_contacts, 3) world forces of the last step, rows past contact_counts zero
+    contact_counts: NDArray[np.int64]  # (N,)
+    def step(self, tau: Optional[F64] = None, nstep: int = 1) -> None: ...  # tau (N, nu)
+    def reset(self, worlds: Optional[Sequence[int]] = None) -> None: ...
+    def set_friction(self, mu: F64) -> None: ...  # (N,)
+    def set_gravity(self, gravity: F64) -> None: ...  # (N, 3)
+    def set_mass_scale(self, scale: F64) -> None: ...  # (N,) scales every body's inertia
+    def set_initial_state(self, state: F64) -> None: ...  # (N, nstate)
+    def get_state(self) -> F64: ...  # (N, nstate)
+    def set_state(self, state: F64) -> None: ...
+    def close(self) -> None: ...
+
+def rollout(
+    world: Union[World, Batch],
+    initial_state: F64,  # (N, nstate)
+    control: F64,  # (N, T, nu)
+    state: Optional[F64] = None,  # out (N, T, nstate)
+    num_threads: Optional[int] = None,
+) -> F64: ...  # (N, T, nstate): the state after each step, as mujoco.rollout
