@@ -5,6 +5,8 @@
 mod arrays;
 mod dynamics;
 mod errors;
+#[allow(dead_code)] // Used by `World` and `Batch`.
+mod instance;
 mod model;
 
 use pyo3::prelude::*;

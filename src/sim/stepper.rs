@@ -140,6 +140,12 @@ impl Stepper {
         }
     }
 
+    /// Forgets the previous steps' contact impulses: the next solve starts cold, as the
+    /// first one did (a reset of the state to replay a trajectory exactly).
+    pub fn forget_warm_start(&mut self) {
+        self.cache.clear();
+    }
+
     /// The contacts of the last step.
     pub fn contacts(&self) -> &ContactBuffer {
         &self.contacts

@@ -1,0 +1,179 @@
+//! One simulation instance as the Python classes hold it: a world, its stepper and its
+//! initial state, built from a signorini configuration file; the flat state vector of
+//! `get_state`/`set_state` and `rollout` (MuJoCo's `mj_getState` in spirit):
+//!
+//! ```text
+//! [time, q (nq), v (nv), then per free body: position (3), quaternion x y z w (4),
+//!  twist in the body frame: linear of its origin (3), angular (3)]
+//! ```
+//!
+//! Controls are the actuated joints' torques (`nu` of them, the configuration's controlled
+//! joints in order); a floating base gets none. `World` (one instance) and `Batch` (N of
+//! them, one shared model) both hold these.
+
+use nalgebra::{Quaternion, UnitQuaternion};
+use signorini::app::Setup;
+use signorini::model::{FreeBodyState, Model};
+use signorini::sim::{StepReport, Stepper, World};
+use signorini::spatial::{Motion, SE3, Vec3};
+use std::path::Path;
+
+/// Values per free body in the state vector.
+pub const BODY_STATE: usize = 13;
+
+/// The state a reset returns to.
+#[derive(Clone, Debug)]
+struct Initial {
+    q: Vec<f64>,
+    v: Vec<f64>,
+    bodies: Vec<FreeBodyState>,
+}
+
+/// A world, its stepper, its initial state and the map from controls to joint torques.
+pub struct Instance {
+    /// The world stepped.
+    pub world: World,
+    /// Its stepper (Δt, contact settings, warm start).
+    pub stepper: Stepper,
+    /// The velocity index of each control.
+    pub actuated: Vec<usize>,
+    /// The controlled joints' names, in control order.
+    pub control_names: Vec<String>,
+    initial: Initial,
+    tau: Vec<f64>,
+}
+
+impl Instance {
+    /// The world of a configuration file (its `sim:` part: robot, environment, bodies,
+    /// `contact:` settings, `sim.dt`), at its initial state.
+    pub fn from_config(path: &Path) -> Result<Self, String> {
+        let setup = Setup::load(path, None).map_err(|e| e.to_string())?;
+        let world = setup.sim_world().map_err(|e| e.to_string())?;
+        let stepper = Stepper::new(
+            &world,
+            setup.config.sim_dt(),
+            &setup.config.contact.settings(),
+            setup.config.collision.max_contacts.get(),
+        );
+        let slots = setup.joint_slots();
+        Ok(Self::new(world, stepper, slots.iter().map(|s| s.idx_v).collect(), setup.joint_names.clone()))
+    }
+
+    /// An instance of `world` stepped by `stepper`, controlled on the velocity indices
+    /// `actuated` (named `control_names`); its current state is the initial one.
+    pub fn new(world: World, stepper: Stepper, actuated: Vec<usize>, control_names: Vec<String>) -> Self {
+        let (q, v) = world.robot.as_ref().map_or((Vec::new(), Vec::new()), |r| (r.q.clone(), r.v.clone()));
+        let nv = v.len();
+        let initial = Initial { q, v, bodies: world.states.clone() };
+        Self { world, stepper, actuated, control_names, initial, tau: vec![0.0; nv] }
+    }
+
+    /// The robot's model, if any.
+    pub fn model(&self) -> Option<&Model> {
+        self.world.robot.as_ref().map(|r| &r.model)
+    }
+
+    /// Configuration size (0 without a robot).
+    pub fn nq(&self) -> usize {
+        self.initial.q.len()
+    }
+
+    /// Velocity size of the robot (0 without a robot).
+    pub fn nv(&self) -> usize {
+        self.initial.v.len()
+    }
+
+    /// Number of controls.
+    pub fn nu(&self) -> usize {
+        self.actuated.len()
+    }
+
+    /// Length of the state vector.
+    pub fn nstate(&self) -> usize {
+        1 + self.nq() + self.nv() + BODY_STATE * self.world.states.len()
+    }
+
+    /// One step under the controls `u` (nu, checked by the caller).
+    pub fn step(&mut self, u: &[f64]) -> &StepReport {
+        debug_assert_eq!(u.len(), self.actuated.len());
+        for (&k, &x) in self.actuated.iter().zip(u) {
+            self.tau[k] = x;
+        }
+        self.stepper.step(&mut self.world, &self.tau)
+    }
+
+    /// Back to the initial state at time 0, the warm start forgotten: the steps after a
+    /// reset repeat those after construction exactly.
+    pub fn reset(&mut self) {
+        if let Some(r) = self.world.robot.as_mut() {
+            r.q.copy_from_slice(&self.initial.q);
+            r.v.copy_from_slice(&self.initial.v);
+        }
+        self.world.states.clone_from_slice(&self.initial.bodies);
+        self.world.time = 0.0;
+        self.world.steps = 0;
+        self.stepper.forget_warm_start();
+    }
+
+    /// Makes the current state the one `reset` returns to.
+    pub fn keep_as_initial(&mut self) {
+        if let Some(r) = self.world.robot.as_ref() {
+            self.initial.q.copy_from_slice(&r.q);
+            self.initial.v.copy_from_slice(&r.v);
+        }
+        self.initial.bodies.clone_from_slice(&self.world.states);
+    }
+
+    /// Writes the state vector into `out` (nstate).
+    pub fn get_state(&self, out: &mut [f64]) {
+        out[0] = self.world.time;
+        let mut k = 1;
+        if let Some(r) = self.world.robot.as_ref() {
+            out[k..k + r.q.len()].copy_from_slice(&r.q);
+            k += r.q.len();
+            out[k..k + r.v.len()].copy_from_slice(&r.v);
+            k += r.v.len();
+        }
+        for s in &self.world.states {
+            let rotation = UnitQuaternion::from_matrix(&s.pose.rotation);
+            let c = rotation.coords;
+            out[k..k + 3].copy_from_slice(s.pose.translation.as_slice());
+            out[k + 3..k + 7].copy_from_slice(&[c.x, c.y, c.z, c.w]);
+            out[k + 7..k + 10].copy_from_slice(s.velocity.linear.as_slice());
+            out[k + 10..k + 13].copy_from_slice(s.velocity.angular.as_slice());
+            k += BODY_STATE;
+        }
+    }
+
+    /// Sets the state from `state` (nstate, finite, checked by the caller); the quaternions
+    /// are normalized, a zero one is refused. The warm start is forgotten.
+    pub fn set_state(&mut self, state: &[f64]) -> Result<(), String> {
+        let (nq, nv) = (self.nq(), self.nv());
+        let mut poses = Vec::with_capacity(self.world.states.len());
+        for (b, chunk) in state[1 + nq + nv..].chunks_exact(BODY_STATE).enumerate() {
+            let q = Quaternion::new(chunk[6], chunk[3], chunk[4], chunk[5]);
+            if q.norm() < 1e-9 {
+                return Err(format!("state: body {b}'s quaternion is zero"));
+            }
+            poses.push(SE3::new(
+                UnitQuaternion::from_quaternion(q).to_rotation_matrix().into_inner(),
+                Vec3::new(chunk[0], chunk[1], chunk[2]),
+            ));
+        }
+        self.world.time = state[0];
+        self.world.steps = (state[0] / self.stepper.dt).round().max(0.0) as u64;
+        if let Some(r) = self.world.robot.as_mut() {
+            r.q.copy_from_slice(&state[1..1 + nq]);
+            signorini::dynamics::normalize(&r.model, &mut r.q);
+            r.v.copy_from_slice(&state[1 + nq..1 + nq + nv]);
+        }
+        let bodies = state[1 + nq + nv..].chunks_exact(BODY_STATE);
+        for ((s, pose), chunk) in self.world.states.iter_mut().zip(poses).zip(bodies) {
+            s.pose = pose;
+            s.velocity =
+                Motion::new(Vec3::new(chunk[7], chunk[8], chunk[9]), Vec3::new(chunk[10], chunk[11], chunk[12]));
+        }
+        self.stepper.forget_warm_start();
+        Ok(())
+    }
+}
