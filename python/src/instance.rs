@@ -93,6 +93,25 @@ impl Instance {
         1 + self.nq() + self.nv() + BODY_STATE * self.world.states.len()
     }
 
+    /// Contacts of the last step.
+    pub fn contacts(&self) -> usize {
+        self.stepper.contacts().len()
+    }
+
+    /// The world force (N, 3 per contact: λ's frame rotated to the world, over Δt) of each
+    /// contact of the last step into `out` (3 per contact, at most `out.len() / 3`
+    /// contacts); returns how many were written.
+    pub fn contact_forces(&self, out: &mut [f64]) -> usize {
+        let (contacts, impulses) = (self.stepper.contacts().contacts(), self.stepper.impulses());
+        let n = contacts.len().min(out.len() / 3);
+        for (i, c) in contacts.iter().take(n).enumerate() {
+            let lambda = Vec3::new(impulses[3 * i], impulses[3 * i + 1], impulses[3 * i + 2]);
+            let f = c.frame * lambda / self.stepper.dt;
+            out[3 * i..3 * i + 3].copy_from_slice(f.as_slice());
+        }
+        n
+    }
+
     /// One step under the controls `u` (nu, checked by the caller).
     pub fn step(&mut self, u: &[f64]) -> &StepReport {
         debug_assert_eq!(u.len(), self.actuated.len());
