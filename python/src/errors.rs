@@ -45,6 +45,14 @@ pub fn panic_text(payload: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "panic".into())
 }
 
+/// Panics inside [`guard`]: the test that a Rust panic reaches Python as `InternalError`
+/// (no public entry point panics on any input).
+#[pyfunction]
+#[pyo3(name = "_panic_for_tests")]
+pub fn panic_for_tests() -> PyResult<()> {
+    guard("_panic_for_tests", || -> PyResult<()> { panic!("a panic on purpose") })
+}
+
 /// Registers the exceptions in the module.
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("Error", m.py().get_type::<Error>())?;

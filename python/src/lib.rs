@@ -3,6 +3,8 @@
 //! become `signorini.Error`; a Rust panic never unwinds into Python (`errors::guard`).
 
 mod arrays;
+pub mod contact;
+mod controller;
 mod dynamics;
 mod errors;
 #[allow(dead_code)] // Used by `World` and `Batch`.
@@ -18,5 +20,8 @@ fn _signorini(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<model::PyModel>()?;
     m.add_class::<model::PyData>()?;
     dynamics::register(m)?;
+    contact::register(m)?;
+    m.add_class::<controller::PyController>()?;
+    m.add_function(wrap_pyfunction!(errors::panic_for_tests, m)?)?;
     Ok(())
 }
