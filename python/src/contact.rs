@@ -267,6 +267,21 @@ fn warm_start(p: &ContactProblem, warm: Option<&Bound<'_, PyAny>>, model: Contac
     Ok(Some(warm_from_impulses(p, lambda.as_slice(), model)))
 }
 
+/// Refuses a result that is not finite: no NaN reaches Python. (The PGS solvers divide
+/// by G's diagonal: a contact whose normal row of G is zero, pushed into, has no
+/// solution and gives one.)
+fn finite_result(solver: &str, result: &SolveResult) -> PyResult<()> {
+    let values = result.lambda.iter().chain(&result.sigma);
+    match values.enumerate().find(|(_, x)| !x.is_finite()) {
+        None => Ok(()),
+        Some((k, x)) => Err(engine(format!(
+            "solve: the `{solver}` solver gave a non-finite value ({x} at index {}); \
+             the problem may have no solution (a contact with a zero row of G pushed into)",
+            k % result.lambda.len().max(1)
+        ))),
+    }
+}
+
 /// Solves `problem` with `solver` (one of SOLVERS) on `model` ("ncp" or "ccp", where the
 /// solver has a choice) to the absolute tolerance `tol` in at most `max_iterations`,
 /// from `warm_start` (a previous Solution or impulses); the criteria in force units for
@@ -280,11 +295,13 @@ pub fn solve(
     solver: &str,
     model: &str,
     tol: f64,
-    max_iterations: usize,
+    max_iterations: i64,
     warm_start: Option<&Bound<'_, PyAny>>,
     dt: f64,
 ) -> PyResult<PySolution> {
     let kind = solver_kind(solver)?;
+    let max_iterations = usize::try_from(max_iterations)
+        .map_err(|_| PyValueError::new_err(format!("max_iterations: {max_iterations}, expected an integer ≥ 0")))?;
     let contact_model = contact_model(model)?;
     let tol = positive("tol", tol, true)?;
     let dt = positive("dt", dt, false)?;
@@ -297,6 +314,7 @@ pub fn solve(
             let mut engine_solver = kind.build(contact_model, stop, n, false);
             let mut result = SolveResult::with_capacity(n, 0);
             engine_solver.solve(p, warm.as_ref(), &mut result).map_err(engine)?;
+            finite_result(solver, &result)?;
             let mut sigma = vec![0.0; 3 * n];
             let metrics = Metrics::evaluate(p, &result.lambda, dt, ContactModel::Ncp, &mut sigma);
             Ok((result, metrics))
