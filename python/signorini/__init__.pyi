@@ -92,10 +92,14 @@ MODELS: tuple[str, ...]  # "ncp", "ccp"
 class ContactProblem:
     """min over impulses λ (3 per contact, (Tx, Ty, N)) of the frictional contact problem
     σ = (G + diag(compliance)) λ + g, λ_i in the Coulomb cone of μ_i, with Signorini and
-    maximum dissipation (the NCP) or the cone complementarity relaxation (the CCP)."""
+    maximum dissipation (the NCP) or the cone complementarity relaxation (the CCP).
+
+    From arrays: n = len(mu) sizes the others; G must be symmetric (to 1e-9 of its largest
+    entry) with a non-negative diagonal, mu and compliance ≥ 0 (ValueError naming the
+    array otherwise). The arrays are copied in; the properties return copies."""
     def __init__(self, G: F64, g: F64, mu: F64, compliance: Optional[F64] = None) -> None: ...
     @staticmethod
-    def from_world(world: World) -> ContactProblem: ...  # the problem of the world's last step
+    def from_world(world: World) -> ContactProblem: ...  # the problem of the world's last step (G built from its factor)
     @property
     def num_contacts(self) -> int: ...
     @property
@@ -103,7 +107,7 @@ class ContactProblem:
     @property
     def g(self) -> F64: ...  # (3n,)
     @property
-    def mu(self) -> F64: ...  # (n,)
+    def mu(self) -> F64: ...  # (n,); 0 for a joint-friction block of a world's problem
     @property
     def compliance(self) -> F64: ...  # (3n,)
 
@@ -119,10 +123,10 @@ class Criteria:
 class Solution:
     impulses: F64  # (3n,) λ
     velocities: F64  # (3n,) σ = (G + R)λ + g
-    iterations: int
+    iterations: int  # 0: the start (a warm start) already met the tolerance
     converged: bool
     residuals: tuple[float, float, float]  # primal, dual, complementarity (seed 000 eqs. 40–42)
-    criteria: Criteria  # against the NCP, whatever `model` was solved
+    criteria: Criteria  # against the NCP, whatever `model` was solved, in force units for `dt`
 
 def solve(
     problem: ContactProblem,
@@ -132,7 +136,18 @@ def solve(
     max_iterations: int = 1000,
     warm_start: Optional[Union[Solution, F64]] = None,
     dt: float = 1.0,
-) -> Solution: ...
+) -> Solution:
+    """Solves `problem` with one of SOLVERS (KeyError otherwise) with its default settings,
+    as the simulator's `contact.solver` runs it. `model` applies to admm, pgs, vfpi and
+    vfpi-block; lcp solves the pyramid LCP, chrono-admm/chrono-fadmm/sap the CCP whatever
+    `model` (for sap, `tol` is its relative tolerance; vfpi's virtual nodes have stiffness
+    1e4 relative to the contact's). `warm_start`: a previous Solution of a problem with as
+    many contacts (impulses, duals and penalty), or impulses (3n,) (duals from them).
+    The interpreter is released while it runs. A solver that gives non-finite values (PGS
+    or the LCP on a contact with a zero normal row of G pushed into: no solution) raises
+    signorini.Error."""
+    ...
+
 def criteria(problem: ContactProblem, impulses: F64, model: Literal["ncp", "ccp"] = "ncp", dt: float = 1.0) -> Criteria: ...
 
 # ---------------------------------------------------------------------------------------
@@ -199,16 +214,27 @@ class World:
 # The controller (proximal inverse dynamics)
 
 class Controller:
+    """The controller (proximal inverse dynamics) of a signorini YAML configuration, as
+    `signorini control` builds it (robot, environment, `collision:`, `contact:`,
+    `control:`); a missing or bad file raises signorini.Error naming it."""
     @staticmethod
     def from_config(path: StrPath) -> Controller: ...
     @property
     def model(self) -> Model: ...
     @property
-    def dt(self) -> float: ...
+    def dt(self) -> float: ...  # the step of a tick: 1/rate_hz
     def tick(
         self, q: F64, v: F64, q_des: Optional[F64] = None, v_des: Optional[F64] = None, a_des: Optional[F64] = None
-    ) -> tuple[F64, F64]: ...  # (tau (nv,), predicted contact forces (n, 3) world, N)
-    def contact_points(self) -> F64: ...  # (n, 3) of the last tick
+    ) -> tuple[F64, F64]:
+        """(tau (nv,), predicted contact forces (n, 3) world, N) at the measured (q (nq,),
+        v (nv,)) towards q_des (default: the posture reference at q: `control.posture`,
+        else the initial posture, the floating base where q has it), v_des and a_des
+        (default 0). A floating base's rows of tau are the wrench it still lacks. A tick
+        the controller refuses (contact overflow, a predicted force beyond
+        `control.max_contact_force`) raises signorini.Error with its one-line message.
+        Each tick warm-starts the next."""
+        ...
+    def contact_points(self) -> F64: ...  # (n, 3) world, of the last tick, in the order of its forces
 
 # ---------------------------------------------------------------------------------------
 # Batched rollouts (every core, GIL released, deterministic whatever the thread count)
