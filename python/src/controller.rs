@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use signorini::app::Setup;
 use signorini::control::Controller;
 
-use crate::arrays::{Input, Shape, input};
+use crate::arrays::{Shape, input};
 use crate::errors::{engine, guard};
 use crate::model::PyModel;
 
@@ -93,7 +93,6 @@ impl PyController {
         let q_des = Self::reference("q_des", q_des, nq, posture)?;
         let v_des = Self::reference("v_des", v_des, nv, vec![0.0; nv])?;
         let a_des = Self::reference("a_des", a_des, nv, vec![0.0; nv])?;
-        let (q, v): (&Input, &Input) = (&q, &v);
         let tau = guard("Controller.tick", || {
             let tau = self.controller.tick(&model, q.as_slice(), v.as_slice(), &q_des, &v_des, &a_des, self.dt);
             tau.map(<[f64]>::to_vec).map_err(engine)
