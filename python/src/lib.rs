@@ -8,6 +8,9 @@ mod errors;
 #[allow(dead_code)] // Used by `World` and `Batch`.
 mod instance;
 mod model;
+mod sections;
+mod step_info;
+mod world;
 
 use pyo3::prelude::*;
 
@@ -18,5 +21,9 @@ fn _signorini(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<model::PyModel>()?;
     m.add_class::<model::PyData>()?;
     dynamics::register(m)?;
+    m.add_class::<world::PyWorld>()?;
+    m.add_class::<step_info::PyStepInfo>()?;
+    m.add_class::<step_info::PyContacts>()?;
+    m.add_class::<step_info::PyCriteria>()?;
     Ok(())
 }
