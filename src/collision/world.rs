@@ -509,6 +509,14 @@ impl CollisionWorld {
             .reduce(f64::min)
     }
 
+    /// Forgets the order the sweep and prune kept from earlier detections (shapes tied in x
+    /// keep their previous order): the next detection pairs the shapes in the order of a
+    /// new world, so that a world set back to an earlier state finds its contacts in the
+    /// same order as on the first run, and repeats it exactly.
+    pub fn forget_order(&mut self) {
+        self.moving.sort_unstable();
+    }
+
     /// Moves free body `body` to `world_m_body`.
     pub fn set_free_body_pose(&mut self, body: usize, world_m_body: &SE3) {
         for &i in &self.moving {

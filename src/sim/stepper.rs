@@ -140,10 +140,15 @@ impl Stepper {
         }
     }
 
-    /// Forgets the previous steps' contact impulses: the next solve starts cold, as the
-    /// first one did (a reset of the state to replay a trajectory exactly).
+    /// Forgets the previous steps' contact impulses and what the solvers carry between
+    /// solves ([`Solver::forget`]): the next solve starts cold, as the first one did (a
+    /// reset of the state to replay a trajectory exactly).
     pub fn forget_warm_start(&mut self) {
         self.cache.clear();
+        self.solver.forget();
+        if let Some((solver, _)) = self.ccp.as_mut() {
+            solver.forget();
+        }
     }
 
     /// The contacts of the last step.
