@@ -296,3 +296,35 @@ def test_a_non_finite_step_raises_and_restores_the_state_before_it(tmp_path):
     assert np.isfinite(world.q).all() and np.isfinite(world.v).all()
     world.reset()
     assert world.time == 0.0
+
+
+def test_step_releases_the_gil():
+    """A Python thread that counts and yields the GIL (sleep(0)) advances while `step`
+    runs: with a switch interval longer than the test, the main thread gives the GIL up
+    only when it waits, so with the GIL held through `step` the count could not move."""
+    import sys
+    import threading
+    import time
+
+    world = sg.World.from_config(QUADRUPED)
+    count, stop = [0], threading.Event()
+
+    def spin():
+        while not stop.is_set():
+            count[0] += 1
+            time.sleep(0)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(100.0)
+    thread = threading.Thread(target=spin)
+    try:
+        thread.start()
+        before = count[0]
+        world.step(nstep=3000)
+        during = count[0] - before
+    finally:
+        stop.set()
+        thread.join()
+        sys.setswitchinterval(interval)
+    assert during > 0
+    assert world.time == pytest.approx(3.0)
