@@ -457,3 +457,34 @@ fn solo12_on_a_triangle_mesh_floor_touches_as_on_the_ground_plane() {
         assert!(b.contacts().iter().all(|c| (c.normal() - Vec3::z()).norm() < 1e-12));
     }
 }
+
+/// The fixed-base arm (urdf/arm7.urdf) on the ground: its base link, fixed to the world,
+/// makes no contact with the ground (a contact nothing can move: a zero row of G, which
+/// left PGS dividing by zero); a free box set on that base link still touches it.
+#[test]
+fn a_fixed_base_touches_free_bodies_but_not_the_ground() {
+    let model = Model::from_urdf_file(&repo("urdf/arm7.urdf"), &ModelOptions::default()).unwrap();
+    let mut data = Data::new(&model);
+    dynamics::forward_kinematics(&model, &mut data, model.neutral_configuration().as_slice());
+    let mut world = CollisionWorld::new(&model, &env(GROUND).description(), &Default::default()).unwrap();
+    let shape = Arc::new(CollisionShape::cuboid(Vec3::new(0.05, 0.05, 0.05)));
+    let box_shape =
+        FreeBodyShape { name: "box".into(), shape, placement: SE3::IDENTITY, friction: 0.5, restitution: 0.0 };
+    world.add_free_body(&[box_shape]);
+    world.update_robot(&data);
+    let base = world.objects().iter().position(|o| o.link == "base_link").expect("the arm's base has a shape");
+    assert!(matches!(world.objects()[base].owner, Owner::Robot { joint: 0 }));
+    // The box far away, resting on the ground: its own four contacts only.
+    let mut out = ContactBuffer::with_capacity(64);
+    world.set_free_body_pose(0, &SE3::new(rotation_from_rpy(0.0, 0.0, 0.0), Vec3::new(2.0, 0.0, 0.049)));
+    world.detect(&mut out);
+    let robot_contacts = out.contacts().iter().filter(|c| matches!(c.body1, Owner::Robot { .. })).count();
+    assert_eq!(robot_contacts, 0, "{:?}", out.contacts());
+    assert_eq!(out.len(), 4);
+    // The box pressed into the base link's side: it touches the base.
+    let (lo, hi) = world.objects()[base].shape.world_aabb(&world.objects()[base].pose, 0.0);
+    let side = Vec3::new(hi.x + 0.049, 0.5 * (lo.y + hi.y), 0.5 * (lo.z + hi.z).max(0.06));
+    world.set_free_body_pose(0, &SE3::new(rotation_from_rpy(0.0, 0.0, 0.0), side));
+    world.detect(&mut out);
+    assert!(out.contacts().iter().any(|c| c.object1 == base || c.object2 == base), "{:?}", out.contacts());
+}

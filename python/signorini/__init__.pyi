@@ -159,55 +159,62 @@ class Contacts:
     normals: F64  # (n, 3) world, from the environment into the body
     frames: F64  # (n, 3, 3) columns (Tx, Ty, N)
     impulses: F64  # (n, 3) in the contact frame (Tx, Ty, N), N·s
-    forces: F64  # (n, 3) world, N (impulse / dt)
-    depths: F64  # (n,) m
+    forces: F64  # (n, 3) world, N (frame · impulse / dt)
+    depths: F64  # (n,) m, positive when interpenetrating (−distance; contacts within the margin are negative)
     ids: list[int]  # persistent ids (warm start keys)
     bodies: list[str]  # the body of each contact (link or free-body name)
+    def __len__(self) -> int: ...
 
 class StepInfo:
+    """What the last step of a `World.step` call did."""
     contacts: int
+    contacts_dropped: int  # beyond collision.max_contacts (the deepest kept)
     iterations: int
     converged: bool
     polished: bool
     criteria: Criteria
     max_penetration: float
-    fallback: str  # "none" unless the solve missed its tolerance
+    fallback: str  # "none" unless the solve missed its tolerance ("warm_start", "ccp")
 
 class World:
     """One simulated world: a robot, its environment and free bodies; one step = free
-    velocity, collision, contact problem, solve, integrate."""
+    velocity, collision, contact problem, solve, integrate. A step whose state ends
+    non-finite raises signorini.Error naming its time, the state before that step restored
+    (Python never sees NaN). The GIL is released while stepping."""
     @staticmethod
-    def from_config(path: StrPath) -> World: ...  # a signorini YAML config (`sim:` part)
+    def from_config(path: StrPath) -> World: ...  # a signorini YAML config (robot, environment, sim, contact, collision)
     def __init__(
         self,
         model: Model,
-        environment: Optional[Mapping] = None,  # the YAML `environment:` section as a dict
+        environment: Optional[Mapping] = None,  # the YAML `environment:` section as a dict (None: ground at z = 0)
         bodies: Sequence[Mapping] = (),  # the YAML `sim.bodies` entries as dicts
         dt: float = 1e-3,
         contact: Optional[Mapping] = None,  # the YAML `contact:` section as a dict
-        q: Optional[F64] = None,
-    ) -> None: ...
+        q: Optional[F64] = None,  # (nq,) the initial configuration; None: neutral, a floating base lowered onto the ground
+    ) -> None: ...  # bad keys/values raise signorini.Error naming the YAML key (`sim.bodies[0].mass`)
     @property
     def model(self) -> Model: ...
     @property
     def dt(self) -> float: ...
     @property
-    def nu(self) -> int: ...  # torques per step: model.nv (a floating base's rows ignored)
+    def nu(self) -> int: ...  # controls: from_config, the configured joints (robot.joints); World(model), every dof but a floating base's
+    @property
+    def control_names(self) -> list[str]: ...  # (nu,) the joint of each control
     @property
     def time(self) -> float: ...
-    def step(self, tau: Optional[F64] = None, nstep: int = 1) -> StepInfo: ...
-    def reset(self) -> None: ...  # the initial state (time 0, warm start cleared)
+    def step(self, tau: Optional[F64] = None, nstep: int = 1) -> StepInfo: ...  # tau (nu,) held over nstep steps; None: zeros
+    def reset(self) -> None: ...  # the initial state (time 0, warm start cleared): the steps after repeat the first run exactly
     def close(self) -> None: ...  # any later call raises ValueError("world: closed")
-    q: F64  # (nq,) get / set (a copy)
+    q: F64  # (nq,) get / set (a copy; setting forgets the warm start)
     v: F64  # (nv,)
-    def get_state(self) -> F64: ...  # (nstate,) = time, q, v, each free body's pose (7) and twist (6)
-    def set_state(self, state: F64) -> None: ...
+    def get_state(self) -> F64: ...  # (nstate,) = time, q, v, each free body's pose (7) and twist in its frame (linear, angular)
+    def set_state(self, state: F64) -> None: ...  # the steps after are those of a new world set to `state` (bit for bit)
     @property
     def nstate(self) -> int: ...
     @property
     def body_names(self) -> list[str]: ...
     body_poses: F64  # (nbodies, 7) position, quaternion (x y z w)
-    body_velocities: F64  # (nbodies, 6) linear, angular (world)
+    body_velocities: F64  # (nbodies, 6) linear (of the body's origin), angular (world)
     def contacts(self) -> Contacts: ...
 
 # ---------------------------------------------------------------------------------------

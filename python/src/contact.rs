@@ -97,6 +97,14 @@ impl PyContactProblem {
         })
     }
 
+    /// The problem of a world's last step (its contacts, then its joint limits and
+    /// friction as blocks), G dense: to solve it again with any solver, or to measure it.
+    #[staticmethod]
+    fn from_world(world: PyRef<'_, crate::world::PyWorld>) -> PyResult<Self> {
+        let instance = world.instance()?;
+        guard("ContactProblem.from_world", || problem_from(instance.stepper.problem()))
+    }
+
     /// Number of contacts n.
     #[getter]
     fn num_contacts(&self) -> usize {

@@ -121,8 +121,8 @@ impl Instance {
         self.stepper.step(&mut self.world, &self.tau)
     }
 
-    /// Back to the initial state at time 0, the warm start forgotten: the steps after a
-    /// reset repeat those after construction exactly.
+    /// Back to the initial state at time 0, the warm start and the collision sweep's order
+    /// forgotten: the steps after a reset repeat those after construction exactly.
     pub fn reset(&mut self) {
         if let Some(r) = self.world.robot.as_mut() {
             r.q.copy_from_slice(&self.initial.q);
@@ -132,6 +132,7 @@ impl Instance {
         self.world.time = 0.0;
         self.world.steps = 0;
         self.stepper.forget_warm_start();
+        self.world.collision.forget_order();
     }
 
     /// Makes the current state the one `reset` returns to.
@@ -165,7 +166,8 @@ impl Instance {
     }
 
     /// Sets the state from `state` (nstate, finite, checked by the caller); the quaternions
-    /// are normalized, a zero one is refused. The warm start is forgotten.
+    /// are normalized, a zero one is refused. The warm start and the collision sweep's order
+    /// are forgotten: the steps that follow are those of a new world set to `state`.
     pub fn set_state(&mut self, state: &[f64]) -> Result<(), String> {
         let (nq, nv) = (self.nq(), self.nv());
         let mut poses = Vec::with_capacity(self.world.states.len());
@@ -193,6 +195,7 @@ impl Instance {
                 Motion::new(Vec3::new(chunk[7], chunk[8], chunk[9]), Vec3::new(chunk[10], chunk[11], chunk[12]));
         }
         self.stepper.forget_warm_start();
+        self.world.collision.forget_order();
         Ok(())
     }
 }

@@ -7,9 +7,11 @@ pub mod contact;
 mod controller;
 mod dynamics;
 mod errors;
-#[allow(dead_code)] // Used by `World` and `Batch`.
 mod instance;
 mod model;
+mod sections;
+mod step_info;
+mod world;
 
 use pyo3::prelude::*;
 
@@ -23,5 +25,8 @@ fn _signorini(m: &Bound<'_, PyModule>) -> PyResult<()> {
     contact::register(m)?;
     m.add_class::<controller::PyController>()?;
     m.add_function(wrap_pyfunction!(errors::panic_for_tests, m)?)?;
+    m.add_class::<world::PyWorld>()?;
+    m.add_class::<step_info::PyStepInfo>()?;
+    m.add_class::<step_info::PyContacts>()?;
     Ok(())
 }

@@ -29,8 +29,8 @@ pub use joint_commands::{JointCommandInput, JointCommandRejection, JointCommandT
 pub use outputs::{ContactForce, MARKED_CONTACTS, OutputLayout, Outputs, Wrench};
 pub use robots::RobotView;
 pub use setup::{
-    JointSlot, MAX_MASS_MATRIX_CONDITION, Setup, SetupError, SingularMassMatrix, UrdfText, check_mass_matrix,
-    mass_matrix_condition,
+    JointSlot, MAX_MASS_MATRIX_CONDITION, Setup, SetupError, SingularMassMatrix, UrdfText, add_bodies,
+    check_mass_matrix, mass_matrix_condition,
 };
 pub use sim_job::{ExternalWrenches, SimJob};
 pub use sim_requests::{ResetScope, SimRequests, SimulationState};

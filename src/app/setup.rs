@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use crate::collision::{CollisionError, CollisionShape, CollisionWorld, FreeBodyShape};
 use crate::config::joint_commands::DEFAULT_GAINS;
-use crate::config::{BodyShape, Config, ConfigError, FiniteF64, InterfaceName, MimicJoints};
+use crate::config::{BodyConfig, BodyShape, Config, ConfigError, FiniteF64, InterfaceName, MimicJoints};
 use crate::control::{Controller, InverseDynamicsSettings, UnknownLink};
 use crate::model::{
     FreeBody, FreeBodyState, JointType, MimicPolicy, Model, ModelError, ModelOptions, RobotDescription, UrdfError,
@@ -507,38 +507,7 @@ impl Setup {
         for base in self.robots.iter().filter(|r| r.base_position.is_none()).filter_map(|r| r.base) {
             world.place_base_on(base, ground);
         }
-        for (i, b) in self.config.sim.bodies.iter().enumerate() {
-            let (mass, name) = (b.mass.get(), b.name.as_str());
-            let (body, shape) = match b.shape {
-                BodyShape::Box { size } => {
-                    let half = Vec3::from(size.map(|v| v.get() / 2.0));
-                    (FreeBody::cuboid(name, mass, &half), CollisionShape::cuboid(half))
-                }
-                BodyShape::Sphere { radius } => {
-                    (FreeBody::ball(name, mass, radius.get()), CollisionShape::sphere(radius.get()))
-                }
-                BodyShape::Cylinder { radius, length } => (
-                    FreeBody::cylinder(name, mass, radius.get(), length.get()),
-                    CollisionShape::cylinder(radius.get(), length.get() / 2.0),
-                ),
-            };
-            let body = body.map_err(|e| ConfigError::Invalid {
-                file: file.clone(),
-                key: format!("sim.bodies[{i}]"),
-                message: e.reason,
-            })?;
-            let [r, p, y] = b.rpy.map(|v| v.get());
-            let pose = SE3::new(rotation_from_rpy(r, p, y), Vec3::from(b.position.map(|v| v.get())));
-            let velocity = pose.rotation.transpose() * Vec3::from(b.velocity.map(|v| v.get()));
-            let shape = FreeBodyShape {
-                name: b.name.clone(),
-                shape: Arc::new(shape),
-                placement: SE3::IDENTITY,
-                friction: b.friction.get(),
-                restitution: b.restitution.get(),
-            };
-            world.add_body(body, &[shape], FreeBodyState { pose, velocity: Motion::new(velocity, Vec3::zeros()) });
-        }
+        add_bodies(&mut world, &self.config.sim.bodies, &file)?;
         Ok(world)
     }
 
@@ -584,4 +553,43 @@ impl Setup {
         CollisionWorld::new(&self.model, &self.config.environment.description(), &self.config.collision.settings())
             .map_err(|source| SetupError::Collision { config: self.config_file.display().to_string(), source })
     }
+}
+
+/// Adds the free bodies of `sim.bodies` (`bodies`, from the configuration file `file`) to
+/// `world`, each a uniform solid of its shape at its initial pose and velocity (the world
+/// velocity turned into the body frame); an error names the key `sim.bodies[i]`.
+pub fn add_bodies(world: &mut World, bodies: &[BodyConfig], file: &str) -> Result<(), ConfigError> {
+    for (i, b) in bodies.iter().enumerate() {
+        let (mass, name) = (b.mass.get(), b.name.as_str());
+        let (body, shape) = match b.shape {
+            BodyShape::Box { size } => {
+                let half = Vec3::from(size.map(|v| v.get() / 2.0));
+                (FreeBody::cuboid(name, mass, &half), CollisionShape::cuboid(half))
+            }
+            BodyShape::Sphere { radius } => {
+                (FreeBody::ball(name, mass, radius.get()), CollisionShape::sphere(radius.get()))
+            }
+            BodyShape::Cylinder { radius, length } => (
+                FreeBody::cylinder(name, mass, radius.get(), length.get()),
+                CollisionShape::cylinder(radius.get(), length.get() / 2.0),
+            ),
+        };
+        let body = body.map_err(|e| ConfigError::Invalid {
+            file: file.to_owned(),
+            key: format!("sim.bodies[{i}]"),
+            message: e.reason,
+        })?;
+        let [r, p, y] = b.rpy.map(|v| v.get());
+        let pose = SE3::new(rotation_from_rpy(r, p, y), Vec3::from(b.position.map(|v| v.get())));
+        let velocity = pose.rotation.transpose() * Vec3::from(b.velocity.map(|v| v.get()));
+        let shape = FreeBodyShape {
+            name: b.name.clone(),
+            shape: Arc::new(shape),
+            placement: SE3::IDENTITY,
+            friction: b.friction.get(),
+            restitution: b.restitution.get(),
+        };
+        world.add_body(body, &[shape], FreeBodyState { pose, velocity: Motion::new(velocity, Vec3::zeros()) });
+    }
+    Ok(())
 }

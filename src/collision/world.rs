@@ -59,6 +59,14 @@ pub struct CollisionObject {
 }
 
 impl CollisionObject {
+    /// Whether the shape is fixed to the world (a link of a fixed-base robot's root): the
+    /// static environment can neither move it nor be moved by it, so no contact is made
+    /// between them (such a contact has no mobility: a zero row of G, which leaves the
+    /// PGS solvers dividing by zero). Free bodies still collide with it.
+    fn fixed_to_world(&self) -> bool {
+        matches!(self.owner, Owner::Robot { joint: 0 })
+    }
+
     fn new(name: &str, link: &str, owner: Owner, placement: SE3, shape: Arc<CollisionShape>) -> Self {
         let (centre, radius) = shape.bounding_sphere();
         Self {
@@ -509,6 +517,14 @@ impl CollisionWorld {
             .reduce(f64::min)
     }
 
+    /// Forgets the order the sweep and prune kept from earlier detections (shapes tied in x
+    /// keep their previous order): the next detection pairs the shapes in the order of a
+    /// new world, so that a world set back to an earlier state finds its contacts in the
+    /// same order as on the first run, and repeats it exactly.
+    pub fn forget_order(&mut self) {
+        self.moving.sort_unstable();
+    }
+
     /// Moves free body `body` to `world_m_body`.
     pub fn set_free_body_pose(&mut self, body: usize, world_m_body: &SE3) {
         for &i in &self.moving {
@@ -530,7 +546,7 @@ impl CollisionWorld {
             for p in 0..self.planes.len() {
                 let (_, n, h, _) = self.planes[p];
                 let o = &self.objects[i];
-                if !o.far && o.active && o.shape.lowest_along(&o.pose, &n) - h < margin {
+                if !o.far && o.active && !o.fixed_to_world() && o.shape.lowest_along(&o.pose, &n) - h < margin {
                     self.plane_pair(i, p, out);
                 }
             }
@@ -551,7 +567,7 @@ impl CollisionWorld {
         let statics = std::mem::take(&mut self.statics);
         for k in 0..self.moving.len() {
             let i = self.moving[k];
-            if !self.objects[i].active {
+            if !self.objects[i].active || self.objects[i].fixed_to_world() {
                 continue;
             }
             let (lo, hi) = self.objects[i].aabb;

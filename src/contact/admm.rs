@@ -443,4 +443,9 @@ impl Solver for AdmmSolver {
         result.rho_power = penalty.power;
         Ok(())
     }
+
+    /// The power iteration starts from ones again, as in the first solve.
+    fn forget(&mut self) {
+        self.eigen.clear();
+    }
 }

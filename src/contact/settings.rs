@@ -94,7 +94,7 @@ impl Default for ContactSettings {
 
 impl ContactSettings {
     /// The solver, sized for `capacity` contacts.
-    pub fn build_solver(&self, capacity: usize) -> Box<dyn Solver + Send> {
+    pub fn build_solver(&self, capacity: usize) -> Box<dyn Solver + Send + Sync> {
         self.solver.build(self.model, self.stop, capacity, false)
     }
 }
@@ -109,7 +109,7 @@ impl SolverKind {
         stop: StoppingRule,
         capacity: usize,
         record: bool,
-    ) -> Box<dyn Solver + Send> {
+    ) -> Box<dyn Solver + Send + Sync> {
         let record_history = record;
         match self {
             SolverKind::Admm => Box::new(AdmmSolver::with_capacity(

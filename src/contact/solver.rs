@@ -263,6 +263,11 @@ pub trait Solver {
         warm: Option<&WarmStart>,
         result: &mut SolveResult,
     ) -> Result<(), SolveError>;
+
+    /// Forgets what the solver carries from one solve to the next (the ADMM's last
+    /// eigenvector estimate), so that the next solve starts as the first one did: with the
+    /// warm start's, what a replay from a restored state needs to repeat a run exactly.
+    fn forget(&mut self) {}
 }
 
 /// ‖x‖∞ of a slice.

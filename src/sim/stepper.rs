@@ -67,13 +67,13 @@ pub struct Stepper {
     /// Time step (s).
     pub dt: f64,
     settings: ProblemSettings,
-    solver: Box<dyn Solver + Send>,
+    solver: Box<dyn Solver + Send + Sync>,
     /// The warm start's active set, tried before the solver (None: `contact.polish` off).
     polish: Option<Polish>,
     /// What a solve that misses its tolerance falls back to, the convex relaxation's
     /// solver and its result, and the previous impulses as a candidate.
     fallback: Fallback,
-    ccp: Option<(Box<dyn Solver + Send>, SolveResult)>,
+    ccp: Option<(Box<dyn Solver + Send + Sync>, SolveResult)>,
     candidate: Vec<f64>,
     tolerance: f64,
     contacts: ContactBuffer,
@@ -140,10 +140,15 @@ impl Stepper {
         }
     }
 
-    /// Forgets the previous steps' contact impulses: the next solve starts cold, as the
-    /// first one did (a reset of the state to replay a trajectory exactly).
+    /// Forgets the previous steps' contact impulses and what the solvers carry between
+    /// solves ([`Solver::forget`]): the next solve starts cold, as the first one did (a
+    /// reset of the state to replay a trajectory exactly).
     pub fn forget_warm_start(&mut self) {
         self.cache.clear();
+        self.solver.forget();
+        if let Some((solver, _)) = self.ccp.as_mut() {
+            solver.forget();
+        }
     }
 
     /// The contacts of the last step.
