@@ -70,7 +70,7 @@ impl Instance {
 
     /// The robot's model, if any.
     pub fn model(&self) -> Option<&Model> {
-        self.world.robot.as_ref().map(|r| &r.model)
+        self.world.robot.as_ref().map(|r| &*r.model)
     }
 
     /// Configuration size (0 without a robot).
