@@ -3,6 +3,7 @@
 //! become `signorini.Error`; a Rust panic never unwinds into Python (`errors::guard`).
 
 mod arrays;
+mod batch;
 mod dynamics;
 mod errors;
 #[allow(dead_code)] // Used by `World` and `Batch`.
@@ -18,5 +19,6 @@ fn _signorini(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<model::PyModel>()?;
     m.add_class::<model::PyData>()?;
     dynamics::register(m)?;
+    batch::register(m)?;
     Ok(())
 }
