@@ -357,6 +357,8 @@ impl Batch {
             }
             crate::arrays::finite(&format!("q[{i}]"), rows.q)?;
             crate::arrays::finite(&format!("v[{i}]"), rows.v)?;
+            w.check_configuration(rows.q).map_err(|e| PyValueError::new_err(format!("q[{i}]: {e}")))?;
+            let (q, v) = w.robot_state_mut();
             q.copy_from_slice(rows.q);
             v.copy_from_slice(rows.v);
             if let Some(r) = w.world.robot.as_mut() {

@@ -13,7 +13,7 @@
 
 use nalgebra::{Quaternion, UnitQuaternion};
 use signorini::app::Setup;
-use signorini::model::{FreeBodyState, Model};
+use signorini::model::{FreeBodyState, JointType, Model};
 use signorini::sim::{JointPd, StepReport, Stepper, World};
 use signorini::spatial::{Motion, SE3, Vec3};
 use std::path::Path;
@@ -187,9 +187,28 @@ impl Instance {
         }
     }
 
+    /// Refuses a configuration `q` (nq) whose unit parts (a free flyer's quaternion, a
+    /// continuous joint's (cos, sin)) are zero: they cannot be normalized.
+    pub fn check_configuration(&self, q: &[f64]) -> Result<(), String> {
+        let Some(m) = self.model() else { return Ok(()) };
+        for (j, t) in m.joint_types.iter().enumerate().skip(1) {
+            let at = m.idx_q[j];
+            let part = match t {
+                JointType::FreeFlyer => &q[at + 3..at + 7],
+                JointType::RevoluteUnbounded { .. } => &q[at..at + 2],
+                _ => continue,
+            };
+            if part.iter().map(|x| x * x).sum::<f64>().sqrt() < 1e-9 {
+                return Err(format!("joint `{}`'s unit quaternion or (cos, sin) is zero", m.joint_names[j]));
+            }
+        }
+        Ok(())
+    }
+
     /// The free bodies' poses of `state` (nstate, finite, checked by the caller), their
-    /// quaternions normalized; a zero one is refused.
+    /// quaternions normalized; a zero one (or a zero one of the robot's) is refused.
     fn poses(&self, state: &[f64]) -> Result<Vec<SE3>, String> {
+        self.check_configuration(&state[1..1 + self.nq()]).map_err(|e| format!("state: {e}"))?;
         let mut poses = Vec::with_capacity(self.world.states.len());
         for (b, chunk) in state[1 + self.nq() + self.nv()..].chunks_exact(BODY_STATE).enumerate() {
             let q = Quaternion::new(chunk[6], chunk[3], chunk[4], chunk[5]);
