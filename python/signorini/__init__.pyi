@@ -259,7 +259,8 @@ class Batch:
     def set_state(self, state: F64) -> None: ...
     def stats(self) -> dict[str, Union[int, float]]: ...
     # since construction / reset_stats(), all worlds: steps, unconverged, iterations, contacts,
-    # divergences, max_criterion (the largest NCP criterion ε_abs of a step, N)
+    # divergences, max_criterion (the largest NCP criterion ε_abs of a step, N), above_1e-6 (steps
+    # whose criterion exceeds 1e-6 N)
     def reset_stats(self) -> None: ...
     def close(self) -> None: ...  # any later call raises ValueError("batch: closed")
 

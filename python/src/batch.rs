@@ -86,6 +86,10 @@ impl<T> Drop for Buffer<T> {
     }
 }
 
+/// The NCP criterion (N) the throughput goal is stated at: `stats()` counts the steps
+/// above it.
+const CRITERION_GOAL: f64 = 1e-6;
+
 /// Per world, what its steps did since the last `reset_stats()`.
 #[derive(Clone, Copy, Debug, Default)]
 struct Stats {
@@ -93,6 +97,7 @@ struct Stats {
     unconverged: u64,
     iterations: u64,
     max_criterion: f64,
+    above_goal: u64,
     contacts: u64,
     divergences: u64,
 }
@@ -103,6 +108,7 @@ impl Stats {
         self.unconverged += u64::from(!r.converged);
         self.iterations += r.iterations as u64;
         self.max_criterion = self.max_criterion.max(r.metrics.eps_abs);
+        self.above_goal += u64::from(!(r.metrics.eps_abs <= CRITERION_GOAL));
         self.contacts += r.contacts as u64;
     }
 }
@@ -708,7 +714,8 @@ impl Batch {
 
     /// What the steps did since construction or `reset_stats()`, over every world: steps,
     /// unconverged (steps whose solve missed its tolerance), iterations, max_criterion (the
-    /// largest NCP criterion ε_abs of a step, N), contacts (summed over steps), divergences.
+    /// largest NCP criterion ε_abs of a step, N), above_1e-6 (steps whose criterion exceeds
+    /// 1e-6 N), contacts (summed over steps), divergences.
     fn stats<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         let sum = |f: fn(&Stats) -> u64| self.stats.iter().map(f).sum::<u64>();
@@ -717,6 +724,7 @@ impl Batch {
         d.set_item("iterations", sum(|s| s.iterations))?;
         d.set_item("contacts", sum(|s| s.contacts))?;
         d.set_item("divergences", sum(|s| s.divergences))?;
+        d.set_item("above_1e-6", sum(|s| s.above_goal))?;
         d.set_item("max_criterion", self.stats.iter().fold(0.0f64, |m, s| m.max(s.max_criterion)))?;
         Ok(d)
     }

@@ -220,6 +220,8 @@ def test_stats_count_steps_and_the_ncp_criterion(quadruped):
     s = b.stats()
     assert s["steps"] == 200 and s["contacts"] > 0 and s["unconverged"] == 0
     assert 0.0 <= s["max_criterion"] < math.inf
+    assert 0 <= s["above_1e-6"] <= s["steps"]
+    assert (s["above_1e-6"] > 0) == (s["max_criterion"] > 1e-6)
     b.reset_stats()
     assert b.stats()["steps"] == 0
 
