@@ -108,7 +108,8 @@ impl Stats {
         self.unconverged += u64::from(!r.converged);
         self.iterations += r.iterations as u64;
         self.max_criterion = self.max_criterion.max(r.metrics.eps_abs);
-        self.above_goal += u64::from(!(r.metrics.eps_abs <= CRITERION_GOAL));
+        // A NaN criterion counts as above.
+        self.above_goal += u64::from(r.metrics.eps_abs.is_nan() || r.metrics.eps_abs > CRITERION_GOAL);
         self.contacts += r.contacts as u64;
     }
 }
