@@ -33,7 +33,7 @@ impl Rig {
         let hold = worlds::hold(&world, &reference, kp, kd);
         let config: ContactConfig = serde_yaml_ng::from_str(yaml).unwrap();
         let stepper = Stepper::new(&world, DT, &config.settings(), 64);
-        let model = world.robot.as_ref().unwrap().model.clone();
+        let model = world.robot.as_ref().unwrap().model.as_ref().clone();
         let data = Data::new(&model);
         let id = InverseDynamics::new(&model, 64, config.problem_settings(), InverseDynamicsSettings::default());
         Self { world, hold, config, stepper, model, data, id }

@@ -85,7 +85,7 @@ fn the_loop_allocates_nothing_after_start_up() {
     // And the entity services: a snapshot after every step, SetEntityState of the crate
     // and of the floating base (issue 25).
     let entities = signorini::app::Entities::new(
-        job.world().robot.as_ref().map(|r| &r.model),
+        job.world().robot.as_ref().map(|r| &*r.model),
         &[],
         &["crate".to_string()],
         job.world().collision.objects(),

@@ -274,8 +274,9 @@ fn drop_quadruped(leg_damping: f64) -> (Switches, Vec<f64>, f64) {
     let robot = world.robot.as_mut().unwrap();
     assert!(robot.model.frame_id("lf_foot", Some(FrameKind::Body)).is_some());
     robot.q[2] += 0.3;
-    for k in 6..robot.model.nv {
-        robot.model.damping[k] += leg_damping;
+    let model = std::sync::Arc::make_mut(&mut robot.model);
+    for k in 6..model.nv {
+        model.damping[k] += leg_damping;
     }
     let clearance = foot_heights(&mut world, &FEET);
     let mut run = Run::new(&setup, world);

@@ -190,7 +190,7 @@ fn the_quadruped_with_joint_friction_stands_on_its_feet() {
     let (mut world, reference, (kp, kd)) = worlds::quadruped(&Sources::repository(), 0.0).unwrap();
     let r = world.robot.as_mut().unwrap();
     let joints = r.model.nv - 6;
-    for f in r.model.friction.iter_mut().skip(6) {
+    for f in std::sync::Arc::make_mut(&mut r.model).friction.iter_mut().skip(6) {
         *f = 0.5;
     }
     let weight = r.model.total_mass() * 9.81;

@@ -202,7 +202,7 @@ class World:
     def control_names(self) -> list[str]: ...  # (nu,) the joint of each control
     @property
     def time(self) -> float: ...
-    def step(self, tau: Optional[F64] = None, nstep: int = 1) -> StepInfo: ...  # tau (nu,) held over nstep steps; None: zeros
+    def step(self, tau: Optional[F64] = None, nstep: int = 1) -> StepInfo: ...  # tau (nu,) held over nstep steps; None: the hold PD of sim.hold_kp/hold_kd (zeros for World(model, ...)), as Batch.step
     def reset(self) -> None: ...  # the initial state (time 0, warm start cleared): the steps after repeat the first run exactly
     def close(self) -> None: ...  # any later call raises ValueError("world: closed")
     q: F64  # (nq,) get / set (a copy; setting forgets the warm start)
@@ -247,31 +247,58 @@ class Controller:
 # Batched rollouts (every core, GIL released, deterministic whatever the thread count)
 
 class Batch:
+    """N worlds of one configuration (one shared Model; a world whose gravity or masses are
+    changed gets its own copy), stepped on num_threads threads with the GIL released;
+    bit-identical whatever num_threads. A world whose state turns non-finite is reset and
+    flagged in `diverged`. A panic in a worker raises InternalError and closes the batch."""
     def __init__(self, world: Union[StrPath, World], num_worlds: int, num_threads: Optional[int] = None) -> None: ...
+    # world: a configuration path (World instances: added at merge). num_threads None: every core.
     @property
     def num_worlds(self) -> int: ...
     @property
-    def nu(self) -> int: ...
+    def nq(self) -> int: ...
+    @property
+    def nv(self) -> int: ...
+    @property
+    def nu(self) -> int: ...  # the configuration's controlled joints
+    @property
+    def control_names(self) -> list[str]: ...
     @property
     def nstate(self) -> int: ...
-    # Live views of the batch state (writes before a step set the state of that step):
+    @property
+    def dt(self) -> float: ...
+    @property
+    def max_contacts(self) -> int: ...  # collision.max_contacts
+    num_threads: int
+    # Live views of the batch state over memory the batch owns (valid as long as they are
+    # held, even after close()); they show the state after each step. q and v are writable:
+    # a world whose rows were written starts its next step from them (as set_state: quaternions
+    # normalized, warm start forgotten). The others are read-only.
     q: F64  # (N, nq)
     v: F64  # (N, nv)
     time: F64  # (N,)
     contact_forces: F64  # (N, max_contacts, 3) world forces of the last step, rows past contact_counts zero
     contact_counts: NDArray[np.int64]  # (N,)
-    def step(self, tau: Optional[F64] = None, nstep: int = 1) -> None: ...  # tau (N, nu)
+    diverged: NDArray[np.bool_]  # (N,) the world went non-finite and was reset (cleared by reset/set_state)
+    def step(self, tau: Optional[F64] = None, nstep: int = 1) -> None: ...
+    # tau (N, nu), held for the nstep steps; None: the configuration's hold PD (sim.hold_kp/kd
+    # towards the initial posture, zero torque when 0), as the sim node without commands.
     def reset(self, worlds: Optional[Sequence[int]] = None) -> None: ...
-    def set_friction(self, mu: F64) -> None: ...  # (N,)
-    def set_gravity(self, gravity: F64) -> None: ...  # (N, 3)
-    def set_mass_scale(self, scale: F64) -> None: ...  # (N,) scales every body's inertia
-    def set_initial_state(self, state: F64) -> None: ...  # (N, nstate)
-    def get_state(self) -> F64: ...  # (N, nstate)
+    def set_friction(self, mu: F64) -> None: ...  # (N,) ≥ 0, every contact pair's Coulomb coefficient
+    def set_gravity(self, gravity: F64) -> None: ...  # (N, 3) m/s², robot and free bodies
+    def set_mass_scale(self, scale: F64) -> None: ...  # (N,) > 0 scales every body's mass and inertia
+    def set_initial_state(self, state: F64) -> None: ...  # (N, nstate) where reset returns (time ignored)
+    def get_state(self, out: Optional[F64] = None) -> F64: ...  # (N, nstate)
     def set_state(self, state: F64) -> None: ...
-    def close(self) -> None: ...
+    def stats(self) -> dict[str, Union[int, float]]: ...
+    # since construction / reset_stats(), all worlds: steps, unconverged, iterations, contacts,
+    # divergences, max_criterion (the largest NCP criterion ε_abs of a step, N), above_1e-6 (steps
+    # whose criterion exceeds 1e-6 N)
+    def reset_stats(self) -> None: ...
+    def close(self) -> None: ...  # any later call raises ValueError("batch: closed")
 
 def rollout(
-    world: Union[World, Batch],
+    world: Union[World, Batch, StrPath],  # a Batch of N (left at the final states) or a config path
     initial_state: F64,  # (N, nstate)
     control: F64,  # (N, T, nu)
     state: Optional[F64] = None,  # out (N, T, nstate)

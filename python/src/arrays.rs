@@ -60,6 +60,16 @@ fn typed<'py>(name: &str, obj: &Bound<'py, PyAny>, shape: Shape) -> PyResult<Bou
     Ok(untyped.cast::<PyArrayDyn<f64>>()?.clone())
 }
 
+/// The dimensions of the array argument `name` (TypeError if it is not an ndarray), to
+/// size the others from it (`control`'s T in `rollout`).
+pub fn dims(name: &str, obj: &Bound<'_, PyAny>) -> PyResult<Vec<usize>> {
+    let untyped = obj.cast::<PyUntypedArray>().map_err(|_| {
+        let got = obj.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".into());
+        PyTypeError::new_err(format!("{name}: expected a numpy.ndarray of float64, got {got}"))
+    })?;
+    Ok(untyped.shape().to_vec())
+}
+
 /// The first non-finite element of `values`, as an error naming `name`.
 pub fn finite(name: &str, values: &[f64]) -> PyResult<()> {
     match values.iter().position(|x| !x.is_finite()) {

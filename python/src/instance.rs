@@ -13,10 +13,11 @@
 
 use nalgebra::{Quaternion, UnitQuaternion};
 use signorini::app::Setup;
-use signorini::model::{FreeBodyState, Model};
-use signorini::sim::{StepReport, Stepper, World};
+use signorini::model::{FreeBodyState, JointType, Model};
+use signorini::sim::{JointPd, StepReport, Stepper, World};
 use signorini::spatial::{Motion, SE3, Vec3};
 use std::path::Path;
+use std::sync::Arc;
 
 /// Values per free body in the state vector.
 pub const BODY_STATE: usize = 13;
@@ -41,6 +42,9 @@ pub struct Instance {
     pub control_names: Vec<String>,
     initial: Initial,
     tau: Vec<f64>,
+    /// The configuration's hold PD (`sim.hold_kp`/`hold_kd` towards the initial posture),
+    /// applied by [`Instance::hold_step`].
+    hold: Option<JointPd>,
 }
 
 impl Instance {
@@ -48,7 +52,13 @@ impl Instance {
     /// `contact:` settings, `sim.dt`), at its initial state.
     pub fn from_config(path: &Path) -> Result<Self, String> {
         let setup = Setup::load(path, None).map_err(|e| e.to_string())?;
-        let world = setup.sim_world().map_err(|e| e.to_string())?;
+        Self::from_setup(&setup, Arc::new(setup.model.clone()))
+    }
+
+    /// The world of a loaded configuration with `model` (the setup's, shared by the
+    /// instances of a batch), at its initial state, with the configuration's hold PD.
+    pub fn from_setup(setup: &Setup, model: Arc<Model>) -> Result<Self, String> {
+        let world = setup.sim_world_sharing(model).map_err(|e| e.to_string())?;
         let stepper = Stepper::new(
             &world,
             setup.config.sim_dt(),
@@ -56,7 +66,10 @@ impl Instance {
             setup.config.collision.max_contacts.get(),
         );
         let slots = setup.joint_slots();
-        Ok(Self::new(world, stepper, slots.iter().map(|s| s.idx_v).collect(), setup.joint_names.clone()))
+        let mut instance =
+            Self::new(world, stepper, slots.iter().map(|s| s.idx_v).collect(), setup.joint_names.clone());
+        instance.hold = Some(setup.hold_pd());
+        Ok(instance)
     }
 
     /// An instance of `world` stepped by `stepper`, controlled on the velocity indices
@@ -65,12 +78,12 @@ impl Instance {
         let (q, v) = world.robot.as_ref().map_or((Vec::new(), Vec::new()), |r| (r.q.clone(), r.v.clone()));
         let nv = v.len();
         let initial = Initial { q, v, bodies: world.states.clone() };
-        Self { world, stepper, actuated, control_names, initial, tau: vec![0.0; nv] }
+        Self { world, stepper, actuated, control_names, initial, tau: vec![0.0; nv], hold: None }
     }
 
     /// The robot's model, if any.
     pub fn model(&self) -> Option<&Model> {
-        self.world.robot.as_ref().map(|r| &r.model)
+        self.world.robot.as_ref().map(|r| &*r.model)
     }
 
     /// Configuration size (0 without a robot).
@@ -121,6 +134,16 @@ impl Instance {
         self.stepper.step(&mut self.world, &self.tau)
     }
 
+    /// One step under the hold PD's torques at the current state (zero torques without
+    /// one: an instance built from parts, or `sim.hold_kp` = `hold_kd` = 0).
+    pub fn hold_step(&mut self) -> &StepReport {
+        match (self.hold.as_mut(), self.world.robot.as_ref()) {
+            (Some(pd), Some(r)) => pd.torques(&r.model, &r.q, &r.v, &mut self.tau),
+            _ => self.tau.fill(0.0),
+        }
+        self.stepper.step(&mut self.world, &self.tau)
+    }
+
     /// Back to the initial state at time 0, the warm start and the collision sweep's order
     /// forgotten: the steps after a reset repeat those after construction exactly.
     pub fn reset(&mut self) {
@@ -165,13 +188,30 @@ impl Instance {
         }
     }
 
-    /// Sets the state from `state` (nstate, finite, checked by the caller); the quaternions
-    /// are normalized, a zero one is refused. The warm start and the collision sweep's order
-    /// are forgotten: the steps that follow are those of a new world set to `state`.
-    pub fn set_state(&mut self, state: &[f64]) -> Result<(), String> {
-        let (nq, nv) = (self.nq(), self.nv());
+    /// Refuses a configuration `q` (nq) whose unit parts (a free flyer's quaternion, a
+    /// continuous joint's (cos, sin)) are zero: they cannot be normalized.
+    pub fn check_configuration(&self, q: &[f64]) -> Result<(), String> {
+        let Some(m) = self.model() else { return Ok(()) };
+        for (j, t) in m.joint_types.iter().enumerate().skip(1) {
+            let at = m.idx_q[j];
+            let part = match t {
+                JointType::FreeFlyer => &q[at + 3..at + 7],
+                JointType::RevoluteUnbounded { .. } => &q[at..at + 2],
+                _ => continue,
+            };
+            if part.iter().map(|x| x * x).sum::<f64>().sqrt() < 1e-9 {
+                return Err(format!("joint `{}`'s unit quaternion or (cos, sin) is zero", m.joint_names[j]));
+            }
+        }
+        Ok(())
+    }
+
+    /// The free bodies' poses of `state` (nstate, finite, checked by the caller), their
+    /// quaternions normalized; a zero one (or a zero one of the robot's) is refused.
+    fn poses(&self, state: &[f64]) -> Result<Vec<SE3>, String> {
+        self.check_configuration(&state[1..1 + self.nq()]).map_err(|e| format!("state: {e}"))?;
         let mut poses = Vec::with_capacity(self.world.states.len());
-        for (b, chunk) in state[1 + nq + nv..].chunks_exact(BODY_STATE).enumerate() {
+        for (b, chunk) in state[1 + self.nq() + self.nv()..].chunks_exact(BODY_STATE).enumerate() {
             let q = Quaternion::new(chunk[6], chunk[3], chunk[4], chunk[5]);
             if q.norm() < 1e-9 {
                 return Err(format!("state: body {b}'s quaternion is zero"));
@@ -181,21 +221,65 @@ impl Instance {
                 Vec3::new(chunk[0], chunk[1], chunk[2]),
             ));
         }
-        self.world.time = state[0];
-        self.world.steps = (state[0] / self.stepper.dt).round().max(0.0) as u64;
-        if let Some(r) = self.world.robot.as_mut() {
-            r.q.copy_from_slice(&state[1..1 + nq]);
-            signorini::dynamics::normalize(&r.model, &mut r.q);
-            r.v.copy_from_slice(&state[1 + nq..1 + nq + nv]);
+        Ok(poses)
+    }
+
+    /// The configuration, velocity and free bodies of `state`, written into `q`, `v` and
+    /// `bodies` (q's quaternions normalized).
+    fn unpack(&self, state: &[f64], q: &mut [f64], v: &mut [f64], bodies: &mut [FreeBodyState]) -> Result<(), String> {
+        let (nq, nv) = (self.nq(), self.nv());
+        let poses = self.poses(state)?;
+        q.copy_from_slice(&state[1..1 + nq]);
+        if let Some(model) = self.model() {
+            signorini::dynamics::normalize(model, q);
         }
-        let bodies = state[1 + nq + nv..].chunks_exact(BODY_STATE);
-        for ((s, pose), chunk) in self.world.states.iter_mut().zip(poses).zip(bodies) {
+        v.copy_from_slice(&state[1 + nq..1 + nq + nv]);
+        let chunks = state[1 + nq + nv..].chunks_exact(BODY_STATE);
+        for ((s, pose), chunk) in bodies.iter_mut().zip(poses).zip(chunks) {
             s.pose = pose;
             s.velocity =
                 Motion::new(Vec3::new(chunk[7], chunk[8], chunk[9]), Vec3::new(chunk[10], chunk[11], chunk[12]));
         }
+        Ok(())
+    }
+
+    /// Whether `state` (nstate, finite) can be set: no zero quaternion.
+    pub fn check_state(&self, state: &[f64]) -> Result<(), String> {
+        self.poses(state).map(|_| ())
+    }
+
+    /// Sets the state from `state` (nstate, finite, checked by the caller); the quaternions
+    /// are normalized, a zero one is refused. The warm start and the collision sweep's order
+    /// are forgotten: the steps that follow are those of a new world set to `state`.
+    pub fn set_state(&mut self, state: &[f64]) -> Result<(), String> {
+        let (mut q, mut v, mut bodies) = (self.initial.q.clone(), self.initial.v.clone(), self.world.states.clone());
+        self.unpack(state, &mut q, &mut v, &mut bodies)?;
+        self.world.time = state[0];
+        self.world.steps = (state[0] / self.stepper.dt).round().max(0.0) as u64;
+        if let Some(r) = self.world.robot.as_mut() {
+            r.q.copy_from_slice(&q);
+            r.v.copy_from_slice(&v);
+        }
+        self.world.states.clone_from_slice(&bodies);
         self.stepper.forget_warm_start();
         self.world.collision.forget_order();
         Ok(())
+    }
+
+    /// Sets the state `reset` returns to from `state` (its time ignored: a reset is at
+    /// time 0); the current state is unchanged.
+    pub fn set_initial(&mut self, state: &[f64]) -> Result<(), String> {
+        let mut initial = self.initial.clone();
+        self.unpack(state, &mut initial.q, &mut initial.v, &mut initial.bodies)?;
+        self.initial = initial;
+        Ok(())
+    }
+
+    /// The robot's q and v, mutable (empty without a robot).
+    pub fn robot_state_mut(&mut self) -> (&mut [f64], &mut [f64]) {
+        match self.world.robot.as_mut() {
+            Some(r) => (&mut r.q, &mut r.v),
+            None => (&mut [], &mut []),
+        }
     }
 }

@@ -3,6 +3,7 @@
 //! become `signorini.Error`; a Rust panic never unwinds into Python (`errors::guard`).
 
 mod arrays;
+mod batch;
 pub mod contact;
 mod controller;
 mod dynamics;
@@ -28,5 +29,6 @@ fn _signorini(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<world::PyWorld>()?;
     m.add_class::<step_info::PyStepInfo>()?;
     m.add_class::<step_info::PyContacts>()?;
+    batch::register(m)?;
     Ok(())
 }

@@ -103,14 +103,15 @@ fn model_controls(model: &Model) -> (Vec<usize>, Vec<String>) {
     (dofs, names)
 }
 
-/// `nstep` steps under `controls`, each from a saved state: the first that ends
-/// non-finite is undone and reported. The last step's report otherwise.
-fn run_steps(open: &mut Open, nstep: usize) -> Result<StepReport, Diverged> {
+/// `nstep` steps under `controls` (or, with `hold`, the configuration's hold PD), each
+/// from a saved state: the first that ends non-finite is undone and reported. The last
+/// step's report otherwise.
+fn run_steps(open: &mut Open, nstep: usize, hold: bool) -> Result<StepReport, Diverged> {
     let Open { instance, controls, before } = open;
     let mut report = StepReport::default();
     for step in 0..nstep {
         instance.get_state(before);
-        report = *instance.step(controls);
+        report = if hold { *instance.hold_step() } else { *instance.step(controls) };
         if !instance.world.is_finite() {
             let time = instance.world.time;
             // `before` was finite with unit quaternions: set_state accepts it.
@@ -218,7 +219,9 @@ impl PyWorld {
         Ok(self.body_names.clone())
     }
 
-    /// `nstep` steps under the controls `tau` (nu; None: zeros), held over the steps, the
+    /// `nstep` steps under the controls `tau` (nu), held over the steps, or (None) what the
+    /// simulator applies without a command: the hold PD of `sim.hold_kp`/`hold_kd` towards
+    /// the initial posture (zero torques for a world built from parts, as `Batch.step`); the
     /// GIL released; the last step's report. A step whose state ends non-finite raises
     /// `signorini.Error` naming its time, the state before that step restored.
     #[pyo3(signature = (tau=None, nstep=1))]
@@ -235,7 +238,8 @@ impl PyWorld {
             }
             None => open.controls.fill(0.0),
         }
-        let result = guard("World.step", || Ok(py.detach(|| run_steps(open, nstep))))?;
+        let hold = tau.is_none();
+        let result = guard("World.step", || Ok(py.detach(|| run_steps(open, nstep, hold))))?;
         match result {
             Ok(report) => PyStepInfo::new(py, &report),
             Err(d) => Err(engine(format!(

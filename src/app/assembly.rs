@@ -62,7 +62,7 @@ impl SimLoop {
         let servos = setup.joint_servos()?;
         let input = JointCommandInput::new(setup.joint_names.clone(), servos.iter().map(|s| s.interface).collect());
         let (table_writer, table_reader) = mailbox(input.table().clone());
-        let model = job.world().robot.as_ref().map(|r| &r.model);
+        let model = job.world().robot.as_ref().map(|r| &*r.model);
         let entities = Entities::new(model, &setup.robots, &layout.body_names, job.world().collision.objects())
             .with_spawns(job.spawns(), job.world().configured_bodies());
         let view = EntityView::new(model);

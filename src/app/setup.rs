@@ -491,12 +491,19 @@ impl Setup {
     /// without `sim.base_position` lowered until its lowest collision shape touches the
     /// ground), the environment and the free bodies of `sim.bodies`.
     pub fn sim_world(&self) -> Result<World, SetupError> {
+        self.sim_world_sharing(Arc::new(self.model.clone()))
+    }
+
+    /// [`Setup::sim_world`] with `model` (this setup's, shared): the worlds of a batch hold
+    /// one model.
+    pub fn sim_world_sharing(&self, model: Arc<Model>) -> Result<World, SetupError> {
+        debug_assert_eq!((model.nq, model.nv), (self.model.nq, self.model.nv));
         let file = self.config_file.display().to_string();
         let collision_error = |e: WorldError| match e {
             WorldError::Collision(source) => SetupError::Collision { config: file.clone(), source },
             WorldError::Model(source) => SetupError::Model { config: file.clone(), source: Box::new(source) },
         };
-        let robot = Robot::new(self.model.clone(), self.initial_configuration());
+        let robot = Robot::new(model, self.initial_configuration());
         let mut world =
             World::new(Some(robot), &self.config.environment.description(), &self.config.collision.settings())
                 .map_err(collision_error)?;

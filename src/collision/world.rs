@@ -456,6 +456,17 @@ impl CollisionWorld {
         self.mesh_hints[i] = 0;
     }
 
+    /// Gives every shape (robot, free bodies, environment) and the robot's self-contacts
+    /// the Coulomb coefficient `mu`: every contact pair's friction is then `mu`
+    /// ([`combine_friction`]), as MuJoCo's `geom_friction` set on every geom (domain
+    /// randomization). Allocates nothing.
+    pub fn set_friction(&mut self, mu: f64) {
+        for o in &mut self.objects {
+            o.friction = mu;
+        }
+        self.self_friction = mu;
+    }
+
     /// Every object.
     pub fn objects(&self) -> &[CollisionObject] {
         &self.objects

@@ -400,5 +400,9 @@ impl Stepper {
 
 /// The bodies of `world` contact impulses act on (the robot's Data as stage 1 left it).
 fn bodies(world: &World) -> Bodies<'_> {
-    Bodies { robot: world.robot.as_ref().map(|r| (&r.model, &r.data)), free: &world.bodies, free_states: &world.states }
+    Bodies {
+        robot: world.robot.as_ref().map(|r| (&*r.model, &r.data)),
+        free: &world.bodies,
+        free_states: &world.states,
+    }
 }

@@ -6,12 +6,14 @@ use crate::collision::{CollisionError, CollisionSettings, CollisionWorld, Enviro
 use crate::dynamics;
 use crate::model::{Data, FreeBody, FreeBodyState, Model, ModelError, ModelOptions};
 use crate::spatial::{Force, Motion, SE3, Vec3};
+use std::sync::Arc;
 
 /// A robot in the world: its model, buffers and state (q: nq, v: nv, Pinocchio's
 /// conventions).
 pub struct Robot {
-    /// The model (immutable).
-    pub model: Model,
+    /// The model (immutable; shared by the worlds of a batch, each world's own copy made
+    /// on write by [`Arc::make_mut`] when one world's parameters are changed).
+    pub model: Arc<Model>,
     /// Its buffers.
     pub data: Data,
     /// Configuration.
@@ -24,8 +26,9 @@ pub struct Robot {
 }
 
 impl Robot {
-    /// `model` at `q` (nq values) and rest.
-    pub fn new(model: Model, q: Vec<f64>) -> Self {
+    /// `model` (owned, or shared with other worlds) at `q` (nq values) and rest.
+    pub fn new(model: impl Into<Arc<Model>>, q: Vec<f64>) -> Self {
+        let model = model.into();
         assert_eq!(q.len(), model.nq, "q has {} values, the model nq = {}", q.len(), model.nq);
         let data = Data::new(&model);
         let v = vec![0.0; model.nv];
