@@ -252,7 +252,8 @@ class Batch:
     bit-identical whatever num_threads. A world whose state turns non-finite is reset and
     flagged in `diverged`. A panic in a worker raises InternalError and closes the batch."""
     def __init__(self, world: Union[StrPath, World], num_worlds: int, num_threads: Optional[int] = None) -> None: ...
-    # world: a configuration path (World instances: added at merge). num_threads None: every core.
+    # world: a configuration path, or a World (its N copies built as it was, from its configuration or
+    # its model and sections, each at its initial state). num_threads None: every core.
     @property
     def num_worlds(self) -> int: ...
     @property
@@ -298,7 +299,7 @@ class Batch:
     def close(self) -> None: ...  # any later call raises ValueError("batch: closed")
 
 def rollout(
-    world: Union[World, Batch, StrPath],  # a Batch of N (left at the final states) or a config path
+    world: Union[World, Batch, StrPath],  # a Batch of N (left at the final states), or a World / config path (N built)
     initial_state: F64,  # (N, nstate)
     control: F64,  # (N, T, nu)
     state: Optional[F64] = None,  # out (N, T, nstate)

@@ -24,13 +24,13 @@
 
 use crate::arrays::{Shape, dims, input, output};
 use crate::errors::{InternalError, guard, panic_text};
-use crate::instance::Instance;
+use crate::instance::{Instance, Recipe};
+use crate::world::PyWorld;
 use numpy::ndarray::{ArrayViewD, IxDyn};
 use numpy::{Element, PyArrayDyn};
 use pyo3::exceptions::{PyIndexError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use signorini::app::Setup;
 use signorini::model::{FreeBody, Model};
 use signorini::sim::StepReport;
 use signorini::spatial::{Inertia, Motion, Vec3};
@@ -294,6 +294,20 @@ pub struct Batch {
     fault: Option<usize>,
 }
 
+/// How to build the worlds of `world`: a `World` (built again as it was, from its
+/// configuration or its parts, at its initial state) or a configuration path; `expected`
+/// names what is accepted in the TypeError.
+fn recipe_of(world: &Bound<'_, PyAny>, expected: &str) -> PyResult<Recipe> {
+    if let Ok(w) = world.cast::<PyWorld>() {
+        return Ok(w.borrow().recipe().clone());
+    }
+    let Ok(path) = world.extract::<PathBuf>() else {
+        let got = world.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".into());
+        return Err(PyTypeError::new_err(format!("world: expected {expected}, got {got}")));
+    };
+    guard("Batch", || Recipe::load(&path).map_err(crate::errors::engine))
+}
+
 /// The thread count of `num_threads` (None: every core).
 fn thread_count(num_threads: Option<i64>) -> PyResult<usize> {
     match num_threads {
@@ -309,15 +323,13 @@ fn count(name: &str, k: i64) -> PyResult<usize> {
 }
 
 impl Batch {
-    /// `n` worlds of the configuration at `path`.
-    fn build(path: &std::path::Path, n: usize, threads: usize) -> PyResult<Self> {
-        let setup = Setup::load(path, None).map_err(crate::errors::engine)?;
-        let base = Arc::new(setup.model.clone());
-        let worlds = (0..n)
-            .map(|_| Instance::from_setup(&setup, base.clone()).map_err(crate::errors::engine))
-            .collect::<PyResult<Vec<_>>>()?;
+    /// `n` worlds of `recipe` (one shared model).
+    fn build(recipe: &Recipe, n: usize, threads: usize) -> PyResult<Self> {
+        let base = recipe.model();
+        let worlds =
+            (0..n).map(|_| recipe.build(base.clone()).map_err(crate::errors::engine)).collect::<PyResult<Vec<_>>>()?;
         let first = &worlds[0];
-        let max_contacts = setup.config.collision.max_contacts.get();
+        let max_contacts = recipe.max_contacts();
         let (nq, nv, nu) = (first.nq(), first.nv(), first.nu());
         let base_gravity = first.world.gravity;
         let mut batch = Self {
@@ -491,11 +503,8 @@ impl Batch {
     fn new(world: &Bound<'_, PyAny>, num_worlds: i64, num_threads: Option<i64>) -> PyResult<Self> {
         let n = count("num_worlds", num_worlds)?;
         let threads = thread_count(num_threads)?;
-        let path: PathBuf = world.extract().map_err(|_| {
-            let got = world.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".into());
-            PyTypeError::new_err(format!("world: expected a configuration path (str or os.PathLike), got {got}"))
-        })?;
-        guard("Batch", || Batch::build(&path, n, threads))
+        let recipe = recipe_of(world, "a World or a configuration path (str or os.PathLike)")?;
+        guard("Batch", || Batch::build(&recipe, n, threads))
     }
 
     #[getter]
@@ -769,13 +778,10 @@ pub fn rollout<'py>(
         let threads = num_threads.map_or(Ok(batch.threads), |k| thread_count(Some(k)))?;
         return batch.rollout(py, initial_state, control, state, threads);
     }
-    let Ok(path) = world.extract::<PathBuf>() else {
-        let got = world.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "?".into());
-        return Err(PyTypeError::new_err(format!("world: expected a Batch or a configuration path, got {got}")));
-    };
+    let recipe = recipe_of(world, "a Batch, a World or a configuration path")?;
     let n = dims("initial_state", initial_state)?.first().copied().unwrap_or(0);
     let threads = thread_count(num_threads)?;
-    let mut batch = guard("rollout", || Batch::build(&path, count("initial_state rows", n as i64)?, threads))?;
+    let mut batch = guard("rollout", || Batch::build(&recipe, count("initial_state rows", n as i64)?, threads))?;
     batch.rollout(py, initial_state, control, state, threads)
 }
 

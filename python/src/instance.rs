@@ -12,15 +12,81 @@
 //! them, one shared model) both hold these.
 
 use nalgebra::{Quaternion, UnitQuaternion};
-use signorini::app::Setup;
+use signorini::app::{Setup, add_bodies, check_mass_matrix};
+use signorini::config::Config;
 use signorini::model::{FreeBodyState, JointType, Model};
-use signorini::sim::{JointPd, StepReport, Stepper, World};
+use signorini::sim::{JointPd, Robot, StepReport, Stepper, World};
 use signorini::spatial::{Motion, SE3, Vec3};
 use std::path::Path;
 use std::sync::Arc;
 
 /// Values per free body in the state vector.
 pub const BODY_STATE: usize = 13;
+
+/// How an instance is built, kept by a `World` so that a `Batch` of it builds N alike.
+#[derive(Clone, Debug)]
+pub enum Recipe {
+    /// A configuration file, loaded (`World.from_config`, `Batch(path)`): its robot,
+    /// environment, bodies, contact settings, hold PD and controlled joints.
+    Config(Box<Setup>),
+    /// A model and the YAML sections given as Python values (`World(model, ...)`): every
+    /// dof but a floating base's is a control, no hold PD.
+    Parts {
+        /// The model.
+        model: Arc<Model>,
+        /// The sections (environment, sim.bodies, sim.dt, contact), checked.
+        config: Box<Config>,
+        /// The initial configuration (None: neutral, a floating base set on the ground).
+        q: Option<Vec<f64>>,
+    },
+}
+
+impl Recipe {
+    /// The recipe of a configuration file.
+    pub fn load(path: &Path) -> Result<Self, String> {
+        Setup::load(path, None).map(|s| Recipe::Config(Box::new(s))).map_err(|e| e.to_string())
+    }
+
+    /// The model the instances share (a new `Arc` for a configuration: call once).
+    pub fn model(&self) -> Arc<Model> {
+        match self {
+            Recipe::Config(setup) => Arc::new(setup.model.clone()),
+            Recipe::Parts { model, .. } => Arc::clone(model),
+        }
+    }
+
+    /// The contact capacity (`collision.max_contacts`).
+    pub fn max_contacts(&self) -> usize {
+        match self {
+            Recipe::Config(setup) => setup.config.collision.max_contacts.get(),
+            Recipe::Parts { config, .. } => config.collision.max_contacts.get(),
+        }
+    }
+
+    /// A new instance sharing `model` (from [`Recipe::model`]), at its initial state.
+    pub fn build(&self, model: Arc<Model>) -> Result<Instance, String> {
+        match self {
+            Recipe::Config(setup) => Instance::from_setup(setup, model),
+            Recipe::Parts { config, q, .. } => Instance::from_parts(model, config, q.clone()),
+        }
+    }
+}
+
+/// The dofs a world of parts controls, and their names: every joint's but a floating
+/// base's (a multi-dof joint's named `joint[k]`).
+fn model_controls(model: &Model) -> (Vec<usize>, Vec<String>) {
+    let roots: Vec<usize> = model.floating_roots().collect();
+    let (mut dofs, mut names) = (Vec::new(), Vec::new());
+    for j in (1..model.njoints()).filter(|j| !roots.contains(j)) {
+        let nv = model.joint_types[j].nv();
+        for k in 0..nv {
+            dofs.push(model.idx_v[j] + k);
+            let name = &model.joint_names[j];
+            names.push(if nv == 1 { name.clone() } else { format!("{name}[{k}]") });
+        }
+    }
+    (dofs, names)
+}
 
 /// The state a reset returns to.
 #[derive(Clone, Debug)]
@@ -48,13 +114,6 @@ pub struct Instance {
 }
 
 impl Instance {
-    /// The world of a configuration file (its `sim:` part: robot, environment, bodies,
-    /// `contact:` settings, `sim.dt`), at its initial state.
-    pub fn from_config(path: &Path) -> Result<Self, String> {
-        let setup = Setup::load(path, None).map_err(|e| e.to_string())?;
-        Self::from_setup(&setup, Arc::new(setup.model.clone()))
-    }
-
     /// The world of a loaded configuration with `model` (the setup's, shared by the
     /// instances of a batch), at its initial state, with the configuration's hold PD.
     pub fn from_setup(setup: &Setup, model: Arc<Model>) -> Result<Self, String> {
@@ -70,6 +129,27 @@ impl Instance {
             Self::new(world, stepper, slots.iter().map(|s| s.idx_v).collect(), setup.joint_names.clone());
         instance.hold = Some(setup.hold_pd());
         Ok(instance)
+    }
+
+    /// A world of `model` in `config`'s environment with its `sim.bodies`, stepped every
+    /// `sim.dt` with its contact settings; the robot at rest at `q`, else at the neutral
+    /// configuration with a floating base lowered onto the ground.
+    pub fn from_parts(model: Arc<Model>, config: &Config, q: Option<Vec<f64>>) -> Result<Self, String> {
+        let placed = q.is_some();
+        let mut q0 = q.unwrap_or_else(|| model.neutral_configuration().as_slice().to_vec());
+        signorini::dynamics::normalize(&model, &mut q0);
+        check_mass_matrix(&model, &q0).map_err(|e| format!("World: model `{}`: {e}", model.name))?;
+        let (dofs, names) = model_controls(&model);
+        let robot = Robot::new(model, q0);
+        let mut world = World::new(Some(robot), &config.environment.description(), &config.collision.settings())
+            .map_err(|e| format!("World: {e}"))?;
+        if !placed {
+            world.place_robot_on(config.environment.ground.as_ref().map_or(0.0, |g| g.height.get()));
+        }
+        add_bodies(&mut world, &config.sim.bodies, "World").map_err(|e| e.to_string())?;
+        let settings = config.contact.settings();
+        let stepper = Stepper::new(&world, config.sim_dt(), &settings, config.collision.max_contacts.get());
+        Ok(Self::new(world, stepper, dofs, names))
     }
 
     /// An instance of `world` stepped by `stepper`, controlled on the velocity indices

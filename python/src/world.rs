@@ -7,15 +7,14 @@
 
 use crate::arrays::{Shape, emit, input};
 use crate::errors::{engine, guard};
-use crate::instance::{BODY_STATE, Instance};
+use crate::instance::{BODY_STATE, Instance, Recipe};
 use crate::model::PyModel;
 use crate::sections;
 use crate::step_info::{PyContacts, PyStepInfo};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use signorini::app::{add_bodies, check_mass_matrix};
 use signorini::model::Model;
-use signorini::sim::{Robot, StepReport, Stepper, World};
+use signorini::sim::StepReport;
 use signorini::spatial::{Motion, Vec3};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -43,15 +42,26 @@ struct Diverged {
 #[pyclass(name = "World", module = "signorini")]
 pub struct PyWorld {
     open: Option<Open>,
+    /// How it was built (for a `Batch` of it).
+    recipe: Recipe,
     model: Arc<Model>,
     body_names: Vec<String>,
 }
 
 impl PyWorld {
-    fn wrap(instance: Instance, model: Arc<Model>) -> Self {
+    /// The world of `recipe`.
+    fn build(recipe: Recipe) -> PyResult<Self> {
+        let model = recipe.model();
+        let instance = recipe.build(Arc::clone(&model)).map_err(engine)?;
         let body_names = instance.world.bodies.iter().map(|b| b.name.clone()).collect();
         let (nu, nstate) = (instance.nu(), instance.nstate());
-        Self { open: Some(Open { instance, controls: vec![0.0; nu], before: vec![0.0; nstate] }), model, body_names }
+        let open = Open { instance, controls: vec![0.0; nu], before: vec![0.0; nstate] };
+        Ok(Self { open: Some(open), recipe, model, body_names })
+    }
+
+    /// How this world was built (a closed world's too).
+    pub fn recipe(&self) -> &Recipe {
+        &self.recipe
     }
 
     /// The world's instance (for `ContactProblem.from_world`), or ValueError once closed.
@@ -87,22 +97,6 @@ fn closed() -> PyErr {
     PyValueError::new_err("world: closed")
 }
 
-/// The controls of a world built from a model: every dof but the floating bases' (each
-/// robot's), named by their joint (`joint[k]` for a joint of several dofs).
-fn model_controls(model: &Model) -> (Vec<usize>, Vec<String>) {
-    let roots: Vec<usize> = model.floating_roots().collect();
-    let (mut dofs, mut names) = (Vec::new(), Vec::new());
-    for j in (1..model.njoints()).filter(|j| !roots.contains(j)) {
-        let nv = model.joint_types[j].nv();
-        for k in 0..nv {
-            dofs.push(model.idx_v[j] + k);
-            let name = &model.joint_names[j];
-            names.push(if nv == 1 { name.clone() } else { format!("{name}[{k}]") });
-        }
-    }
-    (dofs, names)
-}
-
 /// `nstep` steps under `controls` (or, with `hold`, the configuration's hold PD), each
 /// from a saved state: the first that ends non-finite is undone and reported. The last
 /// step's report otherwise.
@@ -129,11 +123,7 @@ impl PyWorld {
     /// are its controlled joints (`robot.joints`).
     #[staticmethod]
     fn from_config(path: PathBuf) -> PyResult<Self> {
-        guard("World.from_config", || {
-            let instance = Instance::from_config(&path).map_err(engine)?;
-            let model = Arc::new(instance.model().cloned().ok_or_else(|| engine("World: no robot"))?);
-            Ok(Self::wrap(instance, model))
-        })
+        guard("World.from_config", || Self::build(Recipe::load(&path).map_err(engine)?))
     }
 
     /// A world of `model` in `environment` (the YAML `environment:` section as a dict;
@@ -151,28 +141,10 @@ impl PyWorld {
         contact: Option<&Bound<'_, PyAny>>,
         q: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
-        let config = sections::config(environment, bodies, dt, contact)?;
-        let m = &model.inner;
-        let q0 = match q {
-            Some(q) => input("q", q, Shape::new(&[m.nq], "model.nq"))?.as_slice().to_vec(),
-            None => m.neutral_configuration().as_slice().to_vec(),
-        };
-        guard("World", || {
-            let mut q0 = q0;
-            signorini::dynamics::normalize(m, &mut q0);
-            check_mass_matrix(m, &q0).map_err(|e| engine(format!("World: model `{}`: {e}", m.name)))?;
-            let robot = Robot::new(Model::clone(m), q0);
-            let mut world = World::new(Some(robot), &config.environment.description(), &config.collision.settings())
-                .map_err(|e| engine(format!("World: {e}")))?;
-            if q.is_none() {
-                world.place_robot_on(config.environment.ground.as_ref().map_or(0.0, |g| g.height.get()));
-            }
-            add_bodies(&mut world, &config.sim.bodies, "World").map_err(engine)?;
-            let settings = config.contact.settings();
-            let stepper = Stepper::new(&world, config.sim_dt(), &settings, config.collision.max_contacts.get());
-            let (dofs, names) = model_controls(m);
-            Ok(Self::wrap(Instance::new(world, stepper, dofs, names), Arc::clone(m)))
-        })
+        let config = Box::new(sections::config(environment, bodies, dt, contact)?);
+        let q = q.map(|q| input("q", q, Shape::new(&[model.inner.nq], "model.nq")).map(|q| q.as_slice().to_vec()));
+        let recipe = Recipe::Parts { model: Arc::clone(&model.inner), config, q: q.transpose()? };
+        guard("World", || Self::build(recipe))
     }
 
     /// The robot's model.

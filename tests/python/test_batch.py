@@ -285,3 +285,21 @@ def test_a_worker_panic_becomes_internal_error(quadruped):
     b._fault(3)
     bad(lambda: b.step(), signorini.InternalError, "worker", "world 3")
     bad(lambda: b.step(), ValueError, "closed")
+
+
+def test_a_batch_of_a_world_steps_as_that_world(root):
+    """Batch(world) builds N worlds as `world` was built (a configuration, or a model and
+    sections), each at its initial state: their steps equal the world's own, bit for bit."""
+    sg = signorini
+    model = sg.Model.from_urdf(root / "urdf/arm7.urdf")
+    ball = {"name": "ball", "shape": {"type": "sphere", "radius": 0.05}, "mass": 1.0, "position": [1.0, 0.0, 0.3]}
+    for world in (sg.World.from_config(root / "config/quadruped.yaml"), sg.World(model, bodies=[ball])):
+        batch = sg.Batch(world, 2, num_threads=1)
+        assert (batch.nu, batch.nstate) == (world.nu, world.nstate)
+        assert np.array_equal(batch.get_state(), np.tile(world.get_state(), (2, 1)))
+        rng = np.random.default_rng(2)
+        control = rng.normal(scale=0.5, size=(2, 30, world.nu))
+        states = sg.rollout(world, batch.get_state(), control)
+        for k in range(30):
+            world.step(control[0, k])
+        assert np.array_equal(states[0, -1], world.get_state())
