@@ -341,7 +341,8 @@ def test_sap_converges_in_a_few_newton_iterations_on_the_stacks():
 def test_a10_every_ccp_solver_finds_the_same_impulses_on_random_strictly_convex_problems():
     """5 contacts, G = BBᵀ of rank 9, isotropic compliance in [0.5, 1] per contact (above
     SAP's own regularization), random g and μ: Chrono's ADMM and FADMM (1e-11), SAP and
-    V-FPI's proximal mode (1e-13) agree with seed 000's ADMM on the CCP (1e-13) to 1e-8."""
+    V-FPI's proximal mode (1e-13) agree with seed 000's ADMM on the CCP (1e-13) to 1e-10
+    (largest difference seen 1.6e-11: README, "Measured")."""
     rng = np.random.default_rng(10)
     worst = 0.0
     for _ in range(20):
@@ -358,7 +359,7 @@ def test_a10_every_ccp_solver_finds_the_same_impulses_on_random_strictly_convex_
             x = sg.solve(p, solver, model="ccp", tol=tol, max_iterations=20_000 if solver != "vfpi" else 100_000)
             assert x.converged, solver
             worst = max(worst, max_diff(x.impulses, ref.impulses))
-            assert max_diff(x.impulses, ref.impulses) < 1e-8, solver
+            assert max_diff(x.impulses, ref.impulses) < 1e-10, solver
     print(f"A10: largest |λ − λ_ADMM| {worst:.1e}")
 
 
