@@ -2,7 +2,7 @@
 //! checked numpy arrays (arrays.rs), with an optional preallocated `out=`. Each checks every
 //! argument before it runs, so none can panic on a user's input.
 
-use crate::arrays::{Shape, emit, input};
+use crate::arrays::{Input, Shape, emit, input};
 use crate::errors::guard;
 use crate::model::{PyData, PyModel};
 use nalgebra::Matrix6xX;
@@ -19,6 +19,21 @@ fn row_major(rows: usize, cols: usize, at: impl Fn(usize, usize) -> f64, out: &m
     }
 }
 
+/// The checked state (q, v) of `model` and one more velocity-sized argument `name` (a or τ).
+fn state_and<'py>(
+    model: &PyModel,
+    q: &Bound<'py, PyAny>,
+    v: &Bound<'py, PyAny>,
+    (name, x): (&str, &Bound<'py, PyAny>),
+) -> PyResult<(Input<'py>, Input<'py>, Input<'py>)> {
+    let m = &model.inner;
+    let (nq, nv) = ([m.nq], [m.nv]);
+    let q = input("q", q, Shape::new(&nq, "model.nq"))?;
+    let v = input("v", v, Shape::new(&nv, "model.nv"))?;
+    let x = input(name, x, Shape::new(&nv, "model.nv"))?;
+    Ok((q, v, x))
+}
+
 /// The joint torques τ = M(q)a + C(q,v)v + g(q) (recursive Newton–Euler).
 #[pyfunction]
 #[pyo3(signature = (model, data, q, v, a, out=None))]
@@ -32,10 +47,8 @@ pub fn rnea<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let m = &model.inner;
     model.check_data(data)?;
-    let (nq, nv) = ([m.nq], [m.nv]);
-    let q = input("q", q, Shape::new(&nq, "model.nq"))?;
-    let v = input("v", v, Shape::new(&nv, "model.nv"))?;
-    let a = input("a", a, Shape::new(&nv, "model.nv"))?;
+    let (q, v, a) = state_and(model, q, v, ("a", a))?;
+    let nv = [m.nv];
     guard("rnea", || {
         let tau = dynamics::rnea(m, &mut data.inner, q.as_slice(), v.as_slice(), a.as_slice());
         emit(q_py(&q), out, Shape::new(&nv, "model.nv"), |o| o.copy_from_slice(tau.as_slice()))
@@ -78,10 +91,8 @@ pub fn aba<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let m = &model.inner;
     model.check_data(data)?;
-    let (nq, nv) = ([m.nq], [m.nv]);
-    let q = input("q", q, Shape::new(&nq, "model.nq"))?;
-    let v = input("v", v, Shape::new(&nv, "model.nv"))?;
-    let tau = input("tau", tau, Shape::new(&nv, "model.nv"))?;
+    let (q, v, tau) = state_and(model, q, v, ("tau", tau))?;
+    let nv = [m.nv];
     guard("aba", || {
         let ddq = dynamics::aba(m, &mut data.inner, q.as_slice(), v.as_slice(), tau.as_slice());
         emit(q_py(&q), out, Shape::new(&nv, "model.nv"), |o| o.copy_from_slice(ddq.as_slice()))
