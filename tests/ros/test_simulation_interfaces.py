@@ -320,7 +320,10 @@ def test_the_old_pause_and_step_still_work(peer):
 
 def test_bad_requests_get_the_standard_error_are_counted_and_the_simulation_plays_on(peer):
     assert peer.set(SimulationState.STATE_PLAYING).result == Result.RESULT_OK
-    wait_until(lambda: peer.refused_total() is not None, 5.0, "/diagnostics")
+    # The count before this test's requests: from a /diagnostics message published after
+    # they start (the latest one held may predate an earlier test's refusal).
+    seen = len(peer.diagnostics.snapshot())
+    wait_until(lambda: len(peer.diagnostics.snapshot()) > seen, 5.0, "a fresh /diagnostics message")
     before = peer.refused_total()
 
     answers = {
