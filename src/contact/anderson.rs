@@ -57,6 +57,16 @@ impl Anderson {
         self.depth
     }
 
+    /// Entries held.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether no entry is held.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
     /// Whether it extrapolates at all (a depth of at least 2).
     pub fn enabled(&self) -> bool {
         self.depth >= 2
