@@ -3,11 +3,11 @@
 //! under seeded random torques, as scripts/bench_python.py drives it) simulated as the
 //! bench does (warm-started, polish off, no fallback), with the ADMM's settings from the
 //! command line; prints iterations per step (median, p99, max), unconverged steps, time
-//! per step (median), and with `--history STEP` that step's residual curve re-solved
-//! from the same warm start... cold (`record_history`).
+//! per step (median), and with `--history STEP` that step's problem re-solved cold with
+//! `record_history`: its primal, dual and complementarity residuals every 10 iterations.
 //!
 //!   cargo run --release --example admm_study -- --scene cube-wall [--anderson 5]
-//!     [--rule spectral|linear] [--step 0.05] [--ratio 10] [--eta 1e-6] [--power 0.2]
+//!     [--contact-scaling 1] [--rule spectral|linear|osqp] [--step 0.05] [--ratio 10] [--eta 1e-6] [--power 0.2]
 //!     [--no-block-scaling] [--tolerance 1e-6] [--max 1000] [--steps N] [--history STEP]
 //!
 //! `--scene quadruped-torques`: the quadruped settled 1 s under its hold PD, then torques
