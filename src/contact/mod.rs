@@ -22,6 +22,7 @@
 #![allow(clippy::needless_range_loop)]
 
 pub mod admm;
+pub mod anderson;
 pub mod assembly;
 pub mod chrono_admm;
 pub mod cone;

@@ -140,6 +140,26 @@ impl Stepper {
         }
     }
 
+    /// The same with `solver` in place of the one `contact.solver` names (a study of a
+    /// solver's settings); it must hold [`Stepper::blocks`] blocks.
+    pub fn with_solver(
+        world: &World,
+        dt: f64,
+        contact: &ContactSettings,
+        capacity: usize,
+        solver: Box<dyn Solver + Send + Sync>,
+    ) -> Self {
+        let mut stepper = Self::new(world, dt, contact, capacity);
+        stepper.solver = solver;
+        stepper
+    }
+
+    /// The blocks a solver of a stepper for `world` with `capacity` contacts holds: the
+    /// contacts, the robot's joint limits and joint friction.
+    pub fn blocks(world: &World, capacity: usize) -> usize {
+        capacity + world.robot.as_ref().map_or(0, |r| joint_blocks::capacity(&r.model))
+    }
+
     /// Forgets the previous steps' contact impulses and what the solvers carry between
     /// solves ([`Solver::forget`]): the next solve starts cold, as the first one did (a
     /// reset of the state to replay a trajectory exactly).
