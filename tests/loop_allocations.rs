@@ -329,3 +329,38 @@ fn the_counting_allocator_sees_allocations() {
     assert!(allocations_here() > before);
     drop(v);
 }
+
+/// Many free bodies in several piles, solved island by island: after the first step (and
+/// the first contacts) a step allocates nothing, whether the islands merge or split.
+#[test]
+fn the_stepper_allocates_nothing_with_many_bodies_in_islands() {
+    use signorini::collision::CollisionShape;
+    use signorini::model::{FreeBody, FreeBodyState};
+    use signorini::scenes::worlds;
+    use signorini::spatial::{SE3, Vec3, rotation_from_rpy};
+    let mut world = worlds::ground(Vec3::z(), 0.6, 0.0);
+    for pile in 0..6 {
+        for k in 0..10 {
+            let (layer, cell) = (k / 4, k % 4);
+            let centre =
+                Vec3::new(pile as f64 + 0.12 * (cell % 2) as f64, 0.12 * (cell / 2) as f64, 0.07 + 0.12 * layer as f64);
+            let name = format!("box{pile}_{k}");
+            let mut shape = worlds::shape(&name, CollisionShape::cuboid(Vec3::repeat(0.05)));
+            shape.friction = 0.6;
+            let pose = SE3::new(rotation_from_rpy(0.0, 0.0, 0.02 * k as f64), centre);
+            let body = FreeBody::cuboid(&name, 1.0, &Vec3::repeat(0.05)).unwrap();
+            world.add_body(body, &[shape], FreeBodyState::at_rest(pose));
+        }
+    }
+    let mut stepper = signorini::sim::Stepper::new(&world, 1e-3, &Default::default(), 600);
+    stepper.step(&mut world, &[]);
+    let before = allocations_here();
+    let (mut most_islands, mut most_contacts) = (0, 0);
+    for _ in 0..400 {
+        let r = stepper.step(&mut world, &[]);
+        most_islands = most_islands.max(r.islands);
+        most_contacts = most_contacts.max(r.contacts);
+    }
+    assert_eq!(allocations_here() - before, 0, "heap allocations while stepping 60 boxes in islands");
+    assert!(most_islands >= 6 && most_contacts >= 100, "{most_islands} islands, {most_contacts} contacts");
+}

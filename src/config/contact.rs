@@ -38,6 +38,10 @@ pub struct ContactConfig {
     /// ADMM (which converges where the exact problem may not) and keeps the best of the
     /// three. Default `ccp`.
     pub fallback: Fallback,
+    /// Solve each island of the step (the bodies connected through contacts; the robot
+    /// one body, the static environment connecting nothing) as its own problem, with its
+    /// own warm start, polish and tolerance ([`crate::contact::islands`]). true.
+    pub islands: bool,
 }
 
 impl Default for ContactConfig {
@@ -55,6 +59,7 @@ impl Default for ContactConfig {
             compliance_tangential: nn(d.compliance_tangential),
             polish: true,
             fallback: Fallback::Ccp,
+            islands: true,
         }
     }
 }
@@ -84,6 +89,7 @@ impl ContactConfig {
             problem: self.problem_settings(),
             polish: self.polish,
             fallback: self.fallback,
+            islands: self.islands,
         }
     }
 }

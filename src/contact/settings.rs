@@ -75,6 +75,9 @@ pub struct ContactSettings {
     pub polish: bool,
     /// What a step does with a solve that missed its tolerance.
     pub fallback: Fallback,
+    /// Split the step's contacts into islands (connected components of the bodies through
+    /// contacts, [`super::islands`]) and solve each on its own.
+    pub islands: bool,
 }
 
 impl Default for ContactSettings {
@@ -88,6 +91,7 @@ impl Default for ContactSettings {
             problem: ProblemSettings::default(),
             polish: true,
             fallback: Fallback::Ccp,
+            islands: true,
         }
     }
 }

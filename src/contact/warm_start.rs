@@ -15,6 +15,9 @@ pub struct WarmStartCache {
     index: Vec<(ContactId, u32)>,
     lambda: Vec<f64>,
     dual: Vec<f64>,
+    /// The penalty exponent of the solve each slot's contact was in (NaN: none), so that
+    /// an island starts from its own ([`WarmStartCache::append`]).
+    powers: Vec<f64>,
     rho_power: Option<f64>,
     capacity: usize,
 }
@@ -26,6 +29,7 @@ impl WarmStartCache {
             index: Vec::with_capacity(capacity),
             lambda: Vec::with_capacity(3 * capacity),
             dual: Vec::with_capacity(3 * capacity),
+            powers: Vec::with_capacity(capacity),
             rho_power: None,
             capacity,
         }
@@ -46,6 +50,7 @@ impl WarmStartCache {
         self.index.clear();
         self.lambda.clear();
         self.dual.clear();
+        self.powers.clear();
         self.rho_power = None;
     }
 
@@ -68,18 +73,60 @@ impl WarmStartCache {
         self.index.sort_unstable();
         self.rho_power =
             if result.rho_power.is_finite() && result.rho > 0.0 { Some(result.rho_power) } else { penalty };
+        self.powers.resize(n, self.rho_power.unwrap_or(f64::NAN));
     }
 
-    /// The guess for a problem with contacts `ids`: known ids take their stored values.
+    /// Starts a cache filled island by island ([`WarmStartCache::append`], then
+    /// [`WarmStartCache::seal`]): empty, with `previous`'s penalty exponent.
+    pub fn begin(&mut self, previous: &Self) {
+        self.clear();
+        self.rho_power = previous.rho_power;
+    }
+
+    /// Adds `result` for the contacts `ids` of one island (in its problem's order) to
+    /// those already stored, unless it did not converge or holds non-finite values (that
+    /// island alone then starts cold next step); the penalty exponent is the last set.
+    pub fn append(&mut self, ids: &[ContactId], result: &SolveResult) {
+        let n = ids.len().min(self.capacity - self.index.len());
+        let finite = result.lambda.iter().chain(&result.dual).all(|x| x.is_finite());
+        if !result.converged || !finite || result.lambda.len() < 3 * n {
+            return;
+        }
+        let first = self.index.len();
+        self.lambda.extend_from_slice(&result.lambda[..3 * n]);
+        self.dual.extend_from_slice(&result.dual[..3 * n]);
+        self.index.extend(ids[..n].iter().enumerate().map(|(k, id)| (*id, (first + k) as u32)));
+        // The island's own exponent, else the one its contacts started from.
+        let own = if result.rho_power.is_finite() && result.rho > 0.0 { Some(result.rho_power) } else { None };
+        let power = own.or(self.rho_power).unwrap_or(f64::NAN);
+        self.powers.resize(first + n, power);
+        if own.is_some() {
+            self.rho_power = own;
+        }
+    }
+
+    /// Ends a cache filled by [`WarmStartCache::append`]: sorts its index for lookups.
+    pub fn seal(&mut self) {
+        self.index.sort_unstable();
+    }
+
+    /// The guess for a problem with contacts `ids`: known ids take their stored values,
+    /// and the penalty exponent is the one the first known contact was solved with (the
+    /// last solve's when none is known).
     pub fn guess(&self, ids: &[ContactId], out: &mut WarmStart) {
         out.clear();
         out.lambda.resize(3 * ids.len(), 0.0);
         out.dual.resize(3 * ids.len(), 0.0);
         out.known.resize(ids.len(), false);
         out.rho_power = self.rho_power;
+        let mut own = false;
         for (i, id) in ids.iter().enumerate() {
             if let Ok(k) = self.index.binary_search_by(|(key, _)| key.cmp(id)) {
                 let slot = self.index[k].1 as usize;
+                if !own && self.powers.get(slot).is_some_and(|p| p.is_finite()) {
+                    out.rho_power = Some(self.powers[slot]);
+                    own = true;
+                }
                 cone::set_block(&mut out.lambda, i, &cone::block(&self.lambda, slot));
                 cone::set_block(&mut out.dual, i, &cone::block(&self.dual, slot));
                 out.known[i] = true;

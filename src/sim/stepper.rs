@@ -8,18 +8,22 @@
 //!    reach (unilateral μ = 0 blocks) and the joints' Coulomb friction (interval blocks,
 //!    [`crate::contact::joint_blocks`]): the contact problem (G, g) of the step;
 //! 3. solve: from the previous step's impulses (warm start by contact id), the warm
-//!    start's active set polished, else the solver, else its fallback;
+//!    start's active set polished, else the solver, else its fallback; with
+//!    `contact.islands`, each island of the contacts ([`crate::contact::islands`]: the
+//!    bodies connected through contacts) assembled and solved so on its own when there
+//!    are several, the report aggregating them;
 //! 4. integrate: v⁺ = v_f + M⁻¹Jᵀλ, q⁺ = q ⊕ Δt·v⁺.
 //!
 //! After [`Stepper::new`] a step neither allocates nor locks (tested with a counting
 //! allocator); contacts beyond the capacity are dropped, the deepest kept, and counted
 //! ([`StepReport::contacts_dropped`]).
 
+use crate::collision::Contact;
 use crate::collision::ContactBuffer;
 use crate::contact::polish::Polish;
 use crate::contact::{
-    Assembly, Bodies, Build, ContactModel, ContactProblem, ContactSettings, Fallback, JointBlock, Metrics,
-    ProblemError, ProblemSettings, SolveResult, Solver, SolverKind, WarmStart, WarmStartCache, joint_blocks,
+    Assembly, Bodies, Build, ContactModel, ContactProblem, ContactSettings, Fallback, Islands, JointBlock, Metrics,
+    ProblemSettings, SolveResult, Solver, SolverKind, WarmStart, WarmStartCache, joint_blocks,
 };
 use crate::dynamics;
 use crate::spatial::{Force, Motion};
@@ -40,14 +44,19 @@ pub struct StepReport {
     pub contacts: usize,
     /// Contacts detected beyond the capacity and dropped (the deepest are kept).
     pub contacts_dropped: usize,
-    /// Solver iterations.
+    /// Problems the contacts were solved as: the islands with `contact.islands` (the
+    /// robot's joint blocks alone count as one), else 1; 0 without contacts or joint
+    /// blocks.
+    pub islands: usize,
+    /// Solver iterations (summed over the islands).
     pub iterations: usize,
     /// Whether the solver reached its tolerance.
     pub converged: bool,
     /// Whether the warm start's active set solved the step (no iteration; see
     /// [`crate::contact::polish`]).
     pub polished: bool,
-    /// Cholesky factorizations the solve did (ADMM: 1 + the penalty changes).
+    /// Cholesky factorizations the solve did (ADMM: 1 + the penalty changes; summed over
+    /// the islands).
     pub factorizations: usize,
     /// Joint limits in the problem (after the contacts).
     pub joint_limits: usize,
@@ -60,6 +69,43 @@ pub struct StepReport {
     /// The fallback whose impulses the step used because the solve missed its tolerance
     /// (`contact.fallback`), `None` otherwise.
     pub fallback: Fallback,
+}
+
+/// What the solve of one problem (the step's, or one island's) did, for the report.
+#[derive(Copy, Clone, Debug)]
+struct Outcome {
+    iterations: usize,
+    converged: bool,
+    polished: bool,
+    factorizations: usize,
+    metrics: Metrics,
+    fallback: Fallback,
+}
+
+impl Outcome {
+    /// Nothing solved yet: the identity of [`Outcome::and`].
+    const NONE: Self = Self {
+        iterations: 0,
+        converged: true,
+        polished: true,
+        factorizations: 0,
+        metrics: Metrics { eps_p: 0.0, eps_d: 0.0, eps_c: 0.0, eps_abs: 0.0, signorini: 0.0, mdp: 0.0 },
+        fallback: Fallback::None,
+    };
+
+    /// Two islands' outcomes as one step's: iterations and factorizations summed,
+    /// converged and polished only if both are, the worst NCP criterion, the fallback
+    /// of the last island that took one.
+    fn and(self, other: &Self) -> Self {
+        Self {
+            iterations: self.iterations + other.iterations,
+            converged: self.converged && other.converged,
+            polished: self.polished && other.polished,
+            factorizations: self.factorizations + other.factorizations,
+            metrics: self.metrics.worst(&other.metrics),
+            fallback: if other.fallback == Fallback::None { self.fallback } else { other.fallback },
+        }
+    }
 }
 
 /// The stepper's workspace: sized once for a world and a contact capacity.
@@ -82,6 +128,15 @@ pub struct Stepper {
     assembly: Assembly,
     cache: WarmStartCache,
     warm: WarmStart,
+    /// `contact.islands`, the islands of the step, one island's contacts, the step's
+    /// impulses gathered from its islands, the velocity their impulses make and the warm
+    /// start cache the islands fill (swapped with `cache` at the end of the step).
+    split_islands: bool,
+    islands: Islands,
+    island_contacts: Vec<Contact>,
+    gathered: Vec<f64>,
+    v_split: Vec<f64>,
+    next: WarmStartCache,
     result: SolveResult,
     tau: Vec<f64>,
     v: Vec<f64>,
@@ -129,6 +184,12 @@ impl Stepper {
             assembly: Assembly::with_capacity(blocks, nv, robot_nv),
             cache: WarmStartCache::with_capacity(blocks),
             warm: WarmStart::with_capacity(blocks),
+            split_islands: contact.islands,
+            islands: Islands::with_capacity(world.bodies.len(), capacity),
+            island_contacts: Vec::with_capacity(capacity),
+            gathered: Vec::with_capacity(3 * blocks),
+            v_split: vec![0.0; nv],
+            next: WarmStartCache::with_capacity(blocks),
             result: SolveResult::with_capacity(blocks, 0),
             tau: vec![0.0; robot_nv],
             v: vec![0.0; nv],
@@ -193,7 +254,8 @@ impl Stepper {
         &self.result.lambda
     }
 
-    /// The last step's contact problem (for inspection and export).
+    /// The last step's contact problem (for inspection and export); with islands, the
+    /// last island's.
     pub fn problem(&self) -> &ContactProblem {
         &self.problem
     }
@@ -212,10 +274,20 @@ impl Stepper {
     /// robot): the pipeline of seed 000 §II-E, one named stage each, as MuJoCo's `mj_step`.
     pub fn step(&mut self, world: &mut World, tau: &[f64]) -> &StepReport {
         self.free_velocity(world, tau);
-        let assembled = self.detect_and_assemble(world).is_ok();
-        let (polished, fallback) = self.solve(assembled);
-        self.integrate(world);
-        self.record(polished, fallback);
+        self.detect(world);
+        let split = self.split_islands && {
+            self.islands.partition(self.contacts.contacts(), world.bodies.len(), !self.joints.is_empty());
+            self.islands.len() > 1
+        };
+        let outcome = if split {
+            self.solve_islands(world)
+        } else {
+            let assembled = self.assemble(world).is_ok();
+            let (polished, fallback) = self.solve(assembled);
+            self.outcome(polished, fallback)
+        };
+        self.integrate(world, split);
+        self.record(outcome, split);
         &self.report
     }
 
@@ -255,10 +327,9 @@ impl Stepper {
         }
     }
 
-    /// Stage 2, the contact problem (G's factor W, g = J v_f + γ; seed 000 eq. 27) of the
-    /// contacts detected at q and of the robot's joint blocks: the position limits v_f may
-    /// reach and the joints' Coulomb friction ([`joint_blocks`]).
-    fn detect_and_assemble(&mut self, world: &mut World) -> Result<(), ProblemError> {
+    /// Stage 2, the contacts detected at q and the robot's joint blocks: the position
+    /// limits v_f may reach and the joints' Coulomb friction ([`joint_blocks`]).
+    fn detect(&mut self, world: &mut World) {
         if let Some(r) = world.robot.as_ref() {
             let m = &r.model;
             joint_blocks::collect(m, &r.q, &self.v_free[..m.nv], self.dt, LIMIT_MARGIN, &mut self.joints);
@@ -268,6 +339,11 @@ impl Stepper {
             world.collision.set_free_body_pose(b, &state.pose);
         }
         world.collision.detect(&mut self.contacts);
+    }
+
+    /// Stage 2, the contact problem (G's factor W, g = J v_f + γ; seed 000 eq. 27) of the
+    /// detected contacts and joint blocks, all in one.
+    fn assemble(&mut self, world: &World) -> Result<(), crate::contact::ProblemError> {
         self.assembly.assemble(
             &bodies(world),
             self.contacts.contacts(),
@@ -287,11 +363,22 @@ impl Stepper {
     /// step. No problem (none assembled, or no contact) is no impulse. Returns whether the
     /// step was polished and the fallback used.
     fn solve(&mut self, assembled: bool) -> (bool, Fallback) {
+        let solved = self.solve_problem(assembled);
+        if !assembled || self.problem.contacts() == 0 {
+            self.cache.clear();
+        } else {
+            self.cache.store(self.problem.ids(), &self.result);
+        }
+        solved
+    }
+
+    /// Stage 3 on the assembled problem (the step's or an island's), the warm start
+    /// cache left as it is.
+    fn solve_problem(&mut self, assembled: bool) -> (bool, Fallback) {
         if !assembled || self.problem.contacts() == 0 {
             self.result.lambda.clear();
             self.result.stats.iterations = 0;
             self.result.converged = assembled;
-            self.cache.clear();
             return (false, Fallback::None);
         }
         self.cache.guess(self.problem.ids(), &mut self.warm);
@@ -310,8 +397,67 @@ impl Stepper {
                 fallback = self.fall_back(self.dt);
             }
         }
-        self.cache.store(self.problem.ids(), &self.result);
         (polished, fallback)
+    }
+
+    /// Stages 2 and 3 island by island ([`Islands`]): each assembled from its contacts
+    /// (and the joint blocks in the robot's), solved from its own warm start (polish,
+    /// solver, fallback), its impulses gathered into the step's (contact order) and their
+    /// velocity change M⁻¹Jᵀλ added to `v_split`; the warm start cache rebuilt from the
+    /// islands that converged. Returns the step's outcome.
+    fn solve_islands(&mut self, world: &World) -> Outcome {
+        let islands = std::mem::take(&mut self.islands);
+        self.gathered.clear();
+        self.gathered.resize(3 * (self.contacts.len() + self.joints.len()), 0.0);
+        self.v_split.copy_from_slice(&self.v_free);
+        self.next.begin(&self.cache);
+        let mut outcome = Outcome::NONE;
+        for i in 0..islands.len() {
+            outcome = outcome.and(&self.solve_island(world, &islands, i));
+        }
+        self.islands = islands;
+        std::mem::swap(&mut self.cache, &mut self.next);
+        self.cache.seal();
+        self.result.lambda.clear();
+        self.result.lambda.extend_from_slice(&self.gathered);
+        outcome
+    }
+
+    /// Island `i` of `islands`: assembled, solved, gathered and applied
+    /// ([`Stepper::solve_islands`]).
+    fn solve_island(&mut self, world: &World, islands: &Islands, i: usize) -> Outcome {
+        let members = islands.contacts(i);
+        self.island_contacts.clear();
+        self.island_contacts.extend(members.iter().map(|&k| self.contacts.contacts()[k]));
+        let joints: &[JointBlock] = if islands.has_joints(i) { &self.joints } else { &[] };
+        let assembled = (self.assembly)
+            .assemble(
+                &bodies(world),
+                &self.island_contacts,
+                joints,
+                &self.v,
+                &self.v_free,
+                self.dt,
+                &self.settings,
+                &mut self.problem,
+                Build::Factor,
+            )
+            .is_ok();
+        let joint_blocks = joints.len();
+        let (polished, fallback) = self.solve_problem(assembled);
+        let lambda = &self.result.lambda;
+        if assembled && lambda.len() == 3 * self.problem.contacts() {
+            let nc = self.contacts.len();
+            let rows = members.iter().map(|&k| 3 * k).chain((0..joint_blocks).map(|b| 3 * (nc + b)));
+            for (j, at) in rows.enumerate() {
+                self.gathered[at..at + 3].copy_from_slice(&lambda[3 * j..3 * j + 3]);
+            }
+            if self.problem.contacts() > 0 && lambda.iter().all(|x| x.is_finite()) {
+                self.assembly.apply_impulses(&bodies(world), lambda, &mut self.v_split);
+            }
+            self.next.append(self.problem.ids(), &self.result);
+        }
+        self.outcome(polished, fallback)
     }
 
     /// After a solve that missed its tolerance: the candidates of `contact.fallback` (the
@@ -361,12 +507,17 @@ impl Stepper {
 
     /// Stage 4, semi-implicit Euler: v⁺ = v_f + M⁻¹Jᵀλ (seed 000 eq. 22; M's factors of
     /// stage 1), then q⁺ = q ⊕ Δt·v⁺ for the robot and each free body, and the clock.
-    fn integrate(&mut self, world: &mut World) {
+    /// With `split` islands, their impulses' velocity change is already in `v_split`.
+    fn integrate(&mut self, world: &mut World, split: bool) {
         let dt = self.dt;
         let robot_nv = world.robot.as_ref().map_or(0, |r| r.model.nv);
-        self.v.copy_from_slice(&self.v_free);
-        if self.problem.contacts() > 0 && self.result.lambda.iter().all(|x| x.is_finite()) {
-            self.assembly.apply_impulses(&bodies(world), &self.result.lambda, &mut self.v);
+        if split {
+            self.v.copy_from_slice(&self.v_split);
+        } else {
+            self.v.copy_from_slice(&self.v_free);
+            if self.problem.contacts() > 0 && self.result.lambda.iter().all(|x| x.is_finite()) {
+                self.assembly.apply_impulses(&bodies(world), &self.result.lambda, &mut self.v);
+            }
         }
         if let Some(r) = world.robot.as_mut() {
             r.v.copy_from_slice(&self.v[..robot_nv]);
@@ -390,10 +541,10 @@ impl Stepper {
         world.time = world.steps as f64 * dt;
     }
 
-    /// The step's report, with the NCP criterion of its impulses whatever the solver
-    /// solves: a CCP's lift-off and an LCP's anisotropy show there (the same yardstick for
-    /// every solver, seed 002).
-    fn record(&mut self, polished: bool, fallback: Fallback) {
+    /// The outcome of the problem just solved, with the NCP criterion of its impulses
+    /// whatever the solver solves: a CCP's lift-off and an LCP's anisotropy show there
+    /// (the same yardstick for every solver, seed 002).
+    fn outcome(&mut self, polished: bool, fallback: Fallback) -> Outcome {
         let (n, dt, ncp) = (self.problem.contacts(), self.dt, ContactModel::Ncp);
         let metrics = if polished {
             Metrics::of_velocities(&self.problem, &self.result.lambda, &self.result.sigma, dt, ncp)
@@ -402,18 +553,32 @@ impl Stepper {
         } else {
             Metrics::default()
         };
-        self.report = StepReport {
-            contacts: self.contacts.len(),
-            contacts_dropped: self.contacts.overflowed(),
+        Outcome {
             iterations: self.result.stats.iterations,
             converged: self.result.converged,
             polished,
             factorizations: if n > 0 { self.result.stats.factorizations } else { 0 },
+            metrics,
+            fallback,
+        }
+    }
+
+    /// The step's report from its solve's `outcome` (the islands' aggregated).
+    fn record(&mut self, outcome: Outcome, split: bool) {
+        let blocks = self.contacts.len() + self.joints.len();
+        self.report = StepReport {
+            contacts: self.contacts.len(),
+            contacts_dropped: self.contacts.overflowed(),
+            islands: if split { self.islands.len() } else { usize::from(blocks > 0) },
+            iterations: outcome.iterations,
+            converged: outcome.converged,
+            polished: outcome.polished,
+            factorizations: outcome.factorizations,
             joint_limits: self.joints.iter().filter(|b| b.is_limit()).count(),
             joint_friction: self.joints.iter().filter(|b| !b.is_limit()).count(),
-            metrics,
+            metrics: outcome.metrics,
             max_penetration: self.contacts.contacts().iter().fold(0.0f64, |m, c| m.max(-c.distance)),
-            fallback,
+            fallback: outcome.fallback,
         };
     }
 }

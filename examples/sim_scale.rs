@@ -1,0 +1,143 @@
+//! Step time against the number of contacts: boxes of 1 kg (side 0.1 m, μ 0.6 with each
+//! other and the ground) at the poses of a layout file (scripts/bench_scale.py writes
+//! them: jittered lattices dropped 0.3 m, one pile or several), stepped at Δt 1 ms with
+//! the default contact settings. Prints (and `--json OUT` writes) the step time (mean
+//! and median, µs), the contacts, the islands' ADMM iterations, the unconverged steps and
+//! the fallbacks, the resident memory the stepper and its problems took per contact.
+//!
+//!   cargo run --release --example sim_scale -- --layout L.json [--steps 1000]
+//!       [--budget SECONDS] [--no-islands] [--json OUT.json]
+//!
+//! The layout is `{"boxes": [[x, y, z, yaw], ...]}` (m, rad). `--budget` stops the run
+//! after that much wall time (the steps done are reported); `--no-islands` solves the
+//! step's contacts as one problem (`contact.islands: false`).
+
+use std::time::Instant;
+
+use signorini::collision::CollisionShape;
+use signorini::config::ContactConfig;
+use signorini::model::{FreeBody, FreeBodyState};
+use signorini::scenes::worlds;
+use signorini::sim::{Stepper, World};
+use signorini::spatial::{SE3, Vec3, rotation_from_rpy};
+
+const DT: f64 = 1e-3;
+const HALF: f64 = 0.05;
+const MU: f64 = 0.6;
+
+/// The world of a layout: the ground and the boxes.
+fn world(boxes: &[[f64; 4]]) -> World {
+    let mut world = worlds::ground(Vec3::z(), MU, 0.0);
+    for (k, [x, y, z, yaw]) in boxes.iter().copied().enumerate() {
+        let name = format!("box{k}");
+        let body = FreeBody::cuboid(&name, 1.0, &Vec3::repeat(HALF)).expect("a valid box");
+        let mut shape = worlds::shape(&name, CollisionShape::cuboid(Vec3::repeat(HALF)));
+        shape.friction = MU;
+        let pose = SE3::new(rotation_from_rpy(0.0, 0.0, yaw), Vec3::new(x, y, z));
+        world.add_body(body, &[shape], FreeBodyState::at_rest(pose));
+    }
+    world
+}
+
+/// The process's resident set (kB), from /proc (0 where there is none).
+fn resident_kb() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap_or("");
+    line.split_whitespace().nth(1).and_then(|v| v.parse().ok()).unwrap_or(0.0)
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let usage = || -> ! {
+        eprintln!("usage: sim_scale --layout L.json [--steps N] [--budget SECONDS] [--no-islands] [--json OUT]");
+        std::process::exit(2);
+    };
+    let (mut layout, mut steps, mut budget, mut json) = (None::<String>, 1000usize, f64::INFINITY, None::<String>);
+    let mut contact = ContactConfig::default();
+    while let Some(a) = args.next() {
+        if a == "--no-islands" {
+            contact.islands = false;
+            continue;
+        }
+        match (a.as_str(), args.next()) {
+            ("--layout", Some(v)) => layout = Some(v),
+            ("--steps", Some(v)) => steps = v.parse().unwrap_or_else(|_| usage()),
+            ("--budget", Some(v)) => budget = v.parse().unwrap_or_else(|_| usage()),
+            ("--json", Some(v)) => json = Some(v),
+            _ => usage(),
+        }
+    }
+    let Some(layout) = layout else { usage() };
+    let text = std::fs::read_to_string(&layout).unwrap_or_else(|e| {
+        eprintln!("sim_scale: {layout}: {e}");
+        std::process::exit(1)
+    });
+    let doc: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| {
+        eprintln!("sim_scale: {layout}: {e}");
+        std::process::exit(1)
+    });
+    let boxes: Vec<[f64; 4]> = serde_json::from_value(doc["boxes"].clone()).unwrap_or_else(|e| {
+        eprintln!("sim_scale: {layout}: `boxes`: {e}");
+        std::process::exit(1)
+    });
+    let mut world = world(&boxes);
+    let capacity = 8 * boxes.len() + 64;
+    let before = resident_kb();
+    let mut stepper = Stepper::new(&world, DT, &contact.settings(), capacity);
+    let (mut times, mut contacts) = (Vec::with_capacity(steps), Vec::with_capacity(steps));
+    let (mut iterations, mut unconverged, mut fallbacks, mut polished, mut dropped) = (0usize, 0, 0, 0, 0);
+    let (mut penetration, mut eps) = (0.0f64, 0.0f64);
+    let start = Instant::now();
+    for _ in 0..steps {
+        let t0 = Instant::now();
+        let r = *stepper.step(&mut world, &[]);
+        times.push(t0.elapsed().as_secs_f64() * 1e6);
+        contacts.push(r.contacts);
+        iterations += r.iterations;
+        unconverged += usize::from(!r.converged);
+        fallbacks += usize::from(r.fallback != signorini::contact::Fallback::None);
+        polished += usize::from(r.polished && r.contacts > 0);
+        dropped += r.contacts_dropped;
+        penetration = penetration.max(r.max_penetration);
+        eps = eps.max(r.metrics.eps_abs);
+        if start.elapsed().as_secs_f64() > budget {
+            break;
+        }
+    }
+    let memory = resident_kb() - before;
+    let n = times.len();
+    let max_contacts = contacts.iter().copied().max().unwrap_or(0);
+    let mean = |x: &[f64]| x.iter().sum::<f64>() / x.len().max(1) as f64;
+    let mut sorted = times.clone();
+    sorted.sort_by(f64::total_cmp);
+    let contacts_f: Vec<f64> = contacts.iter().map(|&c| c as f64).collect();
+    let figures = serde_json::json!({
+        "boxes": boxes.len(), "steps": n, "islands": contact.islands,
+        "us_mean": mean(&times), "us_median": sorted.get(n / 2).copied().unwrap_or(0.0),
+        "contacts_mean": mean(&contacts_f), "contacts_max": max_contacts,
+        "iterations_mean": iterations as f64 / n.max(1) as f64, "unconverged": unconverged,
+        "fallbacks": fallbacks, "polished": polished, "dropped": dropped,
+        "max_penetration": penetration, "eps_abs": eps,
+        "memory_kb": memory, "kb_per_contact": memory / max_contacts.max(1) as f64,
+        "step_us": times, "step_contacts": contacts,
+    });
+    println!(
+        "{} boxes, {n} steps{}: {:.1} µs/step mean ({:.1} median), {:.1} contacts mean ({max_contacts} max), \
+         {:.1} iterations/step, {unconverged} unconverged, {fallbacks} fallbacks, {polished} polished, \
+         max penetration {penetration:.2e} m, {:.0} kB ({:.1} kB/contact)",
+        boxes.len(),
+        if contact.islands { "" } else { " (no islands)" },
+        figures["us_mean"].as_f64().unwrap_or(0.0),
+        figures["us_median"].as_f64().unwrap_or(0.0),
+        mean(&contacts_f),
+        iterations as f64 / n.max(1) as f64,
+        memory,
+        memory / max_contacts.max(1) as f64,
+    );
+    if let Some(path) = json
+        && let Err(e) = std::fs::write(&path, figures.to_string())
+    {
+        eprintln!("sim_scale: {path}: {e}");
+        std::process::exit(1);
+    }
+}
