@@ -53,7 +53,8 @@ fn main() {
         std::process::exit(2);
     };
     let (mut layout, mut steps, mut budget, mut json) = (None::<String>, 1000usize, f64::INFINITY, None::<String>);
-    let mut contact = ContactConfig::default();
+    // Islands on unless `--no-islands` (`contact.islands` is off by default for now).
+    let mut contact = ContactConfig { islands: true, ..ContactConfig::default() };
     while let Some(a) = args.next() {
         if a == "--no-islands" {
             contact.islands = false;

@@ -8,7 +8,7 @@ to ±1 cm horizontally, ±0.5 cm vertically and ±0.2 rad in yaw (seeded), the l
 of 10 boxes 1 m apart (where islands matter). Both simulators step the same layout for
 `--steps` steps at Δt 1 ms: MuJoCo 4.0 from MJCF with its defaults (Newton, pyramidal
 cones, soft constraints), signorini by `cargo run --release --example sim_scale` with its
-defaults (ADMM on the NCP at tolerance 1e-6, polish, islands) and with `--no-islands`.
+defaults (ADMM on the NCP at tolerance 1e-6, polish) with `contact.islands: true`, and with `--no-islands`.
 The 1000-box pile runs `--big-steps` steps only in both (default 300: the lowest layers
 land at 0.25 s; its settled pile has ~3000–5700 contacts in MuJoCo, a dense problem of
 gigabytes and minutes per step in signorini), and a signorini run longer than `--budget`

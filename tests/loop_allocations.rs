@@ -352,7 +352,8 @@ fn the_stepper_allocates_nothing_with_many_bodies_in_islands() {
             world.add_body(body, &[shape], FreeBodyState::at_rest(pose));
         }
     }
-    let mut stepper = signorini::sim::Stepper::new(&world, 1e-3, &Default::default(), 600);
+    let settings = signorini::contact::ContactSettings { islands: true, ..Default::default() };
+    let mut stepper = signorini::sim::Stepper::new(&world, 1e-3, &settings, 600);
     stepper.step(&mut world, &[]);
     let before = allocations_here();
     let (mut most_islands, mut most_contacts) = (0, 0);
