@@ -108,10 +108,15 @@ fn free_flyer_rows(model: &Model, data: &mut Data, i: usize, ycrb: &OriginInerti
         }
     }
     let (forces, _) = data.f_crb.as_slice()[6 * (iv + 6)..6 * end].as_chunks::<6>();
-    for (c, f) in (iv + 6..end).zip(forces) {
-        let x = o_m_i.act_inv_force(&Force::from_vector(&(*f).into()));
-        for (r, x) in (iv..iv + 6).zip(x.to_vector().iter()) {
-            m[r * nv + c] = *x;
+    // Row iv + r (r < 6) of M, stored as column iv + r of the lower triangle: its entries
+    // iv+6 .. end, one per subtree dof.
+    let mut columns = m[iv * nv..(iv + 6) * nv].chunks_exact_mut(nv).map(|col| &mut col[iv + 6..end]);
+    let mut rows: [&mut [f64]; 6] = std::array::from_fn(|_| columns.next().unwrap_or_default());
+    for (k, f) in forces.iter().enumerate() {
+        let x = o_m_i.act_inv_force(&Force::new(Vec3::new(f[0], f[1], f[2]), Vec3::new(f[3], f[4], f[5])));
+        let x = [x.linear.x, x.linear.y, x.linear.z, x.angular.x, x.angular.y, x.angular.z];
+        for (row, x) in rows.iter_mut().zip(x) {
+            row[k] = x;
         }
     }
 }
