@@ -9,7 +9,7 @@ use nalgebra::DMatrix;
 use super::jacobian::fill_world_subspace;
 use super::kinematics::place_joint;
 use crate::model::{Data, JointType, Model};
-use crate::spatial::{Force, Motion, OriginInertia, Vec3};
+use crate::spatial::{Force, Motion, OriginInertia};
 
 /// M(q) into `data.mass_matrix`: the lower triangle (diagonal included) within the tree
 /// pattern, which is what the factorization ([`super::ltdl_decompose`]) reads. The strict
@@ -22,103 +22,49 @@ pub fn crba<'d>(model: &Model, data: &'d mut Data, q: &[f64]) -> &'d DMatrix<f64
         fill_world_subspace(model, data, i);
         data.o_ycrb[i] = OriginInertia::from_body(&model.inertias[i], &data.o_m_i[i]);
     }
+    let nv = model.nv;
     for i in (1..n).rev() {
+        let iv = model.idx_v[i];
+        let nvi = model.joint_types[i].nv();
+        let end = iv + model.nv_subtree[i];
         let ycrb = data.o_ycrb[i];
-        let parent = model.parents[i];
+        // Force columns F_k = Ic_i·S_k of this joint's dofs (those of the subtree below are
+        // already there, from their own composite inertias).
+        for k in iv..iv + nvi {
+            let s = Motion::from_vector(&data.j.fixed_view::<6, 1>(0, k).into_owned());
+            data.f_crb.fixed_view_mut::<6, 1>(0, k).copy_from(&ycrb.apply(&s).to_vector());
+        }
+        let (forces, _) = data.f_crb.as_slice()[6 * iv..6 * end].as_chunks::<6>();
+        let m = data.mass_matrix.as_mut_slice();
         match model.joint_types[i] {
-            JointType::Universe => {}
+            // Sᵀ·F with S the action matrix of world_m_base is the inverse force transform.
             JointType::FreeFlyer => {
-                // The force columns of a root free flyer are read by no ancestor.
-                if parent > 0 {
-                    fill_force_columns(model, data, i, &ycrb);
+                let o_m_i = data.o_m_i[i];
+                for (c, f) in (iv..end).zip(forces) {
+                    let local = o_m_i.act_inv_force(&Force::from_vector(&(*f).into()));
+                    for (r, x) in (iv..iv + 6).zip(local.to_vector().iter()) {
+                        if c >= r {
+                            m[r * nv + c] = *x;
+                        }
+                    }
                 }
-                free_flyer_rows(model, data, i, &ycrb);
             }
+            JointType::Universe => {}
             _ => {
-                fill_force_columns(model, data, i, &ycrb);
-                one_dof_row(model, data, i);
+                // Column iv of M, rows of the subtree: contiguous in column-major storage.
+                let (s, _) = data.j.as_slice()[6 * iv..6 * iv + 6].as_chunks::<6>();
+                let s = &s[0];
+                for (out, f) in m[iv * nv + iv..iv * nv + end].iter_mut().zip(forces) {
+                    *out = s[0] * f[0] + s[1] * f[1] + s[2] * f[2] + s[3] * f[3] + s[4] * f[4] + s[5] * f[5];
+                }
             }
         }
+        let parent = model.parents[i];
         if parent > 0 {
             data.o_ycrb[parent] += ycrb;
         }
     }
     &data.mass_matrix
-}
-
-/// Force columns `F_k = Ic_i·S_k` of joint i's dofs (those of the subtree below are already
-/// there, from their own composite inertias).
-#[inline(always)]
-fn fill_force_columns(model: &Model, data: &mut Data, i: usize, ycrb: &OriginInertia) {
-    let iv = model.idx_v[i];
-    let end = iv + model.joint_types[i].nv();
-    let (subspaces, _) = data.j.as_slice()[6 * iv..6 * end].as_chunks::<6>();
-    let (forces, _) = data.f_crb.as_mut_slice()[6 * iv..6 * end].as_chunks_mut::<6>();
-    for (f, s) in forces.iter_mut().zip(subspaces) {
-        let s = Motion::new(Vec3::new(s[0], s[1], s[2]), Vec3::new(s[3], s[4], s[5]));
-        let y = ycrb.apply(&s);
-        *f = [y.linear.x, y.linear.y, y.linear.z, y.angular.x, y.angular.y, y.angular.z];
-    }
-}
-
-/// Row `idx_v[i]` of a one-dof joint i, stored as column iv of the lower triangle over the
-/// subtree's rows (contiguous in column-major storage): `M[k][iv] = Sᵢᵀ·F_k`.
-#[inline(always)]
-fn one_dof_row(model: &Model, data: &mut Data, i: usize) {
-    let nv = model.nv;
-    let iv = model.idx_v[i];
-    let end = iv + model.nv_subtree[i];
-    let (forces, _) = data.f_crb.as_slice()[6 * iv..6 * end].as_chunks::<6>();
-    let (s, _) = data.j.as_slice()[6 * iv..6 * iv + 6].as_chunks::<6>();
-    let s = &s[0];
-    let m = data.mass_matrix.as_mut_slice();
-    for (out, f) in m[iv * nv + iv..iv * nv + end].iter_mut().zip(forces) {
-        *out = s[0] * f[0] + s[1] * f[1] + s[2] * f[2] + s[3] * f[3] + s[4] * f[4] + s[5] * f[5];
-    }
-}
-
-/// The six rows of a free flyer i, with S the action matrix of `o_m_i` (so `Sᵀ·F` is the
-/// inverse force transform). Its own 6×6 block `Sᵀ·Ic·S` is the composite inertia in the
-/// joint frame ([`OriginInertia::act_inv`]): `[[m·1, −[h]ₓ], [[h]ₓ, I]]` (linear first),
-/// with no force column of its own; the subtree's columns are `o_m_i⁻¹·F_k`. Kept out of
-/// line: it runs once per call, and inlined it made the compiler outline the forward pass.
-#[inline(never)]
-fn free_flyer_rows(model: &Model, data: &mut Data, i: usize, ycrb: &OriginInertia) {
-    let nv = model.nv;
-    let iv = model.idx_v[i];
-    let end = iv + model.nv_subtree[i];
-    let o_m_i = data.o_m_i[i];
-    let local = ycrb.act_inv(&o_m_i);
-    let m = data.mass_matrix.as_mut_slice();
-    // Lower triangle of the block: element (row a, column b), a ≥ b, at (iv+b)·nv + iv+a.
-    let h = local.first_moment;
-    let cross = [[0.0, -h.z, h.y], [h.z, 0.0, -h.x], [-h.y, h.x, 0.0]];
-    for b in 0..3 {
-        let col = (iv + b) * nv + iv;
-        m[col + b] = local.mass;
-        for a in b + 1..3 {
-            m[col + a] = 0.0;
-        }
-        for a in 3..6 {
-            m[col + a] = cross[a - 3][b];
-        }
-        let col = (iv + 3 + b) * nv + iv;
-        for a in 3 + b..6 {
-            m[col + a] = local.rotational[(a - 3, b)];
-        }
-    }
-    let (forces, _) = data.f_crb.as_slice()[6 * (iv + 6)..6 * end].as_chunks::<6>();
-    // Row iv + r (r < 6) of M, stored as column iv + r of the lower triangle: its entries
-    // iv+6 .. end, one per subtree dof.
-    let mut columns = m[iv * nv..(iv + 6) * nv].chunks_exact_mut(nv).map(|col| &mut col[iv + 6..end]);
-    let mut rows: [&mut [f64]; 6] = std::array::from_fn(|_| columns.next().unwrap_or_default());
-    for (k, f) in forces.iter().enumerate() {
-        let x = o_m_i.act_inv_force(&Force::new(Vec3::new(f[0], f[1], f[2]), Vec3::new(f[3], f[4], f[5])));
-        let x = [x.linear.x, x.linear.y, x.linear.z, x.angular.x, x.angular.y, x.angular.z];
-        for (row, x) in rows.iter_mut().zip(x) {
-            row[k] = x;
-        }
-    }
 }
 
 /// Copies the lower triangle of `data.mass_matrix` (from [`crba`]) into the upper one,

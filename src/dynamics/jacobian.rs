@@ -22,7 +22,7 @@ pub enum ReferenceFrame {
 }
 
 /// Writes the world-frame motion subspace columns of joint `i` into `data.j`.
-#[inline(always)]
+#[inline]
 pub(crate) fn fill_world_subspace(model: &Model, data: &mut Data, i: usize) {
     let iv = model.idx_v[i];
     let o_m_i = data.o_m_i[i];

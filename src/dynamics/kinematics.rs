@@ -14,7 +14,7 @@ pub(crate) fn joint_velocity(t: &JointType, v: &[f64]) -> Motion {
 }
 
 /// `li_m_i` and `o_m_i` of joint `i` at configuration `q`.
-#[inline(always)]
+#[inline]
 pub(crate) fn place_joint(model: &Model, data: &mut Data, i: usize, q: &[f64]) {
     let t = &model.joint_types[i];
     let iq = model.idx_q[i];

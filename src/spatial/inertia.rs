@@ -181,30 +181,6 @@ impl OriginInertia {
         }
     }
 
-    /// This inertia (frame a's axes, about a's origin) expressed in frame b about b's
-    /// origin, for `a_m_b = (R, p)`: `Xᵀ·I·X` with X the action matrix of `a_m_b`. Parallel
-    /// axis from a's origin to p (`I_p = I_o + (m|p|² − 2h·p)·1 + h·pᵀ + p·hᵀ − m·p·pᵀ`,
-    /// `h_p = h − m·p`), then the rotation `Rᵀ·I_p·R`, `Rᵀ·h_p`.
-    #[inline]
-    pub fn act_inv(&self, a_m_b: &SE3) -> Self {
-        let (m, h, p) = (self.mass, self.first_moment, a_m_b.translation);
-        let mut about_p = self.rotational;
-        let s = m * p.norm_squared() - 2.0 * h.dot(&p);
-        for r in 0..3 {
-            for c in 0..3 {
-                about_p[(r, c)] += h[r] * p[c] + p[r] * h[c] - m * p[r] * p[c];
-            }
-            about_p[(r, r)] += s;
-        }
-        let rt = a_m_b.rotation.transpose();
-        let e = rotate_symmetric(&about_p, &rt);
-        OriginInertia {
-            mass: m,
-            first_moment: rt * (h - p * m),
-            rotational: Mat3::new(e[0], e[1], e[2], e[1], e[3], e[4], e[2], e[4], e[5]),
-        }
-    }
-
     /// In (mass, centre of mass, inertia about the centre of mass) form.
     pub fn to_inertia(&self) -> Inertia {
         if self.mass <= 0.0 {
@@ -257,23 +233,5 @@ mod origin_tests {
         let mut sum = o;
         sum += OriginInertia::from_body(&other, &SE3::IDENTITY);
         assert!((sum.to_inertia().matrix() - (expected + other).matrix()).norm() < 1e-12);
-    }
-
-    #[test]
-    fn act_inv_is_the_change_of_frame_of_forces_and_motions() {
-        let body = Inertia::new(1.7, Vec3::new(0.2, 0.1, -0.3), Mat3::from_diagonal(&Vec3::new(0.04, 0.02, 0.05)));
-        let o =
-            OriginInertia::from_body(&body, &SE3::new(rotation_from_rpy(0.4, -0.2, 0.9), Vec3::new(0.3, -0.6, 0.1)));
-        let a_m_b = SE3::new(rotation_from_rpy(-0.7, 0.5, 1.3), Vec3::new(-0.4, 0.8, 0.25));
-        let local = o.act_inv(&a_m_b);
-        for v in [
-            Motion::new(Vec3::new(0.3, -0.1, 0.2), Vec3::new(1.0, -2.0, 0.5)),
-            Motion::new(Vec3::new(-1.0, 0.4, 0.0), Vec3::new(0.0, 0.3, -0.8)),
-        ] {
-            // Xᵀ·I·X·v: the world momentum of the motion v given in b, brought back to b.
-            let expected = a_m_b.act_inv_force(&o.apply(&a_m_b.act_motion(&v)));
-            assert!((local.apply(&v).to_vector() - expected.to_vector()).norm() < 1e-13);
-        }
-        assert_eq!(local.rotational, local.rotational.transpose());
     }
 }
