@@ -20,43 +20,61 @@ use nalgebra::DMatrix;
 use crate::model::{Data, Model, NO_PARENT};
 
 /// Dot product with four independent accumulators (a serial sum cannot pipeline or
-/// vectorize: floating-point addition is not reassociated by the compiler).
+/// vectorize: floating-point addition is not reassociated by the compiler). Segments of a
+/// tree's chains are mostly 0 to 3 long (a leg's dofs below a joint), so those lengths take
+/// a straight-line path without the chunking's set-up.
 #[inline]
 pub(crate) fn dot(a: &[f64], b: &[f64]) -> f64 {
     let n = a.len().min(b.len());
-    let (a4, a_rest) = a[..n].as_chunks::<4>();
-    let (b4, b_rest) = b[..n].as_chunks::<4>();
-    let mut acc = [0.0f64; 4];
-    for (x, y) in a4.iter().zip(b4) {
-        for k in 0..4 {
-            acc[k] += x[k] * y[k];
+    let (a, b) = (&a[..n], &b[..n]);
+    match n {
+        0 => 0.0,
+        1 => a[0] * b[0],
+        2 => a[0] * b[0] + a[1] * b[1],
+        3 => a[0] * b[0] + a[1] * b[1] + a[2] * b[2],
+        _ => {
+            let (a4, a_rest) = a.as_chunks::<4>();
+            let (b4, b_rest) = b.as_chunks::<4>();
+            let mut acc = [0.0f64; 4];
+            for (x, y) in a4.iter().zip(b4) {
+                for k in 0..4 {
+                    acc[k] += x[k] * y[k];
+                }
+            }
+            let tail: f64 = a_rest.iter().zip(b_rest).map(|(x, y)| x * y).sum();
+            (acc[0] + acc[2]) + (acc[1] + acc[3]) + tail
         }
     }
-    let tail: f64 = a_rest.iter().zip(b_rest).map(|(x, y)| x * y).sum();
-    (acc[0] + acc[2]) + (acc[1] + acc[3]) + tail
 }
 
 /// Factorizes `data.mass_matrix` (its lower triangle, from [`super::crba`]) into
-/// `data.ltdl_u` and `data.ltdl_d`.
+/// `data.ltdl_u`, `data.ltdl_d` and `data.ltdl_d_inv`. Each column of U is scaled by the
+/// reciprocal 1/D[j], computed once per dof: a division per entry would cost a divider's
+/// throughput (several cycles) for every ancestor of every dof.
 pub fn ltdl_decompose(model: &Model, data: &mut Data) {
     let n = model.nv;
     let m = data.mass_matrix.as_slice();
     let u = data.ltdl_u.as_mut_slice();
     let d = data.ltdl_d.as_mut_slice();
-    let dut = data.ltdl_scratch.as_mut_slice();
+    let d_inv = data.ltdl_d_inv.as_mut_slice();
+    let scratch = data.ltdl_scratch.as_mut_slice();
     for j in (0..n).rev() {
         let (start, end) = (j + 1, model.dof_subtree_end[j]);
         // D·Uᵀ of row j over the strict subtree.
-        for k in start..end {
-            dut[k] = u[j * n + k] * d[k];
+        let dut = &mut scratch[start..end];
+        let uj = &u[j * n + start..j * n + end];
+        for ((x, uk), dk) in dut.iter_mut().zip(uj).zip(&d[start..end]) {
+            *x = uk * dk;
         }
         // M[j][j] and M[i][j] from the lower triangle: column i, row j at i·n + j.
-        let dj = m[j * n + j] - dot(&u[j * n + start..j * n + end], &dut[start..end]);
+        let dj = m[j * n + j] - dot(uj, dut);
+        let inv = 1.0 / dj;
         d[j] = dj;
+        d_inv[j] = inv;
         let mut i = model.dof_parent[j];
         while i != NO_PARENT {
-            let s = dot(&u[i * n + start..i * n + end], &dut[start..end]);
-            u[i * n + j] = (m[i * n + j] - s) / dj;
+            let s = dot(&u[i * n + start..i * n + end], dut);
+            u[i * n + j] = (m[i * n + j] - s) * inv;
             i = model.dof_parent[i];
         }
     }
@@ -73,9 +91,9 @@ pub fn ltdl_solve(model: &Model, data: &Data, x: &mut [f64]) {
         let s = dot(&u[j * n + start..j * n + end], &x[start..end]);
         x[j] -= s;
     }
-    // D·z = y
-    for (xk, dk) in x.iter_mut().zip(data.ltdl_d.iter()) {
-        *xk /= dk;
+    // D·z = y, with the reciprocals of the factorization.
+    for (xk, dk_inv) in x.iter_mut().zip(data.ltdl_d_inv.iter()) {
+        *xk *= dk_inv;
     }
     // Uᵀ·x = z, from the root down: each final x[i] updates its subtree.
     for i in 0..n {

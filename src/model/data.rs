@@ -62,6 +62,8 @@ pub struct Data {
     pub ltdl_scratch: DVector<f64>,
     /// Diagonal D of M = Lᵀ·D·L.
     pub ltdl_d: DVector<f64>,
+    /// 1/D, elementwise (the solves multiply by it).
+    pub ltdl_d_inv: DVector<f64>,
 }
 
 impl Data {
@@ -95,6 +97,7 @@ impl Data {
             ltdl_u: DMatrix::identity(nv, nv),
             ltdl_scratch: DVector::zeros(nv),
             ltdl_d: DVector::zeros(nv),
+            ltdl_d_inv: DVector::zeros(nv),
         }
     }
 }
