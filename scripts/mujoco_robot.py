@@ -141,11 +141,16 @@ class Robot:
         self.dropouts = [parse_dropout(x) for x in args.dropout]
 
         self.node = rclpy.create_node("mujoco_robot")
+        # The drives' command input on a node (and executor thread) of its own, as a robot's
+        # drive interface is: a backlog of the telemetry below (four feet's predicted wrenches
+        # at the loop rate, queued 100 deep) must not delay a command behind it (a 332 ms gap,
+        # then the stale-command zero torque, laid the quadruped down once).
+        self.drive_node = rclpy.create_node("mujoco_robot_drives")
         self.lock = threading.Lock()
         self.command, self.command_at, self.commands, self.bad_commands = None, None, 0, 0
         self.predicted = []
-        self.node.create_subscription(Float64MultiArray, f"/{args.controller}/commands", self.on_command,
-                                      QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE))
+        self.drive_node.create_subscription(Float64MultiArray, f"/{args.controller}/commands", self.on_command,
+                                            QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE))
         if args.predicted:
             for i, foot in enumerate(p.robot.feet):
                 self.node.create_subscription(WrenchStamped, f"{args.predicted}/{foot}",
@@ -338,10 +343,12 @@ def main(argv=None):
 
     rclpy.init()
     robot = Robot(args)
-    executor = SingleThreadedExecutor()
+    executor, drive_executor = SingleThreadedExecutor(), SingleThreadedExecutor()
     executor.add_node(robot.node)
-    spinner = threading.Thread(target=executor.spin, daemon=True)
-    spinner.start()
+    drive_executor.add_node(robot.drive_node)
+    spinners = [threading.Thread(target=e.spin, daemon=True) for e in (executor, drive_executor)]
+    for spinner in spinners:
+        spinner.start()
     stop = threading.Event()
     signal.signal(signal.SIGINT, lambda *_: stop.set())
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
@@ -355,8 +362,10 @@ def main(argv=None):
           f"(max {s['max_late_ms']:.1f} ms)", flush=True)
     if args.log:
         robot.save(args.log)
-    executor.shutdown()
-    spinner.join(5)
+    for e, spinner in zip((executor, drive_executor), spinners):
+        e.shutdown()
+        spinner.join(5)
+    robot.drive_node.destroy_node()
     robot.node.destroy_node()
     rclpy.try_shutdown()
     return code
