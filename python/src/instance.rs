@@ -193,12 +193,12 @@ impl Instance {
 
     /// The world force (N, 3 per contact: λ's frame rotated to the world, over Δt) of each
     /// contact of the last step into `out` (3 per contact, at most `out.len() / 3`
-    /// contacts); returns how many were written.
+    /// contacts; zero for a step that assembled no problem); returns how many were written.
     pub fn contact_forces(&self, out: &mut [f64]) -> usize {
         let (contacts, impulses) = (self.stepper.contacts().contacts(), self.stepper.impulses());
         let n = contacts.len().min(out.len() / 3);
         for (i, c) in contacts.iter().take(n).enumerate() {
-            let lambda = Vec3::new(impulses[3 * i], impulses[3 * i + 1], impulses[3 * i + 2]);
+            let lambda = impulses.get(3 * i..3 * i + 3).map_or(Vec3::zeros(), Vec3::from_column_slice);
             let f = c.frame * lambda / self.stepper.dt;
             out[3 * i..3 * i + 3].copy_from_slice(f.as_slice());
         }

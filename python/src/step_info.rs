@@ -105,10 +105,10 @@ impl PyContacts {
             // No impulses when the step assembled no problem.
             let l = impulses.get(3 * i..3 * i + 3).map_or(Vec3::zeros(), Vec3::from_column_slice);
             lambda[3 * i..3 * i + 3].copy_from_slice(l.as_slice());
-            forces[3 * i..3 * i + 3].copy_from_slice((c.frame * l / stepper.dt).as_slice());
             depths[i] = -c.distance;
             bodies.push(body_name(instance, c.body1, objects.get(c.object1).map(|o| o.link.as_str())));
         }
+        instance.contact_forces(&mut forces);
         let rows = |v: Vec<f64>| PyArray1::from_vec(py, v).reshape([n, 3]).map(Bound::unbind);
         Ok(Self {
             points: rows(points)?,
