@@ -144,13 +144,17 @@ class Robot:
         # The drives' command input on a node (and executor thread) of its own, as a robot's
         # drive interface is: a backlog of the telemetry below (four feet's predicted wrenches
         # at the loop rate, queued 100 deep) must not delay a command behind it (a 332 ms gap,
-        # then the stale-command zero torque, laid the quadruped down once).
+        # then the stale-command zero torque, laid the quadruped down once). Best effort, keep
+        # last 1, as signorini's own command subscription (`qos.commands`): a drive wants the
+        # newest command, and a reliable reader holds every later sample back behind a lost one
+        # until the writer repairs it (gaps of 184 and 342 ms in CI, both on a 2-core machine).
         self.drive_node = rclpy.create_node("mujoco_robot_drives")
         self.lock = threading.Lock()
         self.command, self.command_at, self.commands, self.bad_commands = None, None, 0, 0
+        self.max_command_gap = 0.0
         self.predicted = []
         self.drive_node.create_subscription(Float64MultiArray, f"/{args.controller}/commands", self.on_command,
-                                            QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE))
+                                            QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT))
         if args.predicted:
             for i, foot in enumerate(p.robot.feet):
                 self.node.create_subscription(WrenchStamped, f"{args.predicted}/{foot}",
@@ -175,7 +179,10 @@ class Robot:
             if data.shape != (len(self.order),) or not np.all(np.isfinite(data)):
                 self.bad_commands += 1
                 return
-            self.command, self.command_at = data, time.monotonic()
+            now = time.monotonic()
+            if self.command_at is not None:
+                self.max_command_gap = max(self.max_command_gap, now - self.command_at)
+            self.command, self.command_at = data, now
             self.commands += 1
 
     def on_predicted(self, i, msg):
@@ -357,7 +364,7 @@ def main(argv=None):
     code = robot.run(stop)
     s = robot.stats
     print(f"mujoco_robot: stopped after {s['steps']} steps ({s['held']} held), {robot.commands} commands "
-          f"({robot.bad_commands} refused), {s['stale']} steps without a fresh command, {s['dropped']} with the drives "
+          f"({robot.bad_commands} refused, longest gap {1e3 * robot.max_command_gap:.1f} ms), {s['stale']} steps without a fresh command, {s['dropped']} with the drives "
           f"off, {s['late']} late wake-ups "
           f"(max {s['max_late_ms']:.1f} ms)", flush=True)
     if args.log:
