@@ -760,16 +760,13 @@ fn a_tick_predicting_a_force_beyond_the_bound_is_refused() {
 
 /// The quadruped of `config/quadruped_sim_control.yaml` in the simulator, its drives off
 /// (zero torque) for `dropout` s from the standing pose, then under the controller (with
-/// `stance_links` as configured, or every link when `feet_only` is false) until `end`:
+/// `stance_links` as configured) until `end`:
 /// returns the base height over time (s, m) and, per step, whether a link other than a
 /// foot touches the ground.
-fn drop_out_and_recover(dropout: f64, end: f64, feet_only: bool) -> (Vec<(f64, f64)>, Vec<bool>, f64) {
+fn drop_out_and_recover(dropout: f64, end: f64) -> (Vec<(f64, f64)>, Vec<bool>, f64) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/quadruped_sim_control.yaml");
-    let mut setup = Setup::load(&path, None).unwrap();
+    let setup = Setup::load(&path, None).unwrap();
     let feet = setup.config.control.stance_links.clone().expect("the configuration names the feet");
-    if !feet_only {
-        setup.config.control.stance_links = None;
-    }
     let mut world = setup.sim_world().unwrap();
     let model = world.robot.as_ref().unwrap().model.clone();
     let mut stepper = Stepper::new(&world, DT, &setup.config.contact.settings(), 64);
@@ -803,16 +800,18 @@ fn drop_out_and_recover(dropout: f64, end: f64, feet_only: bool) -> (Vec<(f64, f
     (heights, body_contact, q_des[2])
 }
 
-/// Issue 22's robot must stay up; when its drives drop out for 0.4 s it lies on its belly
-/// (the base falls 0.34 m). Standing on its feet alone (`control.stance_links`), the
-/// controller raises it: the base back within 1 cm of its height and no link but the
-/// feet on the ground within 1.5 s of the drives' return. Holding every touching link
-/// (the default), the reference keeps the body where it lies: it never gets up. The same
-/// drop-out next to MuJoCo's robot: tests/ros/test_mujoco.py.
+/// Issue 22's robot must stay up; when its drives drop out for 0.6 s it lies on its belly
+/// (the base falls 0.27 m; the trunk on the ground from 0.37 s). Standing on its feet alone
+/// (`control.stance_links`), the controller raises it: the base back within 1 cm of its
+/// height and no link but the feet on the ground within 1.5 s of the drives' return. (In
+/// this simulator, which shares the controller's model, holding every touching link gets it
+/// up as well, a held contact being free to separate: it stayed down only after a drop-out of
+/// 0.4 s with the robot placed 9.7 mm above the ground, and got up once either changed. The
+/// same drop-out next to MuJoCo's robot: tests/ros/test_mujoco.py.)
 #[test]
 fn the_quadruped_gets_up_after_its_drives_drop_out_standing_on_its_feet_alone() {
-    let (dropout, end) = (0.4, 3.0);
-    let (heights, body_contact, standing) = drop_out_and_recover(dropout, end, true);
+    let (dropout, end) = (0.6, 3.1);
+    let (heights, body_contact, standing) = drop_out_and_recover(dropout, end);
     let lowest = heights.iter().map(|h| h.1).fold(f64::INFINITY, f64::min);
     assert!(standing - lowest > 0.2, "the drop-out laid it down: lowest {lowest} of {standing}");
     let back = heights.iter().find(|(t, z)| *t > dropout + 0.1 && (z - standing).abs() < 0.01).map(|h| h.0);
@@ -821,8 +820,4 @@ fn the_quadruped_gets_up_after_its_drives_drop_out_standing_on_its_feet_alone() 
     eprintln!("got up: lowest {lowest:.4} m, back within 1 cm at {back:?} s, last body contact {lying:?} s");
     assert!(settled, "not back within 1 cm 1.5 s after the drives returned: {:?}", heights.last());
     assert!(lying.is_some_and(|t| t < dropout + 1.5), "a link other than the feet still on the ground: {lying:?}");
-
-    let (heights, _, standing) = drop_out_and_recover(dropout, 2.0, false);
-    let end = heights.last().unwrap().1;
-    assert!(standing - end > 0.2, "holding every link, it stays down: {end} of {standing}");
 }
