@@ -69,13 +69,21 @@ pub(crate) fn project(set: &BlockSet, x: &Vec3c) -> Vec3c {
 }
 
 /// One contact's PGS step on the pyramid (seed 002 Alg. 1) from `old` with contact
-/// velocity `sigma`: the normal step over `d_n`, the tangential one (σ_T moved by the
-/// normal change through `normal_column`, G's column N of the contact's block) over
-/// min(G_TxTx, G_TyTy) = `d_t`, then the projection on the pyramid.
-pub(crate) fn pyramid_step(mu: f64, old: &Vec3c, sigma: &Vec3c, d_t: f64, d_n: f64, normal_column: [f64; 2]) -> Vec3c {
-    let normal = (old[2] - sigma[2] / d_n).max(0.0);
+/// velocity `sigma`: the normal step times `inv_n` = 1/G_NN, the tangential one (σ_T moved
+/// by the normal change through `normal_column`, G's column N of the contact's block) times
+/// `inv_t` = 1/min(G_TxTx, G_TyTy), then the projection on the pyramid (a zero inverse: no
+/// step along rows G cannot move).
+pub(crate) fn pyramid_step(
+    mu: f64,
+    old: &Vec3c,
+    sigma: &Vec3c,
+    inv_t: f64,
+    inv_n: f64,
+    normal_column: [f64; 2],
+) -> Vec3c {
+    let normal = (old[2] - sigma[2] * inv_n).max(0.0);
     let dn = normal - old[2];
-    let t = [old[0] - (sigma[0] + normal_column[0] * dn) / d_t, old[1] - (sigma[1] + normal_column[1] * dn) / d_t];
+    let t = [old[0] - (sigma[0] + normal_column[0] * dn) * inv_t, old[1] - (sigma[1] + normal_column[1] * dn) * inv_t];
     project(&BlockSet::Cone(mu), &[t[0], t[1], normal])
 }
 

@@ -75,6 +75,13 @@ fn velocity(problem: &ContactProblem, lambda: &[f64], i: usize) -> Vec3c {
     v
 }
 
+/// 1/d for a diagonal entry d of G + R, or 0 where d is not positive: a row of G that is
+/// zero (a contact whose body cannot move along it, e.g. on a link fixed to the world) has
+/// no step, and its impulse stays where it is instead of becoming ±∞ and then NaN.
+fn inverse(d: f64) -> f64 {
+    if d > 0.0 { 1.0 / d } else { 0.0 }
+}
+
 /// Block `i`'s new impulse from `old` and its velocity `sigma`, before relaxation: the
 /// exact 1-D step clamped for a joint-friction interval; for a cone the normal then the
 /// tangential step projected on the disk (NCP, seed 002 Alg. 6), the pyramid's step (LCP,
@@ -82,16 +89,16 @@ fn velocity(problem: &ContactProblem, lambda: &[f64], i: usize) -> Vec3c {
 fn block_step(problem: &ContactProblem, model: ContactModel, i: usize, old: &Vec3c, sigma: &Vec3c) -> Vec3c {
     let (g_mat, r, m) = (&problem.delassus, &problem.compliance, 3 * problem.contacts());
     let d = |a: usize| g_mat[(3 * i + a) * m + 3 * i + a] + r[3 * i + a];
+    let (inv_t, inv_n) = (inverse(d(0).min(d(1))), inverse(d(2)));
     // Column N of the contact's block: σ_T after the normal change.
     let column = |a: usize| g_mat[(3 * i + a) * m + 3 * i + 2];
     match (problem.sets[i], model) {
-        (BlockSet::Interval(b), _) => [0.0, 0.0, (old[2] - sigma[2] / d(2).max(f64::MIN_POSITIVE)).clamp(-b, b)],
+        (BlockSet::Interval(b), _) => [0.0, 0.0, (old[2] - sigma[2] * inv_n).clamp(-b, b)],
         (BlockSet::Cone(mu), ContactModel::Ncp) => {
-            let normal = (old[2] - sigma[2] / d(2).max(f64::MIN_POSITIVE)).max(0.0);
+            let normal = (old[2] - sigma[2] * inv_n).max(0.0);
             let dn = normal - old[2];
             let st = [sigma[0] + column(0) * dn, sigma[1] + column(1) * dn];
-            let step = 1.0 / d(0).min(d(1)).max(f64::MIN_POSITIVE);
-            let mut t = [old[0] - st[0] * step, old[1] - st[1] * step];
+            let mut t = [old[0] - st[0] * inv_t, old[1] - st[1] * inv_t];
             let limit = mu * normal;
             let len = (t[0] * t[0] + t[1] * t[1]).sqrt();
             if len > limit {
@@ -100,16 +107,11 @@ fn block_step(problem: &ContactProblem, model: ContactModel, i: usize, old: &Vec
             }
             [t[0], t[1], normal]
         }
-        (BlockSet::Cone(mu), ContactModel::Lcp) => lcp::pyramid_step(
-            mu,
-            old,
-            sigma,
-            d(0).min(d(1)).max(f64::MIN_POSITIVE),
-            d(2).max(f64::MIN_POSITIVE),
-            [column(0), column(1)],
-        ),
+        (BlockSet::Cone(mu), ContactModel::Lcp) => {
+            lcp::pyramid_step(mu, old, sigma, inv_t, inv_n, [column(0), column(1)])
+        }
         (BlockSet::Cone(mu), ContactModel::Ccp) => {
-            let step = 3.0 / (d(0) + d(1) + d(2)).max(f64::MIN_POSITIVE);
+            let step = 3.0 * inverse(d(0) + d(1) + d(2));
             cone::project_cone(mu, &[old[0] - step * sigma[0], old[1] - step * sigma[1], old[2] - step * sigma[2]])
         }
     }
@@ -205,5 +207,39 @@ impl Solver for PgsSolver {
         // σ and z = σ + Γ(σ) for the final λ.
         solve_skeleton::finish_with_velocity(problem, s.model == ContactModel::Ncp, result);
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::contact::{SolveResult, Solver};
+
+    /// Two contacts, the second on a body that cannot move along any of its rows (G's block
+    /// zero, as a contact on a link fixed to the world has): on every model PGS leaves that
+    /// impulse at 0 and solves the first (a unit mass at rest on the ground), where dividing
+    /// by the zero diagonal gave ±∞ and then NaN. Pressed into the ground (g_N < 0), the
+    /// immobile contact has no solution: the impulses stay finite and the solve says so.
+    #[test]
+    fn a_contact_that_cannot_move_gets_no_impulse_and_no_nan() {
+        let mut g_mat = vec![vec![0.0; 6]; 6];
+        for (a, row) in g_mat.iter_mut().enumerate().take(3) {
+            row[a] = 1.0;
+        }
+        let weight = 9.81e-3;
+        for model in [ContactModel::Ncp, ContactModel::Lcp, ContactModel::Ccp] {
+            for (pressed, solvable) in [(0.0, true), (-0.01, false)] {
+                let problem =
+                    ContactProblem::from_dense(&g_mat, &[0.0, 0.0, -weight, 0.0, 0.0, pressed], &[0.5, 0.5], &[])
+                        .unwrap();
+                let mut solver = PgsSolver::with_capacity(2, PgsSettings { model, ..Default::default() });
+                let mut result = SolveResult::with_capacity(2, 0);
+                solver.solve(&problem, None, &mut result).unwrap();
+                assert!(result.lambda.iter().all(|x| x.is_finite()), "{model:?}: {:?}", result.lambda);
+                assert_eq!(result.lambda[3..6], [0.0; 3], "{model:?}");
+                assert!((result.lambda[2] - weight).abs() < 1e-15, "{model:?}: {:?}", result.lambda);
+                assert_eq!(result.converged, solvable, "{model:?} pressed {pressed}");
+            }
+        }
     }
 }
