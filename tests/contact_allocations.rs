@@ -52,7 +52,7 @@ fn the_quadruped_standing_steps_without_allocating() {
                 dynamics::free_velocity(&model, &mut data, &q, &v, &tau, &[], &[], dt, &mut v_free);
                 world.update_robot(&data);
                 world.detect(&mut contacts);
-                let bodies = Bodies { robot: Some((&model, &data)), free: &[], free_states: &[] };
+                let bodies = Bodies::new(Some((&model, &data)), &[], &[]);
                 assembly
                     .assemble(
                         &bodies,

@@ -68,8 +68,7 @@ fn assemble(f: &Value) -> ContactProblem {
         v.extend(s.velocity.to_vector().iter());
         v_free.extend(b.free_velocity(s, &gravity, &Force::ZERO, dt).to_vector().iter());
     }
-    let bodies =
-        Bodies { robot: robot.as_ref().zip(data.as_ref()).map(|(r, d)| (&r.0, d)), free: &free, free_states: &states };
+    let bodies = Bodies::new(robot.as_ref().zip(data.as_ref()).map(|(r, d)| (&r.0, d)), &free, &states);
     let mut problem = ContactProblem::with_capacity(contacts.len());
     let mut assembly = Assembly::with_capacity(contacts.len(), bodies.nv(), bodies.robot_nv());
     assembly

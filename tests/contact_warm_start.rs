@@ -36,7 +36,7 @@ fn a_resting_quadruped_needs_at_most_one_iteration_after_the_first_step() {
     world.update_robot(&data);
     world.detect(&mut contacts);
     assert_eq!(contacts.len(), 4);
-    let bodies = Bodies { robot: Some((&model, &data)), free: &[], free_states: &[] };
+    let bodies = Bodies::new(Some((&model, &data)), &[], &[]);
     assembly
         .assemble(&bodies, contacts.contacts(), &[], &v, &v_free, dt, &settings, &mut problem, Build::Delassus)
         .unwrap();
@@ -62,7 +62,7 @@ fn a_resting_quadruped_needs_at_most_one_iteration_after_the_first_step() {
         world.update_robot(&data);
         world.detect(&mut contacts);
         assert_eq!(contacts.len(), 4, "step {step}");
-        let bodies = Bodies { robot: Some((&model, &data)), free: &[], free_states: &[] };
+        let bodies = Bodies::new(Some((&model, &data)), &[], &[]);
         assembly
             .assemble(&bodies, contacts.contacts(), &[], &v, &v_free, dt, &settings, &mut problem, Build::Delassus)
             .unwrap();

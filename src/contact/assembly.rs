@@ -51,17 +51,58 @@ pub struct Bodies<'a> {
     pub free: &'a [FreeBody],
     /// States, one per free body.
     pub free_states: &'a [FreeBodyState],
+    /// Some free bodies only (an island's, [`super::islands`]): the problem's columns are
+    /// the robot's, then 6 for each of these, and the contacts touch no other.
+    pub subset: Option<Subset<'a>>,
 }
 
-impl Bodies<'_> {
+/// The free bodies a problem is assembled over when not all of them: its columns are
+/// O(its own bodies), not O(the world's), so that an island of a few boxes among a
+/// thousand costs a few boxes' work ([`Bodies::subset`]).
+#[derive(Copy, Clone, Debug)]
+pub struct Subset<'a> {
+    /// The bodies (indices into [`Bodies::free`]), in column order.
+    pub bodies: &'a [usize],
+    /// Per free body of the world, its column among the problem's, or [`Subset::NONE`]
+    /// when it is not one of `bodies`.
+    pub column: &'a [usize],
+}
+
+impl Subset<'_> {
+    /// Not in the subset.
+    pub const NONE: usize = usize::MAX;
+}
+
+impl<'a> Bodies<'a> {
+    /// All the free bodies (and the robot, if any).
+    pub fn new(robot: Option<(&'a Model, &'a Data)>, free: &'a [FreeBody], free_states: &'a [FreeBodyState]) -> Self {
+        Self { robot, free, free_states, subset: None }
+    }
+
     /// Robot dofs.
     pub fn robot_nv(&self) -> usize {
         self.robot.map_or(0, |(m, _)| m.nv)
     }
 
-    /// Total dofs.
+    /// Total dofs: the problem's columns.
     pub fn nv(&self) -> usize {
-        self.robot_nv() + 6 * self.free.len()
+        self.robot_nv() + 6 * self.subset.map_or(self.free.len(), |s| s.bodies.len())
+    }
+
+    /// The first of free body `body`'s six columns, if the problem has it.
+    pub fn column(&self, body: usize) -> Option<usize> {
+        match self.subset {
+            None => (body < self.free.len()).then(|| self.robot_nv() + 6 * body),
+            Some(s) => s.column.get(body).copied().filter(|&c| c != Subset::NONE),
+        }
+    }
+
+    /// The free bodies the problem has, with their first column.
+    pub fn columns(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
+        let robot_nv = self.robot_nv();
+        let all = self.subset.is_none().then_some(0..self.free.len());
+        let some = self.subset.map(|s| s.bodies.iter().copied());
+        all.into_iter().flatten().chain(some.into_iter().flatten()).enumerate().map(move |(k, b)| (b, robot_nv + 6 * k))
     }
 }
 
@@ -201,19 +242,19 @@ impl Assembly {
         let nv = self.nv;
         // Taking the buffer out (and back) moves it, no allocation.
         let mut impulse = std::mem::take(&mut self.impulse);
-        impulse.fill(0.0);
+        impulse[..nv].fill(0.0);
         self.add_transpose_product(lambda, &mut impulse);
         self.impulse = impulse;
         let robot_nv = bodies.robot_nv();
         if let Some((model, data)) = bodies.robot {
             dynamics::ltdl_solve(model, data, &mut self.impulse[..robot_nv]);
         }
-        for (b, body) in bodies.free.iter().enumerate() {
-            let seg = &mut self.impulse[robot_nv + 6 * b..robot_nv + 6 * b + 6];
-            let x = body.inverse_mass_matrix() * nalgebra::Vector6::from_column_slice(seg);
+        for (b, at) in bodies.columns() {
+            let seg = &mut self.impulse[at..at + 6];
+            let x = bodies.free[b].inverse_mass_matrix() * nalgebra::Vector6::from_column_slice(seg);
             seg.copy_from_slice(x.as_slice());
         }
-        for (vk, dk) in v[..nv].iter_mut().zip(&self.impulse) {
+        for (vk, dk) in v[..nv].iter_mut().zip(&self.impulse[..nv]) {
             *vk += dk;
         }
     }
@@ -275,7 +316,8 @@ impl Assembly {
         build: Build,
     ) -> Result<(), ProblemError> {
         let nv = bodies.nv();
-        assert_eq!(nv, self.nv, "the assembly was sized for {} dofs", self.nv);
+        assert!(nv <= self.impulse.len(), "the assembly was sized for {} dofs, not {nv}", self.impulse.len());
+        self.nv = nv;
         if n > self.capacity {
             problem.reset(0)?;
             self.rows = 0;
@@ -311,7 +353,7 @@ impl Assembly {
         // J_r·v_f for the three rows, and J_N·v (restitution).
         let mut velocity = [0.0; 4];
         for (owner, sign) in [(c.body1, 1.0), (c.body2, -1.0)] {
-            let part = self.add_body_rows(bodies, k, &owner, c, sign, robot_nv, v, v_free);
+            let part = self.add_body_rows(bodies, k, &owner, c, sign, v, v_free);
             for (x, y) in velocity.iter_mut().zip(part) {
                 *x += y;
             }
@@ -420,9 +462,8 @@ impl Assembly {
         }
         for owner in owners {
             if let Owner::Free { body } = owner
-                && let Some(b) = bodies.free.get(body)
+                && let (Some(b), Some(at)) = (bodies.free.get(body), bodies.column(body))
             {
-                let at = robot_nv + 6 * body;
                 let ct = b.inverse_factor().transpose();
                 for (w_r, j_r) in [(&mut *w0, j0), (&mut *w1, j1), (&mut *w2, j2)] {
                     let x = ct * nalgebra::Vector6::from_column_slice(&j_r[at..at + 6]);
@@ -443,7 +484,6 @@ impl Assembly {
         owner: &Owner,
         c: &Contact,
         sign: f64,
-        robot_nv: usize,
         v: &[f64],
         v_free: &[f64],
     ) -> [f64; 4] {
@@ -484,13 +524,14 @@ impl Assembly {
                 }
             }
             Owner::Free { body } => {
-                let Some(state) = bodies.free_states.get(body) else { return velocity };
+                let (Some(state), Some(base)) = (bodies.free_states.get(body), bodies.column(body)) else {
+                    return velocity;
+                };
                 // ṗ = R (v + ω × r) = R v − R [r]ₓ ω, r = p in the body frame.
                 let rot = &state.pose.rotation;
                 let r_local = state.pose.act_inv_point(p);
                 let lin = rot;
                 let ang = -(rot * skew(&r_local));
-                let base = robot_nv + 6 * body;
                 for a in 0..3 {
                     let ca = frame.column(a);
                     let row = (3 * k + a) * nv + base;

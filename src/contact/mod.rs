@@ -43,7 +43,7 @@ pub mod vfpi;
 pub mod warm_start;
 
 pub use admm::{AdmmSettings, AdmmSolver, Penalty, RhoRule};
-pub use assembly::{Assembly, Bodies, Build, ProblemSettings, row_velocity};
+pub use assembly::{Assembly, Bodies, Build, ProblemSettings, Subset, row_velocity};
 pub use chrono_admm::{ChronoAdmmSettings, ChronoAdmmSolver};
 pub use islands::Islands;
 pub use joint_blocks::{JointBlock, JointBlockKind};

@@ -414,7 +414,7 @@ impl Controller {
     /// contact could only meet with an unbounded impulse).
     fn select_stance(&mut self, model: &Model, v: &[f64]) -> Result<(), ProblemError> {
         self.select_contacts(model);
-        let bodies = Bodies { robot: Some((model, &self.data)), free: &[], free_states: &[] };
+        let bodies = Bodies::new(Some((model, &self.data)), &[], &[]);
         let contacts = self.contacts.contacts();
         let (rows, at_v0, settings) = self.id.rows_mut();
         rows.assemble(&bodies, contacts, &[], v, &self.v0, self.dt, settings, at_v0, Build::Rows)?;

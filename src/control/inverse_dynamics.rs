@@ -350,7 +350,7 @@ impl InverseDynamics {
         contacts: &[Contact],
         dt: f64,
     ) -> Result<(), ProblemError> {
-        let bodies = Bodies { robot: Some((model, data)), free: &[], free_states: &[] };
+        let bodies = Bodies::new(Some((model, data)), &[], &[]);
         let settings = &self.problem_settings;
         let assembled =
             self.assembly.assemble(&bodies, contacts, &[], v, v_ref, dt, settings, &mut self.problem, Build::Rows);

@@ -99,7 +99,7 @@ pub fn stack(name: &str, cubes: &[Cube], ball: Option<Ball>, mu: f64, dt: f64) -
     for (b, s) in bodies.iter().zip(&states) {
         v_free.extend(b.free_velocity(s, &gravity, &Force::ZERO, dt).to_vector().iter());
     }
-    let system = Bodies { robot: None, free: &bodies, free_states: &states };
+    let system = Bodies::new(None, &bodies, &states);
     let mut problem = ContactProblem::with_capacity(contacts.len());
     let mut assembly = Assembly::with_capacity(contacts.len(), system.nv(), 0);
     assembly

@@ -18,12 +18,11 @@
 //! allocator); contacts beyond the capacity are dropped, the deepest kept, and counted
 //! ([`StepReport::contacts_dropped`]).
 
-use crate::collision::Contact;
-use crate::collision::ContactBuffer;
+use crate::collision::{Contact, ContactBuffer, Owner};
 use crate::contact::polish::Polish;
 use crate::contact::{
     Assembly, Bodies, Build, ContactModel, ContactProblem, ContactSettings, Fallback, Islands, JointBlock, Metrics,
-    ProblemSettings, SolveResult, Solver, SolverKind, WarmStart, WarmStartCache, joint_blocks,
+    ProblemSettings, SolveResult, Solver, SolverKind, Subset, WarmStart, WarmStartCache, joint_blocks,
 };
 use crate::dynamics;
 use crate::spatial::{Force, Motion};
@@ -134,6 +133,14 @@ pub struct Stepper {
     split_islands: bool,
     islands: Islands,
     island_contacts: Vec<Contact>,
+    /// An island's free bodies, the column of each of the world's in its problem
+    /// ([`Subset`]), and its velocities at the start, free and changed by its impulses,
+    /// over its own columns.
+    island_bodies: Vec<usize>,
+    island_column: Vec<usize>,
+    island_v: Vec<f64>,
+    island_v_free: Vec<f64>,
+    island_dv: Vec<f64>,
     gathered: Vec<f64>,
     v_split: Vec<f64>,
     next: WarmStartCache,
@@ -187,6 +194,11 @@ impl Stepper {
             split_islands: contact.islands,
             islands: Islands::with_capacity(world.bodies.len(), capacity),
             island_contacts: Vec::with_capacity(capacity),
+            island_bodies: Vec::with_capacity(world.bodies.len()),
+            island_column: vec![Subset::NONE; world.bodies.len()],
+            island_v: vec![0.0; nv],
+            island_v_free: vec![0.0; nv],
+            island_dv: vec![0.0; nv],
             gathered: Vec::with_capacity(3 * blocks),
             v_split: vec![0.0; nv],
             next: WarmStartCache::with_capacity(blocks),
@@ -423,20 +435,22 @@ impl Stepper {
         outcome
     }
 
-    /// Island `i` of `islands`: assembled, solved, gathered and applied
-    /// ([`Stepper::solve_islands`]).
+    /// Island `i` of `islands`: assembled over its own bodies' columns, solved, gathered
+    /// and applied ([`Stepper::solve_islands`]).
     fn solve_island(&mut self, world: &World, islands: &Islands, i: usize) -> Outcome {
         let members = islands.contacts(i);
         self.island_contacts.clear();
         self.island_contacts.extend(members.iter().map(|&k| self.contacts.contacts()[k]));
+        let robot = self.gather_island(world, islands.has_joints(i) && !self.joints.is_empty());
         let joints: &[JointBlock] = if islands.has_joints(i) { &self.joints } else { &[] };
+        let nv = island_bodies(world, robot, &self.island_bodies, &self.island_column).nv();
         let assembled = (self.assembly)
             .assemble(
-                &bodies(world),
+                &island_bodies(world, robot, &self.island_bodies, &self.island_column),
                 &self.island_contacts,
                 joints,
-                &self.v,
-                &self.v_free,
+                &self.island_v[..nv],
+                &self.island_v_free[..nv],
                 self.dt,
                 &self.settings,
                 &mut self.problem,
@@ -453,11 +467,61 @@ impl Stepper {
                 self.gathered[at..at + 3].copy_from_slice(&lambda[3 * j..3 * j + 3]);
             }
             if self.problem.contacts() > 0 && lambda.iter().all(|x| x.is_finite()) {
-                self.assembly.apply_impulses(&bodies(world), lambda, &mut self.v_split);
+                let bodies = island_bodies(world, robot, &self.island_bodies, &self.island_column);
+                self.island_dv[..nv].fill(0.0);
+                self.assembly.apply_impulses(&bodies, lambda, &mut self.island_dv[..nv]);
+                self.scatter_island(world, robot);
             }
             self.next.append(self.problem.ids(), &self.result);
         }
+        for &b in &self.island_bodies {
+            self.island_column[b] = Subset::NONE;
+        }
         self.outcome(polished, fallback)
+    }
+
+    /// The free bodies of the island in `island_contacts` (their columns after the robot's,
+    /// when it has the robot: a contact on it, or `joints`), and its start and free
+    /// velocities over those columns. Returns whether the robot is in it.
+    fn gather_island(&mut self, world: &World, joints: bool) -> bool {
+        let robot = joints
+            || self.island_contacts.iter().any(|c| [c.body1, c.body2].iter().any(|o| matches!(o, Owner::Robot { .. })));
+        let (world_robot_nv, robot_nv) = (robot_dofs(world), if robot { robot_dofs(world) } else { 0 });
+        self.island_bodies.clear();
+        for c in &self.island_contacts {
+            for owner in [c.body1, c.body2] {
+                if let Owner::Free { body } = owner
+                    && self.island_column[body] == Subset::NONE
+                {
+                    self.island_column[body] = robot_nv + 6 * self.island_bodies.len();
+                    self.island_bodies.push(body);
+                }
+            }
+        }
+        self.island_v[..robot_nv].copy_from_slice(&self.v[..robot_nv]);
+        self.island_v_free[..robot_nv].copy_from_slice(&self.v_free[..robot_nv]);
+        for &b in &self.island_bodies {
+            let (from, to) = (world_robot_nv + 6 * b, self.island_column[b]);
+            self.island_v[to..to + 6].copy_from_slice(&self.v[from..from + 6]);
+            self.island_v_free[to..to + 6].copy_from_slice(&self.v_free[from..from + 6]);
+        }
+        robot
+    }
+
+    /// Adds the island's velocity change (`island_dv`, its columns) to `v_split`.
+    fn scatter_island(&mut self, world: &World, robot: bool) {
+        let world_robot_nv = robot_dofs(world);
+        if robot {
+            for (v, dv) in self.v_split[..world_robot_nv].iter_mut().zip(&self.island_dv) {
+                *v += dv;
+            }
+        }
+        for &b in &self.island_bodies {
+            let (to, from) = (world_robot_nv + 6 * b, self.island_column[b]);
+            for (v, dv) in self.v_split[to..to + 6].iter_mut().zip(&self.island_dv[from..from + 6]) {
+                *v += dv;
+            }
+        }
     }
 
     /// After a solve that missed its tolerance: the candidates of `contact.fallback` (the
@@ -583,11 +647,19 @@ impl Stepper {
     }
 }
 
+/// The robot's dofs in `world` (0 without one).
+fn robot_dofs(world: &World) -> usize {
+    world.robot.as_ref().map_or(0, |r| r.model.nv)
+}
+
+/// The bodies of an island of `world`: the robot if it is in it, and the free bodies
+/// `list` with their columns `column` ([`Subset`]).
+fn island_bodies<'a>(world: &'a World, robot: bool, list: &'a [usize], column: &'a [usize]) -> Bodies<'a> {
+    let robot = world.robot.as_ref().filter(|_| robot).map(|r| (&*r.model, &r.data));
+    Bodies { subset: Some(Subset { bodies: list, column }), ..Bodies::new(robot, &world.bodies, &world.states) }
+}
+
 /// The bodies of `world` contact impulses act on (the robot's Data as stage 1 left it).
 fn bodies(world: &World) -> Bodies<'_> {
-    Bodies {
-        robot: world.robot.as_ref().map(|r| (&*r.model, &r.data)),
-        free: &world.bodies,
-        free_states: &world.states,
-    }
+    Bodies::new(world.robot.as_ref().map(|r| (&*r.model, &r.data)), &world.bodies, &world.states)
 }
