@@ -81,12 +81,14 @@ def urdf_spec(urdf, share, floating):
     floating joint at the root when `floating`."""
     text = urdf.read_text()
     assets = {}
-    for uri in set(re.findall(r'filename="([^"]+)"', text)):
+    for uri in set(re.findall(r'<mesh\s[^>]*filename="([^"]+)"', text)):  # not plugins' files
         path = (share / uri.replace("package://", "")) if share else (urdf.parent / uri)
         assets[path.name] = path.read_bytes()
         text = text.replace(uri, path.name)
     if floating:
-        root = re.search(r'<link\s+name="([^"]+)"', text).group(1)
+        # The root: the link no joint has as its child (talos lists others before it).
+        children = set(re.findall(r'<child\s+link="([^"]+)"', text))
+        root = next(n for n in re.findall(r'<link\s+name="([^"]+)"', text) if n not in children)
         text = text.replace(
             "</robot>",
             f'<link name="world"/><joint name="floating_base" type="floating"><parent link="world"/>'
