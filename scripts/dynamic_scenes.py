@@ -18,10 +18,12 @@ Scenes (Δt 1 ms, default contact settings of each simulator):
   - talos (example-robot-data) released upright at its neutral configuration, unactuated
     (`signorini bench`'s talos-falling);
   - the bundled arm (config/arm7.yaml's position gains as a joint PD, no integral term)
-    reaching down with its wrist beside a 1 kg box of side 0.2 m on the floor, then
-    sweeping joint 1 from −0.6 to 0.6 rad (minimum jerk over 1.5 s, reference held in
-    10 ms pieces): the wrist pushes the box sideways across the floor; friction 1
-    everywhere (MuJoCo's default; signorini's ground default, the arm deferring to it);
+    reaching down, its tool (a sphere of radius 0.03 m) 1.4 cm over the floor beside a
+    1 kg box of side 0.1 m, then sweeping joint 1 from −0.6 to 0.6 rad (minimum jerk over
+    1.5 s, the reference held in 10 ms pieces): the tool pushes the box sideways across the
+    floor; friction 1 everywhere (MuJoCo's default;
+    signorini's ground default, the arm deferring to it); the arm's base is on the floor,
+    neither simulator collides a fixed root with the ground;
   - 100 boxes of 1 kg (side 0.1 m, μ 0.6) dropped 0.3 m into a pile: scripts/bench_scale.py's
     jittered lattice and MJCF.
 """
@@ -47,7 +49,7 @@ PUSH_FRACTION, PUSH_EVERY, PUSH_FROM, PUSH_FOR = 0.3, 0.5, 0.25, 0.1
 DROP = 0.3
 ARM_POSTURE = {"joint2": 1.3, "joint4": 1.0}  # the wrist over the floor; joint 6 points it down
 ARM_SWEEP, ARM_MOVE_FROM, ARM_MOVE_FOR, ARM_PIECE = 0.6, 0.2, 1.5, 10
-ARM_BOX_HALF, ARM_BOX_MASS = 0.1, 1.0
+ARM_BOX_HALF, ARM_BOX_MASS = 0.05, 1.0
 
 # key -> (name, robot of examples/sim_dynamic.rs, default steps)
 SCENES = {
