@@ -14,30 +14,13 @@
 
 use std::time::Instant;
 
-use signorini::collision::CollisionShape;
 use signorini::config::ContactConfig;
-use signorini::model::{FreeBody, FreeBodyState};
 use signorini::scenes::worlds;
-use signorini::sim::{Stepper, World};
-use signorini::spatial::{SE3, Vec3, rotation_from_rpy};
+use signorini::sim::Stepper;
 
 const DT: f64 = 1e-3;
 const HALF: f64 = 0.05;
 const MU: f64 = 0.6;
-
-/// The world of a layout: the ground and the boxes.
-fn world(boxes: &[[f64; 4]]) -> World {
-    let mut world = worlds::ground(Vec3::z(), MU, 0.0);
-    for (k, [x, y, z, yaw]) in boxes.iter().copied().enumerate() {
-        let name = format!("box{k}");
-        let body = FreeBody::cuboid(&name, 1.0, &Vec3::repeat(HALF)).expect("a valid box");
-        let mut shape = worlds::shape(&name, CollisionShape::cuboid(Vec3::repeat(HALF)));
-        shape.friction = MU;
-        let pose = SE3::new(rotation_from_rpy(0.0, 0.0, yaw), Vec3::new(x, y, z));
-        world.add_body(body, &[shape], FreeBodyState::at_rest(pose));
-    }
-    world
-}
 
 /// The process's resident set (kB), from /proc (0 where there is none).
 fn resident_kb() -> f64 {
@@ -81,7 +64,7 @@ fn main() {
         eprintln!("sim_scale: {layout}: `boxes`: {e}");
         std::process::exit(1)
     });
-    let mut world = world(&boxes);
+    let mut world = worlds::box_layout(&boxes, 1.0, HALF, MU);
     let capacity = 8 * boxes.len() + 64;
     let before = resident_kb();
     let mut stepper = Stepper::new(&world, DT, &contact.settings(), capacity);

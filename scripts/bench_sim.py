@@ -19,7 +19,21 @@ the lowest shape on flat ground, held by the same joint PD (MuJoCo: position act
 settled for 1 s, then timed over 1000 steps (median of 5 consecutive runs each, ROUNDS
 alternated rounds, each from the settled state).
 
-  scripts/with_ros.sh python scripts/bench_sim.py [--rounds 5] [--write]
+In motion (issue 28; scripts/dynamic_scenes.py builds the scenes for both from one drive
+file: random joint torques and pushes, drops from 0.3 m, talos falling over, the arm
+pushing a box, 100 boxes into a pile): per scene and round, MuJoCo `mj_step` over the
+scene's steps from its initial state, then signorini's `cargo run --release --example
+sim_dynamic` (per step: time, contacts, ADMM iterations, polish, convergence, fallback,
+seed 002's ε_abs, penetration, lowest body frame); µs/step = the run's mean, median over
+rounds, ratio = median of the per-round ratios. Contacts and the trajectory checks of
+MuJoCo from one more, untimed run of the same trajectory.
+
+  scripts/with_ros.sh python scripts/bench_sim.py [--rounds 5] [--part all|static|dynamic]
+      [--steps N] [--scene KEY ...] [--write]
+
+`--steps` cuts every dynamic scene to N steps (their defaults: 1000 or 2000); `--scene`
+runs only those dynamic scenes (and writes nothing): a smoke run is `--part dynamic
+--rounds 1 --steps 300`.
 """
 
 import argparse
@@ -39,6 +53,7 @@ import yaml
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
+import dynamic_scenes  # noqa: E402
 import mujoco_plant  # noqa: E402
 from bench_dynamics import write_section  # noqa: E402
 
@@ -47,6 +62,13 @@ SOLO_KP, SOLO_KD = 5.0, 0.1
 THETA = 30.0
 QUADRUPED_CONFIG = ROOT / "config" / "quadruped.yaml"
 STATE = mujoco.mjtState.mjSTATE_INTEGRATION
+TUNNEL = 0.05  # m: a body frame this far below the ground went through it (the smallest bodies' half side)
+
+
+def example(name):
+    """Path of a release example (CARGO_TARGET_DIR honoured)."""
+    import os
+    return pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "release" / "examples" / name
 
 
 # --- accuracy ---------------------------------------------------------------------------
@@ -186,16 +208,9 @@ def accuracy_table(theirs, ours):
     return "\n".join(lines)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--write", action="store_true", help="update docs/BENCHMARKS.md")
-    args = parser.parse_args()
-    subprocess.run(["cargo", "build", "--release", "--example", "sim_timing", "--example", "sim_accuracy"],
-                   cwd=ROOT, check=True)
-    work = pathlib.Path(tempfile.mkdtemp(prefix="signorini-sim-"))
-
-    subprocess.run([str(ROOT / "target/release/examples/sim_accuracy"), "--json", str(work / "accuracy.json")],
+def static_part(args, work):
+    """The accuracy and standing-robot tables (the section `sim`)."""
+    subprocess.run([str(example("sim_accuracy")), "--json", str(work / "accuracy.json")],
                    cwd=ROOT, check=True, capture_output=True)
     accuracy = accuracy_table(mujoco_accuracy(), json.loads((work / "accuracy.json").read_text()))
 
@@ -216,10 +231,10 @@ def main():
             timings[key] = statistics.median(time_mujoco(model, data) for _ in range(5))
         theirs.append(timings)
         out = work / f"ours-{r}.json"
-        subprocess.run([str(ROOT / "target/release/examples/sim_timing"), "--rounds", "5", "--json", str(out)],
+        subprocess.run([str(example("sim_timing")), "--rounds", "5", "--json", str(out)],
                        cwd=ROOT, check=True, capture_output=True)
         ours.append(json.loads(out.read_text()))
-        subprocess.run([str(ROOT / "target/release/examples/sim_timing"), "--rounds", "5", "--no-polish",
+        subprocess.run([str(example("sim_timing")), "--rounds", "5", "--no-polish",
                         "--json", str(out)], cwd=ROOT, check=True, capture_output=True)
         unpolished.append(json.loads(out.read_text()))
     speed = ["| scene, Δt 1 ms | MuJoCo µs/step (contacts) "
@@ -257,9 +272,155 @@ def main():
         + "\n".join(speed) + "\n\n"
         f"Command: `scripts/with_ros.sh python scripts/bench_sim.py --rounds {args.rounds} --write` "
         "(in `make bench`).")
-    print(text)
-    if args.write:
-        write_section("sim", "Simulation: signorini / MuJoCo", text)
+    return text
+
+
+# --- in motion ----------------------------------------------------------------------------
+
+def run_dynamic(key, drive_path, steps, out):
+    """signorini's per-step figures of scene `key` (examples/sim_dynamic.rs)."""
+    robot = dynamic_scenes.SCENES[key.removesuffix("_islands")][1]
+    extra = ["--islands"] if key.endswith("_islands") else []
+    subprocess.run([str(example("sim_dynamic")), "--robot", robot, "--drive", str(drive_path), "--steps",
+                    str(steps), "--json", str(out), *extra], cwd=ROOT, check=True, capture_output=True)
+    return json.loads(out.read_text())
+
+
+def dynamic_figures(ours, mine, steps):
+    """One scene's figures: signorini's per-step columns (`ours`, the last round) and
+    MuJoCo's statistics run (`mine`)."""
+    contact = [k for k, c in enumerate(ours["contacts"]) if c > 0]
+    at = lambda column: [ours[column][k] for k in contact]
+    eps = at("eps_abs")
+    return {
+        "steps": ours["steps"], "steps_asked": steps, "contacts": statistics.fmean(ours["contacts"]),
+        "contact_steps": len(contact),
+        "iterations_mean": statistics.fmean(at("iterations")) if contact else 0.0,
+        "iterations_max": max(at("iterations"), default=0),
+        "polished": int(sum(at("polished"))), "unconverged": int(sum(ours["unconverged"])),
+        "fallbacks": int(sum(ours["fallback"])), "eps_max": max(eps, default=0.0),
+        "eps_median": statistics.median(eps) if eps else 0.0,
+        "penetration": max(ours["penetration"]), "lowest": min(ours["lowest"]),
+        "mujoco_contacts": statistics.fmean(mine["contacts"]), "mujoco_penetration": max(mine["penetration"]),
+        "mujoco_lowest": min(mine["lowest"]),
+        "final_bodies": ours["final_bodies"], "mujoco_final_bodies": mine["final_bodies"],
+    }
+
+
+def dynamic_part(args, work):
+    """Every dynamic scene in both simulators, alternated rounds; returns the table's text
+    and the figures per scene."""
+    keys = args.scene or list(dynamic_scenes.SCENES)
+    scenes = {}
+    for key in keys:
+        steps = args.steps or dynamic_scenes.SCENES[key.removesuffix("_islands")][2]
+        drive = dynamic_scenes.drive(key.removesuffix("_islands"), steps)
+        path = work / f"drive-{key}.json"
+        path.write_text(json.dumps(drive))
+        mj = dynamic_scenes.MujocoScene(key.removesuffix("_islands"), drive)
+        scenes[key] = (steps, path, mj, mj.statistics(steps))
+    times = {key: [] for key in keys}
+    last = {}
+    for r in range(args.rounds):
+        for key, (steps, path, mj, _) in scenes.items():
+            theirs = mj.time(steps)
+            last[key] = run_dynamic(key, path, steps, work / f"ours-{key}.json")
+            ours = sum(last[key]["step_us"]) / max(1, last[key]["steps"])
+            times[key].append((ours, theirs))
+            print(f"round {r + 1} {key}: signorini {ours:.1f} µs/step, MuJoCo {theirs:.1f}", file=sys.stderr,
+                  flush=True)
+    figures = {}
+    for key, (steps, _, _, mine) in scenes.items():
+        f = dynamic_figures(last[key], mine, steps)
+        f["us"] = statistics.median(o for o, _ in times[key])
+        f["mujoco_us"] = statistics.median(t for _, t in times[key])
+        f["ratio"] = statistics.median(o / t for o, t in times[key])
+        f["tunnelled"] = f["lowest"] < -TUNNEL or f["steps"] < steps
+        figures[key] = f
+    table = dynamic_table(figures)
+    if "arm_push" in figures:
+        start = np.array(json.loads(scenes["arm_push"][1].read_text())["boxes"][0][:3])
+        moved = [np.linalg.norm(np.array(figures["arm_push"][k][0]) - start)
+                 for k in ("final_bodies", "mujoco_final_bodies")]
+        table += ("\n\nThe arm's box ends {:.3f} m from where it started in signorini, {:.3f} m in MuJoCo "
+                  "(the same sweep; the two contact models push it differently).".format(*moved))
+    return table, figures
+
+
+def dynamic_table(figures):
+    lines = ["| scene (steps) | MuJoCo µs/step (contacts/step) | signorini µs/step (contacts/step) | ratio "
+             "| ADMM iterations/step, mean (max) | steps polished | ε_abs max (median) | unconverged, fallbacks "
+             "| deepest penetration signorini / MuJoCo (m) | lowest body frame signorini / MuJoCo (mm) |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for key, f in figures.items():
+        name = dynamic_scenes.SCENES[key.removesuffix("_islands")][0] + (
+            ", `contact.islands: true`" if key.endswith("_islands") else "")
+        steps = f"{f['steps']}" + ("" if f["steps"] == f["steps_asked"] else f" of {f['steps_asked']}")
+        lines.append(
+            f"| {name} ({steps}) | {f['mujoco_us']:.1f} ({f['mujoco_contacts']:.1f}) | {f['us']:.1f} "
+            f"({f['contacts']:.1f}) | **{f['ratio']:.2f}** | {f['iterations_mean']:.1f} ({f['iterations_max']:.0f}) "
+            f"| {f['polished']} of {f['contact_steps']} | {f['eps_max']:.1e} ({f['eps_median']:.1e}) "
+            f"| {f['unconverged']}, {f['fallbacks']} | {f['penetration']:.1e} / {f['mujoco_penetration']:.1e} "
+            f"| {1e3 * f['lowest']:.1f} / {1e3 * f['mujoco_lowest']:.1f}"
+            + (" **tunnelled**" if f["tunnelled"] else "") + " |")
+    return "\n".join(lines)
+
+
+def dynamic_text(args, table):
+    return (
+        f"Measured {datetime.date.today()}, MuJoCo {mujoco.__version__} with its defaults, signorini `--release` "
+        "with its defaults (ADMM on the NCP, tolerance 1e-6, `contact.polish` on, `contact.fallback` on, "
+        "`contact.islands` off unless said); Δt 1 ms on both, the same URDF (MuJoCo through its URDF importer), "
+        "the same drive file (scripts/dynamic_scenes.py: its docstring says what each scene does) for both. "
+        f"{args.rounds} alternated rounds (per scene: MuJoCo over the scene from its initial state, then "
+        "signorini's `cargo run --release --example sim_dynamic`); µs/step: the run's mean (the joint PD "
+        "included on both sides), median over the rounds; ratio = median of the per-round ratios signorini / "
+        "MuJoCo. Contacts/step: the mean over the steps (signorini counts pairs within its 5 mm "
+        "`collision.margin`, MuJoCo its active contacts). Over the steps with contacts: ADMM iterations, "
+        "steps polished (solved by the previous step's contact modes, no iteration), ε_abs (the NCP criterion "
+        "of seed 002 in force units, λ/Δt; not the ADMM's own stopping test, which `contact.tolerance` bounds: "
+        "a step can pass that test with a large ε_abs). Unconverged: steps whose solve missed the tolerance; "
+        "fallbacks: "
+        "steps that took `contact.fallback`'s impulses. Penetration: the deepest at the start of a step "
+        "(signorini: rigid, MuJoCo: soft contacts). Lowest body frame: the lowest robot link frame or box "
+        f"centre over the run; below −{TUNNEL:g} m (or a run cut short) it reads **tunnelled**. Timings on a "
+        "shared 2-core machine (other jobs running): read the ratio.\n\n"
+        + table + "\n\n"
+        f"Command: `scripts/with_ros.sh python scripts/bench_sim.py --part dynamic --rounds {args.rounds} --write` "
+        "(`make bench` runs both parts).")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--part", choices=["all", "static", "dynamic"], default="all")
+    parser.add_argument("--steps", type=int, help="steps of every dynamic scene (default: each its own)")
+    parser.add_argument("--scene", action="append", choices=[*dynamic_scenes.SCENES, "pile100_islands"],
+                        help="only these dynamic scenes (writes nothing)")
+    parser.add_argument("--json", type=pathlib.Path, help="write the dynamic figures here")
+    parser.add_argument("--write", action="store_true", help="update docs/BENCHMARKS.md")
+    args = parser.parse_args()
+    subprocess.run(["cargo", "build", "--release", "--example", "sim_timing", "--example", "sim_accuracy",
+                    "--example", "sim_dynamic"], cwd=ROOT, check=True)
+    work = pathlib.Path(tempfile.mkdtemp(prefix="signorini-sim-"))
+    if args.part in ("all", "static"):
+        text = static_part(args, work)
+        print(text)
+        if args.write:
+            write_section("sim", "Simulation: signorini / MuJoCo", text)
+    if args.part in ("all", "dynamic"):
+        if not args.scene:
+            args.scene = [*dynamic_scenes.SCENES, "pile100_islands"]
+            partial = False
+        else:
+            partial = True
+        table, figures = dynamic_part(args, work)
+        text = dynamic_text(args, table)
+        print(text)
+        if args.json:
+            args.json.write_text(json.dumps(figures))
+        if args.write and not partial and not args.steps:
+            write_section("sim_dynamic", "Simulation in motion: signorini / MuJoCo", text)
 
 
 if __name__ == "__main__":

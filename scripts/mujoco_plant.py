@@ -77,16 +77,21 @@ ROBOTS = ["quadruped", "solo12", "arm7"]
 
 
 def urdf_spec(urdf, share, floating):
-    """MjSpec of a URDF (meshes by basename, as MuJoCo's importer wants them), with a
+    """MjSpec of a URDF (meshes by basename, as MuJoCo's importer wants them; two files of
+    one basename, as talos's gripper/ and torso/base_link.STL, by parent_basename), with a
     floating joint at the root when `floating`."""
     text = urdf.read_text()
-    assets = {}
-    for uri in set(re.findall(r'filename="([^"]+)"', text)):
-        path = (share / uri.replace("package://", "")) if share else (urdf.parent / uri)
-        assets[path.name] = path.read_bytes()
-        text = text.replace(uri, path.name)
+    mesh = re.compile(r'(<mesh\s[^>]*filename=")([^"]+)"')  # not plugins' files
+    uris = sorted({m.group(2) for m in mesh.finditer(text)})
+    paths = {u: (share / u.replace("package://", "")) if share else (urdf.parent / u) for u in uris}
+    shared = {n for n in (p.name for p in paths.values()) if sum(q.name == n for q in paths.values()) > 1}
+    names = {u: f"{p.parent.name}_{p.name}" if p.name in shared else p.name for u, p in paths.items()}
+    assets = {names[u]: p.read_bytes() for u, p in paths.items()}
+    text = mesh.sub(lambda m: f'{m.group(1)}{names[m.group(2)]}"', text)
     if floating:
-        root = re.search(r'<link\s+name="([^"]+)"', text).group(1)
+        # The root: the link no joint has as its child (talos lists others before it).
+        children = set(re.findall(r'<child\s+link="([^"]+)"', text))
+        root = next(n for n in re.findall(r'<link\s+name="([^"]+)"', text) if n not in children)
         text = text.replace(
             "</robot>",
             f'<link name="world"/><joint name="floating_base" type="floating"><parent link="world"/>'

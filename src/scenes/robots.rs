@@ -40,6 +40,14 @@ pub fn quadruped(sources: &Sources) -> Result<(Model, Vec<f64>), SceneError> {
     Ok((model, q))
 }
 
+/// The bundled 7-dof arm (`urdf/arm7.urdf`, fixed base at the origin) at its neutral
+/// configuration (every joint at 0: upright).
+pub fn arm7(sources: &Sources) -> Result<(Model, Vec<f64>), SceneError> {
+    let model = load("arm7", &sources.root.join("urdf/arm7.urdf"), &ModelOptions::default())?;
+    let q = model.neutral_configuration().as_slice().to_vec();
+    Ok((model, q))
+}
+
 /// solo12 (example-robot-data, convex-hull collisions) at its SRDF `standing`
 /// configuration.
 pub fn solo12(sources: &Sources) -> Result<(Model, Vec<f64>), SceneError> {

@@ -127,6 +127,26 @@ pub fn boxes(count: usize) -> World {
     world
 }
 
+/// Boxes of `mass` kg and half side `half` at rest at the poses `[x, y, z, yaw]` (m, rad)
+/// on the ground, friction μ between each other and with the ground (the piles of
+/// scripts/bench_scale.py and bench_sim.py's dynamic suite).
+///
+/// # Panics
+///
+/// On a non-positive mass or size, or a negative μ.
+pub fn box_layout(boxes: &[[f64; 4]], mass: f64, half: f64, mu: f64) -> World {
+    let mut world = ground(Vec3::z(), mu, 0.0);
+    for (k, [x, y, z, yaw]) in boxes.iter().copied().enumerate() {
+        let name = format!("box{k}");
+        let body = FreeBody::cuboid(&name, mass, &Vec3::repeat(half)).expect("a valid box");
+        let mut shape = shape(&name, CollisionShape::cuboid(Vec3::repeat(half)));
+        shape.friction = mu;
+        let pose = SE3::new(rotation_from_rpy(0.0, 0.0, yaw), Vec3::new(x, y, z));
+        world.add_body(body, &[shape], FreeBodyState::at_rest(pose));
+    }
+    world
+}
+
 /// Σ of the last step's contact impulses in the world frame (N·s).
 pub fn total_impulse(stepper: &Stepper) -> Vec3 {
     let mut total = Vec3::zeros();

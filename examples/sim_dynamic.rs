@@ -1,0 +1,260 @@
+//! Robots and bodies in motion, step by step (issue 28's dynamic suite; scripts/bench_sim.py
+//! runs the same scenes in MuJoCo from the same drive file): solo12 and the bundled
+//! quadruped under random joint torques and base pushes or dropped, talos falling over,
+//! the bundled arm pushing a box, a pile of boxes. Each step's wall time (the drive's
+//! joint PD included, as in examples/sim_timing.rs), contacts, ADMM iterations, whether
+//! it was polished, converged or took a fallback, its NCP criterion ε_abs (seed 002
+//! §2.3, force units), the deepest penetration at its start and the lowest body frame
+//! (robot joint frames, free bodies' centres: the tunnelling check) go to `--json OUT`,
+//! with the final configuration and free bodies' centres.
+//!
+//!   cargo run --release --example sim_dynamic -- --robot solo12|quadruped|talos|arm7|none
+//!       --drive D.json [--steps 1000] [--islands] [--json OUT.json]
+//!
+//! `--islands` solves separate groups of contacts as problems of their own
+//! (`contact.islands: true`; off by default).
+//!
+//! The drive (written by bench_sim.py) holds everything both simulators share:
+//! `piece` (steps a piece of the schedule is held), `joints` (names), per joint `kp`, `kd`,
+//! and per piece the PD `reference` (rad), the added torques `tau` (N·m) and the `push`
+//! (N, world axes, through the base's centre of mass); `initial` (joint → position before
+//! placing), `lift` (the floating base's lowest shape this high above the ground, m),
+//! `ground_friction`, and free `boxes` ([x, y, z, yaw]) of `box_half`, `box_mass`,
+//! `box_friction`. The contact settings are the defaults (`contact.*`).
+
+use std::time::Instant;
+
+use nalgebra::{Quaternion, UnitQuaternion};
+use signorini::collision::{CollisionShape, Environment, Ground};
+use signorini::config::ContactConfig;
+use signorini::contact::Fallback;
+use signorini::model::{FreeBody, FreeBodyState};
+use signorini::scenes::{Sources, robots, worlds};
+use signorini::sim::{Robot, Stepper, World};
+use signorini::spatial::{Force, SE3, Vec3, rotation_from_rpy};
+
+const DT: f64 = 1e-3;
+
+/// The shared schedule and scene parameters (see the module doc).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Drive {
+    piece: usize,
+    #[serde(default)]
+    joints: Vec<String>,
+    #[serde(default)]
+    kp: Vec<f64>,
+    #[serde(default)]
+    kd: Vec<f64>,
+    #[serde(default)]
+    reference: Vec<Vec<f64>>,
+    #[serde(default)]
+    tau: Vec<Vec<f64>>,
+    #[serde(default)]
+    push: Vec<[f64; 3]>,
+    #[serde(default)]
+    initial: std::collections::BTreeMap<String, f64>,
+    #[serde(default)]
+    lift: f64,
+    #[serde(default = "one")]
+    ground_friction: f64,
+    #[serde(default)]
+    boxes: Vec<[f64; 4]>,
+    #[serde(default)]
+    box_half: f64,
+    #[serde(default)]
+    box_mass: f64,
+    #[serde(default = "one")]
+    box_friction: f64,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+fn fail(message: String) -> ! {
+    eprintln!("sim_dynamic: {message}");
+    std::process::exit(1)
+}
+
+/// The world of `robot` (its reference posture, `initial` applied, placed `lift` above
+/// the ground) with the drive's boxes.
+fn world(robot: &str, drive: &Drive) -> Result<World, String> {
+    let sources = Sources::repository();
+    if robot == "none" {
+        return Ok(worlds::box_layout(&drive.boxes, drive.box_mass, drive.box_half, drive.ground_friction));
+    }
+    let (model, mut q) = match robot {
+        "solo12" => robots::solo12(&sources),
+        "quadruped" => robots::quadruped(&sources),
+        "talos" => robots::talos(&sources),
+        "arm7" => robots::arm7(&sources),
+        _ => return Err(format!("unknown robot {robot} (solo12, quadruped, talos, arm7 or none)")),
+    }
+    .map_err(|e| e.to_string())?;
+    for (name, value) in &drive.initial {
+        let id = model.joint_id(name).ok_or_else(|| format!("{robot}: no joint {name}"))?;
+        q[model.idx_q[id]] = *value;
+    }
+    let ground = Ground { friction: drive.ground_friction, ..Default::default() };
+    let environment = Environment { ground: Some(ground), ..Default::default() };
+    let mut world = World::new(Some(Robot::new(model, q)), &environment, &Default::default())
+        .map_err(|e| format!("{robot}: {e}"))?;
+    world.place_robot_on(drive.lift);
+    for (k, &[x, y, z, yaw]) in drive.boxes.iter().enumerate() {
+        let pose = SE3::new(rotation_from_rpy(0.0, 0.0, yaw), Vec3::new(x, y, z));
+        let name = format!("box{k}");
+        let half = Vec3::repeat(drive.box_half);
+        let body = FreeBody::cuboid(&name, drive.box_mass, &half).map_err(|e| format!("{name}: {e}"))?;
+        let mut shape = worlds::shape(&name, CollisionShape::cuboid(half));
+        shape.friction = drive.box_friction;
+        world.add_body(body, &[shape], FreeBodyState::at_rest(pose));
+    }
+    Ok(world)
+}
+
+/// The drive's joints as velocity indices of the robot.
+fn dofs(world: &World, drive: &Drive) -> Result<Vec<(usize, usize)>, String> {
+    let Some(r) = world.robot.as_ref() else { return Ok(Vec::new()) };
+    let n = drive.joints.len();
+    if drive.kp.len() != n || drive.kd.len() != n {
+        return Err(format!("{n} joints but {} kp and {} kd", drive.kp.len(), drive.kd.len()));
+    }
+    let rows = drive.reference.iter().chain(&drive.tau);
+    if let Some(bad) = rows.map(Vec::len).find(|&len| len != n) {
+        return Err(format!("{n} joints but a piece of {bad} values"));
+    }
+    drive
+        .joints
+        .iter()
+        .map(|name| {
+            let id = r.model.joint_id(name).ok_or_else(|| format!("no joint {name}"))?;
+            Ok((r.model.idx_q[id], r.model.idx_v[id]))
+        })
+        .collect()
+}
+
+/// τ of piece `p`: the per-joint PD to its reference plus its torques; the push on the
+/// base through its centre of mass (a wrench about the joint's origin, world axes).
+fn drive_step(world: &mut World, drive: &Drive, dofs: &[(usize, usize)], p: usize, tau: &mut [f64]) {
+    let Some(r) = world.robot.as_mut() else { return };
+    tau.fill(0.0);
+    for (j, &(iq, iv)) in dofs.iter().enumerate() {
+        let reference = drive.reference.get(p).map_or(r.q[iq], |x| x[j]);
+        let extra = drive.tau.get(p).map_or(0.0, |x| x[j]);
+        tau[iv] = drive.kp[j] * (reference - r.q[iq]) - drive.kd[j] * r.v[iv] + extra;
+    }
+    if let Some(&[fx, fy, fz]) = drive.push.get(p)
+        && r.model.floating_roots().next() == Some(1)
+    {
+        let quaternion = Quaternion::new(r.q[6], r.q[3], r.q[4], r.q[5]);
+        let com = UnitQuaternion::from_quaternion(quaternion) * r.model.inertias[1].com;
+        let force = Vec3::new(fx, fy, fz);
+        r.wrenches[1] = Force { linear: force, angular: com.cross(&force) };
+    }
+}
+
+/// The lowest robot joint frame and free body centre (m).
+fn lowest(world: &World) -> f64 {
+    let robot = world
+        .robot
+        .as_ref()
+        .map_or(f64::INFINITY, |r| r.data.o_m_i.iter().skip(1).map(|m| m.translation.z).fold(f64::INFINITY, f64::min));
+    world.states.iter().map(|s| s.pose.translation.z).fold(robot, f64::min)
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let usage = || -> ! {
+        eprintln!(
+            "usage: sim_dynamic --robot solo12|quadruped|talos|arm7|none --drive D.json [--steps N] [--islands] \
+             [--json OUT]"
+        );
+        std::process::exit(2);
+    };
+    let (mut robot, mut drive, mut steps, mut json) = (None::<String>, None::<String>, 1000usize, None::<String>);
+    let mut contact = ContactConfig::default();
+    while let Some(a) = args.next() {
+        if a == "--islands" {
+            contact.islands = true;
+            continue;
+        }
+        match (a.as_str(), args.next()) {
+            ("--robot", Some(v)) => robot = Some(v),
+            ("--drive", Some(v)) => drive = Some(v),
+            ("--steps", Some(v)) => steps = v.parse().unwrap_or_else(|_| usage()),
+            ("--json", Some(v)) => json = Some(v),
+            _ => usage(),
+        }
+    }
+    let (Some(robot), Some(path)) = (robot, drive) else { usage() };
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| fail(format!("{path}: {e}")));
+    let drive: Drive = serde_json::from_str(&text).unwrap_or_else(|e| fail(format!("{path}: {e}")));
+    if drive.piece == 0 {
+        fail(format!("{path}: `piece` must be at least 1"));
+    }
+    let mut world = world(&robot, &drive).unwrap_or_else(|e| fail(format!("{path}: {e}")));
+    let dofs = dofs(&world, &drive).unwrap_or_else(|e| fail(format!("{path}: {e}")));
+    let mut stepper = Stepper::new(&world, DT, &contact.settings(), 8 * drive.boxes.len() + 256);
+    let mut tau = vec![0.0; world.nv()];
+    let pieces = drive.reference.len().max(drive.tau.len()).max(drive.push.len()).max(1);
+    let mut out: [Vec<f64>; 9] = std::array::from_fn(|_| Vec::with_capacity(steps));
+    for k in 0..steps {
+        let p = (k / drive.piece).min(pieces - 1);
+        let t0 = Instant::now();
+        drive_step(&mut world, &drive, &dofs, p, &mut tau);
+        let r = *stepper.step(&mut world, &tau);
+        let us = t0.elapsed().as_secs_f64() * 1e6;
+        let row = [
+            us,
+            r.contacts as f64,
+            r.iterations as f64,
+            f64::from(u8::from(r.polished && r.contacts > 0)),
+            f64::from(u8::from(!r.converged)),
+            f64::from(u8::from(r.fallback != Fallback::None)),
+            r.metrics.eps_abs,
+            r.max_penetration,
+            lowest(&world),
+        ];
+        for (column, x) in out.iter_mut().zip(row) {
+            column.push(x);
+        }
+        if !world.is_finite() {
+            eprintln!("sim_dynamic: the state stopped being finite at step {k}");
+            break;
+        }
+    }
+    let names = [
+        "step_us",
+        "contacts",
+        "iterations",
+        "polished",
+        "unconverged",
+        "fallback",
+        "eps_abs",
+        "penetration",
+        "lowest",
+    ];
+    let mut doc = serde_json::Map::new();
+    doc.insert("steps".into(), out[0].len().into());
+    for (name, column) in names.iter().zip(&out) {
+        doc.insert((*name).into(), serde_json::json!(column));
+    }
+    // The end state, to compare the trajectories' outcome: q and each free body's centre.
+    doc.insert("final_q".into(), serde_json::json!(world.robot.as_ref().map_or(Vec::new(), |r| r.q.clone())));
+    let centres: Vec<Vec<f64>> = world.states.iter().map(|s| s.pose.translation.iter().copied().collect()).collect();
+    doc.insert("final_bodies".into(), serde_json::json!(centres));
+    let total: f64 = out[0].iter().sum();
+    println!(
+        "{robot}: {} steps, {:.1} µs/step, {:.1} contacts/step, {} unconverged",
+        out[0].len(),
+        total / out[0].len().max(1) as f64,
+        out[1].iter().sum::<f64>() / out[1].len().max(1) as f64,
+        out[4].iter().sum::<f64>()
+    );
+    if let Some(path) = json
+        && let Err(e) = std::fs::write(&path, serde_json::Value::Object(doc).to_string())
+    {
+        fail(format!("{path}: {e}"));
+    }
+}
