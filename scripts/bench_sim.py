@@ -147,16 +147,18 @@ def mujoco_accuracy():
 # --- speed ------------------------------------------------------------------------------
 
 def mujoco_robot(urdf, posture, kp, kd, share=None):
-    """A floating-base URDF robot in MuJoCo at `posture` (joint name → position), held by
-    position actuators (kp, kd) at it, its lowest shape on the plane z = 0."""
+    """A floating-base URDF robot in MuJoCo at `posture` (joint name → position; a joint
+    not named: 0), every joint held by a position actuator (kp, kd) at it, as signorini's
+    hold PD holds every joint; its lowest shape on the plane z = 0."""
     spec = mujoco_plant.on_ground(mujoco_plant.urdf_spec(urdf, share, floating=True), DT)
-    for j in spec.joints:
-        if j.name in posture:
-            a = spec.add_actuator(name=j.name, target=j.name, trntype=mujoco.mjtTrn.mjTRN_JOINT)
-            a.set_to_position(kp=kp, kv=kd)
+    held = [j.name for j in spec.joints if j.type in (mujoco.mjtJoint.mjJNT_HINGE, mujoco.mjtJoint.mjJNT_SLIDE)]
+    for name in held:
+        a = spec.add_actuator(name=name, target=name, trntype=mujoco.mjtTrn.mjTRN_JOINT)
+        a.set_to_position(kp=kp, kv=kd)
     model = spec.compile()
     data = mujoco.MjData(model)
-    for name, value in posture.items():
+    for name in held:
+        value = posture.get(name, 0.0)
         data.qpos[model.joint(name).qposadr[0]] = value
         data.ctrl[model.actuator(name).id] = value
     mujoco_plant.place_on_ground(model, data)
