@@ -28,6 +28,8 @@ pub struct FreeBody {
     inverse: Mat6,
     /// The Cholesky factor C of the inverse, M⁻¹ = C·Cᵀ (lower triangular).
     inverse_factor: Mat6,
+    /// I_c⁻¹, the rotational inertia's about the centre of mass.
+    rotational_inverse: Mat3,
 }
 
 /// Where a free body is and how it moves.
@@ -53,7 +55,8 @@ impl FreeBody {
             return Err(fail("rotational inertia must be positive definite"));
         }
         let inverse_factor = inverse.cholesky().ok_or_else(|| fail("singular inertia"))?.l();
-        Ok(Self { name: name.to_owned(), inertia, inverse, inverse_factor })
+        let rotational_inverse = inertia.rotational.try_inverse().ok_or_else(|| fail("singular inertia"))?;
+        Ok(Self { name: name.to_owned(), inertia, inverse, inverse_factor, rotational_inverse })
     }
 
     /// A solid box of `mass` and half extents `h`, centred on its frame.
@@ -87,14 +90,28 @@ impl FreeBody {
     }
 
     /// The velocity after `dt` under `gravity` (world, m/s²) and the wrench `external` (body
-    /// frame) without contacts, semi-implicit Euler: v + dt·M⁻¹(f − v ×* M v).
+    /// frame, about the origin) without contacts: semi-implicit Euler on the Newton–Euler
+    /// equations about the centre of mass c (Featherstone, RBDA §2.15), m(v̇_c + ω×v_c) = f
+    /// and I_c ω̇ + ω×I_c ω = τ_c, with the centre's velocity v_c = v + ω×c turned by the
+    /// step's rotation exactly,
+    ///
+    /// ```text
+    /// v_c' = exp(−[ω]ₓ Δt)·v_c + Δt·f/m        ω' = ω + Δt·I_c⁻¹(τ_c − ω×I_c ω)
+    /// ```
+    ///
+    /// then v' = v_c' − ω'×c. (The explicit −Δt·ω×v_c of v + Δt·M⁻¹(f − v×*Mv), the same to
+    /// first order, lengthens v_c by √(1 + (Δt|ω|)²) every step: a body spun to Δt|ω| ≳ 1
+    /// flew off to infinity within a few steps, in free flight.)
     pub fn free_velocity(&self, state: &FreeBodyState, gravity: &Vec3, external: &Force, dt: f64) -> Motion {
-        let g_body = state.pose.rotation.transpose() * gravity;
-        let weight = self.inertia.mass * g_body;
-        let f_gravity = Force { linear: weight, angular: self.inertia.com.cross(&weight) };
-        let bias = self.inertia.vxiv(&state.velocity);
-        let f = (f_gravity + *external - bias).to_vector();
-        Motion::from_vector(&(state.velocity.to_vector() + self.inverse * f * dt))
+        let (m, c) = (self.inertia.mass, self.inertia.com);
+        let (v, w) = (state.velocity.linear, state.velocity.angular);
+        let f = m * (state.pose.rotation.transpose() * gravity) + external.linear;
+        // Gravity acts at the centre: only the external wrench has a moment about it.
+        let tau_c = external.angular - c.cross(&external.linear);
+        let turn = SE3::exp(&Motion { linear: Vec3::zeros(), angular: -w * dt }).rotation;
+        let v_c = turn * (v + w.cross(&c)) + f * (dt / m);
+        let w_next = w + self.rotational_inverse * (tau_c - w.cross(&(self.inertia.rotational * w))) * dt;
+        Motion { linear: v_c - w_next.cross(&c), angular: w_next }
     }
 }
 
@@ -126,5 +143,30 @@ mod tests {
         assert!((v.linear - want).norm() < 1e-15 && v.angular.norm() < 1e-15);
         assert!(FreeBody::cuboid("flat", 1.0, &Vec3::new(0.1, 0.1, 0.0)).is_ok(), "a plate has inertia");
         assert!(FreeBody::new("nothing", Inertia::ZERO).is_err());
+    }
+
+    /// A box thrown at 3 m/s and spun at 10⁴ rad/s (Δt·|ω| = 10 at 1 ms) in free flight,
+    /// without gravity: its centre's world velocity stays (3, 0, 0) to 1e-12 over 100 steps
+    /// (the explicit Coriolis term lengthened it tenfold a step: 10¹⁰⁰ m/s), and its
+    /// angular momentum about the centre, in the world, stays put to 1e-12 of itself for
+    /// a spin about a principal axis.
+    #[test]
+    fn a_fast_spinning_body_keeps_its_speed_in_free_flight() {
+        let b = FreeBody::new(
+            "box",
+            Inertia::new(2.0, Vec3::new(0.05, -0.02, 0.01), Mat3::from_diagonal(&Vec3::new(0.1, 0.2, 0.3))),
+        )
+        .unwrap();
+        let mut s = FreeBodyState::at_rest(SE3::IDENTITY);
+        let w = Vec3::new(0.0, 0.0, 1e4);
+        s.velocity = Motion { linear: Vec3::new(3.0, 0.0, 0.0) - w.cross(&b.inertia.com), angular: w };
+        for _ in 0..100 {
+            let v = b.free_velocity(&s, &Vec3::zeros(), &Force::ZERO, 1e-3);
+            s.integrate(&v, 1e-3);
+        }
+        let v_c = s.pose.rotation * (s.velocity.linear + s.velocity.angular.cross(&b.inertia.com));
+        assert!((v_c - Vec3::new(3.0, 0.0, 0.0)).norm() < 1e-12, "{v_c}");
+        let momentum = s.pose.rotation * (b.inertia.rotational * s.velocity.angular);
+        assert!((momentum - Vec3::new(0.0, 0.0, 3e3)).norm() < 1e-12 * 3e3, "{momentum}");
     }
 }
