@@ -40,8 +40,8 @@ pub struct ContactConfig {
     pub fallback: Fallback,
     /// Solve each island of the step (the bodies connected through contacts; the robot
     /// one body, the static environment connecting nothing) as its own problem, with its
-    /// own warm start, polish and tolerance ([`crate::contact::islands`]). false (for now:
-    /// on piles that settle into one island they converged worse than the single problem).
+    /// own warm start, polish and tolerance, over its own bodies' columns
+    /// ([`crate::contact::islands`]). Default true.
     pub islands: bool,
 }
 
@@ -60,7 +60,7 @@ impl Default for ContactConfig {
             compliance_tangential: nn(d.compliance_tangential),
             polish: true,
             fallback: Fallback::Ccp,
-            islands: false,
+            islands: true,
         }
     }
 }

@@ -91,7 +91,7 @@ impl Default for ContactSettings {
             problem: ProblemSettings::default(),
             polish: true,
             fallback: Fallback::Ccp,
-            islands: false,
+            islands: true,
         }
     }
 }
