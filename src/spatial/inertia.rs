@@ -136,14 +136,18 @@ mod tests {
 /// rotational inertia about the origin. Inertias of bodies expressed in the same frame add
 /// componentwise in this form (no parallel-axis terms), which is what composite inertias
 /// (CRBA) do all the time.
+///
+/// Stored as ten numbers in one array, `[m, hx, hy, hz, Ixx, Ixy, Ixz, Iyy, Iyz, Izz]`
+/// (the rotational inertia is symmetric: its upper triangle, row by row). One flat array
+/// is added and copied in the same aligned pairs of lanes every time, so that a composite
+/// inertia stored by a child's `+=` is read back by its parent straight from the store
+/// buffer (a load that straddles two stores of different widths waits for them to reach
+/// the cache instead); and 10 additions per composite update, not 13.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
 pub struct OriginInertia {
-    /// Mass, kg.
-    pub mass: f64,
-    /// First moment of mass `m·c`, kg·m.
-    pub first_moment: Vec3,
-    /// Rotational inertia about the frame origin, kg·m².
-    pub rotational: Mat3,
+    /// `[m, hx, hy, hz, Ixx, Ixy, Ixz, Iyy, Iyz, Izz]`: mass (kg), first moment of mass
+    /// `m·c` (kg·m), rotational inertia about the frame origin (kg·m²).
+    pub coefficients: [f64; 10],
 }
 
 impl OriginInertia {
@@ -157,47 +161,83 @@ impl OriginInertia {
         let h = c * m;
         let (xx, yy, zz) = (h.x * c.x, h.y * c.y, h.z * c.z);
         let (xy, xz, yz) = (h.x * c.y, h.x * c.z, h.y * c.z);
-        let rotational = Mat3::new(
-            r[0] + yy + zz,
-            r[1] - xy,
-            r[2] - xz,
-            r[1] - xy,
-            r[3] + xx + zz,
-            r[4] - yz,
-            r[2] - xz,
-            r[4] - yz,
-            r[5] + xx + yy,
-        );
-        OriginInertia { mass: m, first_moment: h, rotational }
+        OriginInertia {
+            coefficients: [
+                m,
+                h.x,
+                h.y,
+                h.z,
+                r[0] + yy + zz,
+                r[1] - xy,
+                r[2] - xz,
+                r[3] + xx + zz,
+                r[4] - yz,
+                r[5] + xx + yy,
+            ],
+        }
+    }
+
+    /// Mass, kg.
+    #[inline]
+    pub fn mass(&self) -> f64 {
+        self.coefficients[0]
+    }
+
+    /// First moment of mass `m·c`, kg·m.
+    #[inline]
+    pub fn first_moment(&self) -> Vec3 {
+        let c = &self.coefficients;
+        Vec3::new(c[1], c[2], c[3])
+    }
+
+    /// Rotational inertia about the frame origin, kg·m².
+    #[inline]
+    pub fn rotational(&self) -> Mat3 {
+        let c = &self.coefficients;
+        Mat3::new(c[4], c[5], c[6], c[5], c[7], c[8], c[6], c[8], c[9])
+    }
+
+    /// Momentum of the body moving with `v = [linear; angular]` (same frame), as
+    /// `[linear; angular]`: f = m·v_o − h × ω, τ = I_o·ω + h × v_o.
+    #[inline]
+    pub fn apply_array(&self, v: &[f64; 6]) -> [f64; 6] {
+        let [m, hx, hy, hz, ixx, ixy, ixz, iyy, iyz, izz] = self.coefficients;
+        let [vx, vy, vz, wx, wy, wz] = *v;
+        [
+            m * vx - (hy * wz - hz * wy),
+            m * vy - (hz * wx - hx * wz),
+            m * vz - (hx * wy - hy * wx),
+            (ixx * wx + ixy * wy + ixz * wz) + (hy * vz - hz * vy),
+            (ixy * wx + iyy * wy + iyz * wz) + (hz * vx - hx * vz),
+            (ixz * wx + iyz * wy + izz * wz) + (hx * vy - hy * vx),
+        ]
     }
 
     /// Momentum of the body moving with `v` (same frame).
     #[inline]
     pub fn apply(&self, v: &Motion) -> Force {
-        // f = m·v_o − h × ω ; τ = I_o·ω + h × v_o
-        Force {
-            linear: v.linear * self.mass - self.first_moment.cross(&v.angular),
-            angular: self.rotational * v.angular + self.first_moment.cross(&v.linear),
-        }
+        let f = self.apply_array(&[v.linear.x, v.linear.y, v.linear.z, v.angular.x, v.angular.y, v.angular.z]);
+        Force { linear: Vec3::new(f[0], f[1], f[2]), angular: Vec3::new(f[3], f[4], f[5]) }
     }
 
     /// In (mass, centre of mass, inertia about the centre of mass) form.
     pub fn to_inertia(&self) -> Inertia {
-        if self.mass <= 0.0 {
-            return Inertia { mass: 0.0, com: Vec3::zeros(), rotational: self.rotational };
+        let mass = self.mass();
+        if mass <= 0.0 {
+            return Inertia { mass: 0.0, com: Vec3::zeros(), rotational: self.rotational() };
         }
-        let c = self.first_moment / self.mass;
+        let c = self.first_moment() / mass;
         let cx = skew(&c);
-        Inertia { mass: self.mass, com: c, rotational: self.rotational + cx * cx * self.mass }
+        Inertia { mass, com: c, rotational: self.rotational() + cx * cx * mass }
     }
 }
 
 impl std::ops::AddAssign for OriginInertia {
     #[inline]
     fn add_assign(&mut self, o: OriginInertia) {
-        self.mass += o.mass;
-        self.first_moment += o.first_moment;
-        self.rotational += o.rotational;
+        for (a, b) in self.coefficients.iter_mut().zip(o.coefficients) {
+            *a += b;
+        }
     }
 }
 
