@@ -191,6 +191,12 @@ fn run(name: &str) {
         }
         let e = rel_error(m.as_slice(), definition.as_slice());
         assert!(e <= 1e-13, "{r} state {k}: M differs from Σ JᵀIJ by {e:.3e} (relative)");
+        let local = dynamics::crba_local(&model, &mut data, &s.q);
+        let lower = |m: &nalgebra::DMatrix<f64>| -> Vec<f64> {
+            (0..model.nv).flat_map(|c| (c..model.nv).map(move |r| (r, c))).map(|(r, c)| m[(r, c)]).collect()
+        };
+        let e = rel_error(&lower(local), &lower(&definition));
+        assert!(e <= 1e-13, "{r} state {k}: M in the joint frames differs from Σ JᵀIJ by {e:.3e} (relative)");
         dynamics::ltdl_decompose(&model, &mut data);
         c("D of LTDL", data.ltdl_d.as_slice(), &s.ltdl_d);
         let mut x = s.x.clone();

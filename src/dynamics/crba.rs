@@ -2,7 +2,8 @@
 //! (Featherstone, RBDA §6.2), in world coordinates as Pinocchio's `Convention::WORLD`:
 //! with every motion subspace and composite inertia expressed in the world frame,
 //! `M[k, i] = S_kᵀ·Ic_k·Sᵢ` for k in the subtree of i needs no change of frame, and
-//! composite inertias about the world origin add componentwise.
+//! composite inertias about the world origin add componentwise. [`crba_local`] is the
+//! same recursion in the joint frames, for M alone.
 
 use nalgebra::DMatrix;
 
@@ -105,6 +106,123 @@ fn free_flyer_rows(model: &Model, data: &mut Data, i: usize) {
             *out = dot6(&row, f);
         }
     }
+}
+
+/// M(q) into `data.mass_matrix` (lower triangle, as [`crba`]) by the CRBA in the joint
+/// frames (Featherstone's original form; Pinocchio's `Convention::LOCAL`): only the
+/// placements relative to the parents, `data.li_m_i`, are computed, not the world ones nor
+/// the Jacobian data, which [`crba`] also leaves. For a caller that needs M alone.
+///
+/// From the leaves: joint i's force columns F_k = Ic_i·S_k and those of its subtree are in
+/// frame i, so `M[k][i] = S_iᵀ·F_k` with the joint's constant local S; then the subtree's
+/// forces and the composite inertia move to the parent's frame (`li_m_i` acting on them).
+pub fn crba_local<'d>(model: &Model, data: &'d mut Data, q: &[f64]) -> &'d DMatrix<f64> {
+    let n = model.njoints();
+    for i in 1..n {
+        let t = &model.joint_types[i];
+        let iq = model.idx_q[i];
+        data.li_m_i[i] = t.placed_transform(&model.joint_placements[i], &q[iq..iq + t.nq()]);
+        data.o_ycrb[i] = OriginInertia::of_body(&model.inertias[i]);
+    }
+    let nv = model.nv;
+    for i in (1..n).rev() {
+        let iv = model.idx_v[i];
+        let end = iv + model.nv_subtree[i];
+        let ycrb = data.o_ycrb[i];
+        match model.joint_types[i] {
+            JointType::Universe => {}
+            // S = 1 (the velocity in the child frame): F_k = Ic·e_k, and the rows of M are
+            // the subtree's forces themselves.
+            JointType::FreeFlyer => {
+                for r in 0..6 {
+                    let mut e = [0.0; 6];
+                    e[r] = 1.0;
+                    let f = ycrb.apply_array(&e);
+                    data.f_crb.as_mut_slice()[6 * (iv + r)..6 * (iv + r) + 6].copy_from_slice(&f);
+                }
+                let (forces, _) = data.f_crb.as_slice()[6 * iv..6 * end].as_chunks::<6>();
+                let m = data.mass_matrix.as_mut_slice();
+                for r in 0..6 {
+                    let start = (iv + r) * nv;
+                    for (out, f) in m[start + iv + r..start + end].iter_mut().zip(&forces[r..]) {
+                        *out = f[r];
+                    }
+                }
+            }
+            one_dof => {
+                let column = &mut data.mass_matrix.as_mut_slice()[iv * nv + iv..iv * nv + end];
+                match unit_subspace(&one_dof) {
+                    // S = ±e_k: F = ±(column k of Ic), and Sᵀ·F_k = ±F_k[k].
+                    Some((k, sign)) => {
+                        let f = ycrb.unit_column(k).map(|x| x * sign);
+                        data.f_crb.as_mut_slice()[6 * iv..6 * iv + 6].copy_from_slice(&f);
+                        let (forces, _) = data.f_crb.as_slice()[6 * iv..6 * end].as_chunks::<6>();
+                        for (out, fk) in column.iter_mut().zip(forces) {
+                            *out = sign * fk[k];
+                        }
+                    }
+                    None => {
+                        let a = one_dof.axis_motion();
+                        let s = [a.linear.x, a.linear.y, a.linear.z, a.angular.x, a.angular.y, a.angular.z];
+                        let f = ycrb.apply_array(&s);
+                        data.f_crb.as_mut_slice()[6 * iv..6 * iv + 6].copy_from_slice(&f);
+                        let (forces, _) = data.f_crb.as_slice()[6 * iv..6 * end].as_chunks::<6>();
+                        for (out, fk) in column.iter_mut().zip(forces) {
+                            *out = dot6(&s, fk);
+                        }
+                    }
+                }
+            }
+        }
+        let parent = model.parents[i];
+        if parent > 0 {
+            let li_m_i = data.li_m_i[i];
+            let (forces, _) = data.f_crb.as_mut_slice()[6 * iv..6 * end].as_chunks_mut::<6>();
+            for f in forces {
+                *f = act_force(&li_m_i, f);
+            }
+            data.o_ycrb[parent] += ycrb.transformed(&li_m_i);
+        }
+    }
+    &data.mass_matrix
+}
+
+/// For a 1-dof joint along a coordinate axis, its local motion subspace as `(k, ±1)`:
+/// S = ±e_k in `[linear; angular]` (a revolute joint's k = 3 + axis).
+#[inline]
+fn unit_subspace(joint: &JointType) -> Option<(usize, f64)> {
+    match joint {
+        JointType::Revolute { axis } | JointType::RevoluteUnbounded { axis } => {
+            axis.aligned().map(|(k, sign)| (3 + k, sign))
+        }
+        JointType::Prismatic { axis } => axis.aligned(),
+        JointType::Universe | JointType::FreeFlyer => None,
+    }
+}
+
+/// `a_m_b` acting on the force `[linear; angular]` (frame b) as an array:
+/// `[R·f; R·τ + p × R·f]`, as [`crate::spatial::SE3::act_force`].
+#[inline]
+fn act_force(a_m_b: &crate::spatial::SE3, f: &[f64; 6]) -> [f64; 6] {
+    let rs = a_m_b.rotation.as_slice();
+    // R·x with R column-major: column k at 3k..3k+3.
+    let r = |x: &[f64]| {
+        [
+            rs[0] * x[0] + rs[3] * x[1] + rs[6] * x[2],
+            rs[1] * x[0] + rs[4] * x[1] + rs[7] * x[2],
+            rs[2] * x[0] + rs[5] * x[1] + rs[8] * x[2],
+        ]
+    };
+    let (lin, ang) = (r(&f[..3]), r(&f[3..]));
+    let p = &a_m_b.translation;
+    [
+        lin[0],
+        lin[1],
+        lin[2],
+        ang[0] + (p.y * lin[2] - p.z * lin[1]),
+        ang[1] + (p.z * lin[0] - p.x * lin[2]),
+        ang[2] + (p.x * lin[1] - p.y * lin[0]),
+    ]
 }
 
 /// Copies the lower triangle of `data.mass_matrix` (from [`crba`]) into the upper one,

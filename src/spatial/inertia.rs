@@ -177,6 +177,61 @@ impl OriginInertia {
         }
     }
 
+    /// `body` about its own frame's origin, in its own axes: h = m·c,
+    /// I_o = I_c + m·(|c|²·1 − c·cᵀ).
+    #[inline]
+    pub fn of_body(body: &Inertia) -> Self {
+        let (c, m, r) = (&body.com, body.mass, &body.rotational);
+        let h = c * m;
+        let (xx, yy, zz) = (h.x * c.x, h.y * c.y, h.z * c.z);
+        let (xy, xz, yz) = (h.x * c.y, h.x * c.z, h.y * c.z);
+        OriginInertia {
+            coefficients: [
+                m,
+                h.x,
+                h.y,
+                h.z,
+                r[(0, 0)] + yy + zz,
+                r[(0, 1)] - xy,
+                r[(0, 2)] - xz,
+                r[(1, 1)] + xx + zz,
+                r[(1, 2)] - yz,
+                r[(2, 2)] + xx + yy,
+            ],
+        }
+    }
+
+    /// This inertia, given about frame b's origin in b's axes, about frame a's origin in
+    /// a's axes (`a_m_b` = (R, p)). With h_s = R·h and the new first moment h' = h_s + m·p,
+    /// `I_a = R·I_b·Rᵀ + tr(T)·1 − T` where `T = p·h'ᵀ + h_s·pᵀ` (symmetric: the
+    /// parallel-axis terms m(|p|²1 − ppᵀ) + 2(p·h_s)1 − (p h_sᵀ + h_s pᵀ) gathered).
+    #[inline]
+    pub fn transformed(&self, a_m_b: &SE3) -> Self {
+        let c = &self.coefficients;
+        let m = c[0];
+        let rotational = Mat3::new(c[4], c[5], c[6], c[5], c[7], c[8], c[6], c[8], c[9]);
+        let r = rotate_symmetric(&rotational, &a_m_b.rotation);
+        let hs = a_m_b.rotation * Vec3::new(c[1], c[2], c[3]);
+        let p = &a_m_b.translation;
+        let h = hs + p * m;
+        let t = |a: usize, b: usize| p[a] * h[b] + hs[a] * p[b];
+        let (txx, tyy, tzz) = (t(0, 0), t(1, 1), t(2, 2));
+        OriginInertia {
+            coefficients: [
+                m,
+                h.x,
+                h.y,
+                h.z,
+                r[0] + tyy + tzz,
+                r[1] - t(0, 1),
+                r[2] - t(0, 2),
+                r[3] + txx + tzz,
+                r[4] - t(1, 2),
+                r[5] + txx + tyy,
+            ],
+        }
+    }
+
     /// Mass, kg.
     #[inline]
     pub fn mass(&self) -> f64 {
@@ -211,6 +266,24 @@ impl OriginInertia {
             (ixy * wx + iyy * wy + iyz * wz) + (hz * vx - hx * vz),
             (ixz * wx + iyz * wy + izz * wz) + (hx * vy - hy * vx),
         ]
+    }
+
+    /// Column `k` of the 6 × 6 matrix: [`OriginInertia::apply_array`] of the unit motion
+    /// e_k (k < 3: a unit linear velocity along axis k; 3 + k: a unit angular velocity),
+    /// without the multiplications by zero.
+    #[inline]
+    pub fn unit_column(&self, k: usize) -> [f64; 6] {
+        let [m, hx, hy, hz, ixx, ixy, ixz, iyy, iyz, izz] = self.coefficients;
+        match k {
+            // f = m·e, τ = h × e
+            0 => [m, 0.0, 0.0, 0.0, hz, -hy],
+            1 => [0.0, m, 0.0, -hz, 0.0, hx],
+            2 => [0.0, 0.0, m, hy, -hx, 0.0],
+            // f = −h × e = e × h, τ = I·e
+            3 => [0.0, -hz, hy, ixx, ixy, ixz],
+            4 => [hz, 0.0, -hx, ixy, iyy, iyz],
+            _ => [-hy, hx, 0.0, ixz, iyz, izz],
+        }
     }
 
     /// Momentum of the body moving with `v` (same frame).
@@ -268,10 +341,22 @@ mod origin_tests {
         let expected = body.transformed(&a_m_b);
         let v = Motion::new(Vec3::new(0.3, -0.1, 0.2), Vec3::new(1.0, -2.0, 0.5));
         assert!((o.apply(&v).to_vector() - expected.apply(&v).to_vector()).norm() < 1e-13);
+        for k in 0..6 {
+            let mut e = [0.0; 6];
+            e[k] = 1.0;
+            assert_eq!(o.unit_column(k), o.apply_array(&e), "column {k}");
+        }
         assert!((o.to_inertia().matrix() - expected.matrix()).norm() < 1e-13);
         let other = Inertia::new(0.7, Vec3::new(-0.3, 0.4, 0.0), Mat3::from_diagonal(&Vec3::new(0.01, 0.02, 0.03)));
         let mut sum = o;
         sum += OriginInertia::from_body(&other, &SE3::IDENTITY);
         assert!((sum.to_inertia().matrix() - (expected + other).matrix()).norm() < 1e-12);
+        // Moved between frames in the origin form: the same as from the body's own frame.
+        let a_m_c = SE3::new(rotation_from_rpy(0.7, -0.2, 0.1), Vec3::new(-0.3, 0.5, 0.25));
+        let via = OriginInertia::of_body(&body).transformed(&a_m_b).transformed(&a_m_c);
+        let direct = OriginInertia::from_body(&body, &a_m_c.compose(&a_m_b));
+        for (x, y) in via.coefficients.iter().zip(&direct.coefficients) {
+            assert!((x - y).abs() < 1e-13, "{via:?} {direct:?}");
+        }
     }
 }
