@@ -8,7 +8,7 @@
 //!
 //!   cargo run --release --example admm_study -- --scene cube-wall [--anderson 5]
 //!     [--contact-scaling 1] [--rule spectral|linear|osqp] [--step 0.05] [--ratio 10] [--eta 1e-6] [--power 0.2]
-//!     [--no-block-scaling] [--tolerance 1e-6] [--max 1000] [--steps N] [--history STEP]
+//!     [--no-block-scaling] [--preconditioned-spectrum] [--tolerance 1e-6] [--max 1000] [--steps N] [--history STEP] [--trace]
 //!
 //! `--scene quadruped-torques`: the quadruped settled 1 s under its hold PD, then torques
 //! uniform in ±kp·0.1 rad (seed 1) every step for `--steps` (1000) steps.
@@ -28,10 +28,12 @@ struct Options {
     admm: AdmmSettings,
     steps: Option<usize>,
     history: Option<usize>,
+    trace: bool,
 }
 
 fn options() -> Options {
-    let mut o = Options { scene: "cube-wall".into(), admm: AdmmSettings::default(), steps: None, history: None };
+    let mut o =
+        Options { scene: "cube-wall".into(), admm: AdmmSettings::default(), steps: None, history: None, trace: false };
     let args: Vec<String> = std::env::args().skip(1).collect();
     let mut i = 0;
     let num = |i: usize| -> f64 { args.get(i + 1).and_then(|s| s.parse().ok()).expect("a number after the option") };
@@ -55,6 +57,16 @@ fn options() -> Options {
             "--max" => o.admm.stop.max_iterations = num(i) as usize,
             "--steps" => o.steps = Some(num(i) as usize),
             "--history" => o.history = Some(num(i) as usize),
+            "--trace" => {
+                o.trace = true;
+                i += 1;
+                continue;
+            }
+            "--preconditioned-spectrum" => {
+                o.admm.preconditioned_spectrum = true;
+                i += 1;
+                continue;
+            }
             "--no-block-scaling" => {
                 o.admm.block_scaling = false;
                 i += 1;
@@ -147,6 +159,9 @@ fn main() {
         let t0 = Instant::now();
         let r = *stepper.step(&mut world, &tau);
         times.push(t0.elapsed().as_secs_f64() * 1e6);
+        if o.trace {
+            println!("step {k}: contacts {} iterations {} converged {}", r.contacts, r.iterations, r.converged);
+        }
         if r.contacts > 0 {
             iterations.push(r.iterations as f64);
             unconverged += usize::from(!r.converged);
@@ -158,9 +173,10 @@ fn main() {
         }
     }
     println!(
-        "{} contact_scaling {} anderson {} rule {:?} ratio {} eta {:e} p0 {} block_scaling {}: steps {} with contacts {}, iterations median {} p99 {} max {} mean {:.1}, unconverged {}, factorizations/step {:.2}, µs/step median {:.1}",
+        "{} contact_scaling {} preconditioned_spectrum {} anderson {} rule {:?} ratio {} eta {:e} p0 {} block_scaling {}: steps {} with contacts {}, iterations median {} p99 {} max {} mean {:.1}, unconverged {}, factorizations/step {:.2}, µs/step median {:.1}",
         o.scene,
         admm.contact_scaling,
+        admm.preconditioned_spectrum,
         admm.anderson,
         admm.rule,
         admm.ratio,

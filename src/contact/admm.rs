@@ -17,24 +17,34 @@
 //! when one residual exceeds α = 10 times the other (eqs. 45–46, [`Penalty`] and
 //! [`RhoRule::update`]), with L the largest eigenvalue of G + R + ηI (power iteration)
 //! and m = η + min R; the augmented Delassus is refactored ([`super::delassus`]) only
-//! when ρ changes. Joint blocks (limits, friction intervals) get ρ scaled by their
-//! Delassus diagonal (seed 003 eq. 47, see `scale_blocks`). Output λ = y, σ = z − Γ(z).
+//! when ρ changes. Output λ = y, σ = z − Γ(z).
 //!
-//! Two options, off by default (issue 28 item 3, measured by examples/admm_study.rs and
-//! tests/contact_hard_scenes.rs): `contact_scaling` scales each contact's ρ by its
-//! Delassus diagonal (the 15-cube wall: 0 of 100 steps unconverged with `ratio` 5,
-//! against 99 with the scalar ρ, but solo12 standing then misses on 318 of 2000 steps);
-//! `anderson` extrapolates the iterates ([`super::anderson`]; fewer iterations on
-//! sliding cubes and talos falling, none of the wall's steps converged with it).
+//! Joint blocks get ρ scaled by their Delassus diagonal (seed 003 eq. 47, see
+//! `scale_blocks`).
 //!
-//! Defaults (η = 1e-6, p₀ = 0.2, Δp = 0.05, α = 10, 20 power iterations) are Pinocchio's,
-//! where the paper is silent. Unlike Pinocchio, ρ is not scaled by an extra factor τ: the
-//! iteration is the paper's.
+//! Options, off by default (issue 28 item 3; examples/admm_study.rs and
+//! tests/contact_hard_scenes.rs measure them): `contact_scaling` scales each contact's ρ
+//! by its Delassus diagonal too, ρ_i = ρ·s_i (the Jacobi preconditioning of Chrono's
+//! P-ADMM, one scale per block so that the projection commutes), and the rule then
+//! balances the preconditioned problem's residuals. On the 15-cube wall hit by the ball
+//! (1 to 10⁴ kg) 99 of 100 steps miss 1e-6 within 1000 iterations with the paper's
+//! scalar ρ, 2 with the scaling (the two after the impact; median 640 iterations), 0
+//! with the scaling and p₀ = 0.1 (max 768); the other scenes of `signorini bench` are
+//! unchanged within a few percent; but two quadrupeds colliding
+//! (tests/sim_several_robots.rs) then miss the tolerance on a step, and p₀ = 0.1 gives
+//! a resting quadruped 3 iterations a step where 0.2 needs at most 1
+//! (tests/contact_warm_start.rs). `anderson` extrapolates the iterates
+//! ([`super::anderson`]): 2 to 30 times fewer iterations on solo12, talos falling and
+//! the sliding cube, but the wall then fails again.
+//!
+//! Defaults (η = 1e-6, p₀ = 0.2, Δp = 0.05, α = 10, 20 power iterations) are Pinocchio's
+//! where the paper is silent. Unlike Pinocchio, ρ is not scaled by an extra factor τ:
+//! the iteration is the paper's.
 
 use super::anderson::Anderson;
 use super::cone;
 use super::delassus::AugmentedDelassus;
-use super::dense::largest_eigenvalue;
+use super::dense::{largest_eigenvalue, largest_scaled_eigenvalue};
 use super::problem::ContactProblem;
 use super::solve_skeleton::{self, Needs};
 use super::solver::{ContactModel, Residuals, SolveError, SolveResult, Solver, StoppingRule, WarmStart};
@@ -160,8 +170,16 @@ pub struct AdmmSettings {
     /// start did not shrink the fixed-point residual.
     pub anderson: usize,
     /// Exponent s of the contacts' penalty scale (d_i/d̄)^s, d_i a contact's mean
-    /// Delassus diagonal and d̄ their geometric mean (0: the paper's scalar ρ).
+    /// Delassus diagonal and d̄ their geometric mean (0, the default: the paper's scalar
+    /// ρ; 1: the Jacobi preconditioning of seed 003 eq. 47 per contact). When non-zero,
+    /// the rule balances the preconditioned problem's residuals.
     pub contact_scaling: f64,
+    /// L and m of the spectral rule from the preconditioned problem
+    /// S^{-1/2}(G + R + ηI)S^{-1/2} instead of G + R + ηI (off by default). At a fixed
+    /// ρ = √(mL) (`rho_power` 0, `ratio` ∞) it solves the 15-cube wall's steps in 87
+    /// iterations (median) instead of ~640; the adaptive rule moves away from that ρ, and
+    /// a fixed one fails elsewhere (examples/admm_study.rs `--preconditioned-spectrum`).
+    pub preconditioned_spectrum: bool,
 }
 
 impl Default for AdmmSettings {
@@ -178,6 +196,7 @@ impl Default for AdmmSettings {
             block_scaling: true,
             anderson: 0,
             contact_scaling: 0.0,
+            preconditioned_spectrum: false,
         }
     }
 }
@@ -284,9 +303,9 @@ impl AdmmSolver {
     /// joint friction: 200 iterations a step, then a failure). Its ρ is scaled by its
     /// diagonal relative to the contacts' (geometric mean of their mean diagonals): the
     /// Jacobi preconditioning of Chrono's P-ADMM (seed 003 eq. 47, step Θ·diag(N_ii)
-    /// with one scale per block so that the projection commutes) for these blocks only:
-    /// contacts keep the paper's scalar ρ, which handles mass ratios better than a
-    /// per-contact one (the 15-cube wall: 62 cold-start iterations against 272).
+    /// with one scale per block so that the projection commutes). A contact's ρ is
+    /// scaled by (d_i/d̄)^s, d_i its mean diagonal, s = `contact_scaling` (0: the
+    /// paper's scalar ρ).
     fn scale_blocks(&mut self, problem: &ContactProblem) {
         let n = problem.contacts();
         let (mut contact_logs, mut contacts, mut joint_logs, mut joints) = (0.0, 0usize, 0.0, 0usize);
@@ -326,26 +345,47 @@ impl AdmmSolver {
 
     /// The initial penalty (eq. 45): L by power iteration on G + R + ηI (warm-started
     /// from the last eigenvector when the size is unchanged), m = η + min R, p from the
-    /// warm start, else the settings'.
+    /// warm start, else the settings'. With contact scaling on, the per-block penalties
+    /// ρ·s_i are the scalar ρ of the preconditioned problem S^{-1/2}(G + R + ηI)S^{-1/2}
+    /// (seed 003 eq. 47), and L and m are that problem's: L of the scaled matrix, m =
+    /// min (η + R_i)/s_i. (The unscaled L of the 15-cube wall is its lightest cube's: the
+    /// rule started ρ far above the penalty that solves it fastest.)
     fn initial_penalty(&mut self, problem: &ContactProblem, warm: Option<&WarmStart>) -> Penalty {
         let (s, m) = (self.settings, 3 * problem.contacts());
         if self.eigen.len() != m {
             self.eigen.clear();
             self.eigen.resize(m, 1.0);
         }
+        let scaled = s.preconditioned_spectrum;
+        let mut strong = f64::INFINITY;
         for k in 0..m {
-            self.shift[k] = problem.compliance[k] + s.eta;
+            let scale = if scaled { self.scale[k] } else { 1.0 };
+            self.shift[k] = (problem.compliance[k] + s.eta) / scale;
+            strong = strong.min(self.shift[k]);
+            // 1/√s_k, in the f-step's right-hand side buffer (free until the iterations).
+            self.rhs[k] = 1.0 / scale.sqrt();
         }
-        let lipschitz = largest_eigenvalue(
-            &problem.delassus,
-            &self.shift,
-            m,
-            s.power_iterations,
-            &mut self.eigen,
-            &mut self.scratch,
-        )
+        let lipschitz = if scaled {
+            largest_scaled_eigenvalue(
+                &problem.delassus,
+                &self.rhs,
+                &self.shift,
+                m,
+                s.power_iterations,
+                &mut self.eigen,
+                &mut self.scratch,
+            )
+        } else {
+            largest_eigenvalue(
+                &problem.delassus,
+                &self.shift,
+                m,
+                s.power_iterations,
+                &mut self.eigen,
+                &mut self.scratch,
+            )
+        }
         .max(s.eta);
-        let strong = s.eta + problem.compliance.iter().copied().fold(f64::INFINITY, f64::min);
         let power = warm.and_then(|w| w.rho_power).filter(|p| p.is_finite()).unwrap_or(s.rho_power);
         Penalty::spectral(lipschitz, strong, power)
     }
@@ -366,10 +406,16 @@ impl AdmmSolver {
     }
 
     /// The y-step (eq. 39) and the dual step (eq. 36c) per block, and the residuals of
-    /// eqs. 40–42.
-    fn y_z_step(&self, problem: &ContactProblem, rho: f64, y: &mut [f64], z: &mut [f64]) -> Residuals {
+    /// eqs. 40–42; second, the primal and dual residuals of the preconditioned problem
+    /// (seed 003 §6.1: f̌ = S^{1/2} f, so ř_prim = S^{1/2}(f − y) and ř_dual =
+    /// S^{-1/2}(η Δf + ρS Δy), s_i the block's penalty scale), which the penalty rule
+    /// balances. (Balancing the unscaled ones, the 15-cube wall's heavy contacts, whose
+    /// impulses are 10⁴ times the light ones', drove ρ: twice as many refactorizations
+    /// on the wall and on talos falling.)
+    fn y_z_step(&self, problem: &ContactProblem, rho: f64, y: &mut [f64], z: &mut [f64]) -> (Residuals, Residuals) {
         let eta = self.settings.eta;
         let (mut primal, mut dual, mut complementarity) = (0.0f64, 0.0f64, 0.0f64);
+        let (mut scaled_primal, mut scaled_dual) = (0.0f64, 0.0f64);
         for (i, set) in problem.sets.iter().enumerate() {
             let fi = cone::block(&self.f, i);
             let zi = cone::block(z, i);
@@ -380,14 +426,19 @@ impl AdmmSolver {
             let zi = [zi[0] - rho_i * r[0], zi[1] - rho_i * r[1], zi[2] - rho_i * r[2]];
             cone::set_block(y, i, &yi);
             cone::set_block(z, i, &zi);
+            let root = self.scale[3 * i].sqrt();
             for a in 0..3 {
                 let j = 3 * i + a;
+                let d = (eta * (self.f[j] - self.f_prev[j]) + rho_i * (yi[a] - self.y_prev[j])).abs();
                 primal = primal.max(r[a].abs());
-                dual = dual.max((eta * (self.f[j] - self.f_prev[j]) + rho_i * (yi[a] - self.y_prev[j])).abs());
+                dual = dual.max(d);
+                scaled_primal = scaled_primal.max(root * r[a].abs());
+                scaled_dual = scaled_dual.max(d / root);
             }
             complementarity = complementarity.max(set.gap(&fi, &zi));
         }
-        Residuals { primal, dual, complementarity }
+        let balanced = Residuals { primal: scaled_primal, dual: scaled_dual, complementarity };
+        (Residuals { primal, dual, complementarity }, balanced)
     }
 
     /// Algorithm 1's iterations, to the tolerance (eq. 43), stagnation or the cap; the
@@ -405,7 +456,7 @@ impl AdmmSolver {
             self.y_prev.copy_from_slice(y);
             self.z_prev.copy_from_slice(z);
             self.f_step(problem, ncp, penalty.rho, y, z);
-            let residuals = self.y_z_step(problem, penalty.rho, y, z);
+            let (residuals, balanced) = self.y_z_step(problem, penalty.rho, y, z);
             result.stats.record(k, residuals, s.record_history);
             if s.stop.reached(&residuals) {
                 result.converged = true;
@@ -415,7 +466,19 @@ impl AdmmSolver {
                 result.stats.stalled = true;
                 break;
             }
-            if s.rule.update(penalty, s.ratio, residuals.primal, residuals.dual) {
+            if s.anderson >= 2 {
+                // Pinocchio's safeguard: a residual that did not shrink ends the history
+                // (the last extrapolation, or the map's non-smoothness, broke the model).
+                let norm = self.fixed_point_residual(penalty.rho, y, z);
+                if norm >= last {
+                    self.anderson.clear();
+                }
+                last = norm;
+            }
+            // With the contacts preconditioned, the rule balances the residuals of the
+            // problem it then solves ([`Self::y_z_step`]).
+            let balanced = if s.contact_scaling != 0.0 { balanced } else { residuals };
+            if s.rule.update(penalty, s.ratio, balanced.primal, balanced.dual) {
                 // A failure here cannot happen (G + R ⪰ 0, η + ρ > 0) unless G holds
                 // garbage: stop with what there is.
                 if !self.factor(problem, penalty.rho) {
@@ -426,40 +489,45 @@ impl AdmmSolver {
                 self.anderson.clear();
                 last = f64::INFINITY;
             } else if s.anderson >= 2 && k < s.stop.max_iterations {
-                last = self.accelerate(penalty.rho, last, y, z);
+                self.accelerate(penalty.rho, y, z);
             }
         }
     }
 
-    /// Anderson's step after an iteration that kept ρ: the output (f, y, z) and its
-    /// fixed-point residual (ρ_i(y − ŷ), z − ẑ) (velocity units; ŷ, ẑ the iteration's
-    /// start) join the history, cleared first when this residual is not below the previous
-    /// one (the extrapolation did not pay: Pinocchio's safeguard); the next start is the
-    /// extrapolation. Returns the residual's ∞-norm.
-    fn accelerate(&mut self, rho: f64, last: f64, y: &mut [f64], z: &mut [f64]) -> f64 {
-        let m = y.len();
+    /// The ∞-norm of the fixed-point residual of the last iteration in the ADMM's own
+    /// metric, (√ρ_i (y − ŷ), (z − ẑ)/√ρ_i) (ŷ, ẑ its start): the norm in which the
+    /// iteration is non-expansive (Boyd et al. 2011 §3.3, with ρ_i per block).
+    fn fixed_point_residual(&self, rho: f64, y: &[f64], z: &[f64]) -> f64 {
         let mut norm = 0.0f64;
-        for j in 0..m {
-            let dy = rho * self.scale[j] * (y[j] - self.y_prev[j]);
-            norm = norm.max(dy.abs()).max((z[j] - self.z_prev[j]).abs());
+        for j in 0..y.len() {
+            let r = (rho * self.scale[j]).sqrt();
+            norm = norm.max((r * (y[j] - self.y_prev[j])).abs()).max(((z[j] - self.z_prev[j]) / r).abs());
         }
-        if norm >= last {
-            self.anderson.clear();
-        }
+        norm
+    }
+
+    /// Anderson's step after an iteration that kept ρ: the output (f, y, z) and its
+    /// fixed-point residual (√ρ_i(y − ŷ), (z − ẑ)/√ρ_i) (ŷ, ẑ the iteration's start)
+    /// join the history; the next start is the extrapolation. The residual is weighted in
+    /// the ADMM's own metric: with per-contact penalties, the previous weighting
+    /// (ρ_i(y − ŷ), z − ẑ) made the least squares ignore the heavy contacts' impulses and
+    /// the 15-cube wall diverged under it (21 steps at fixed ρ: 17 unconverged against 0).
+    fn accelerate(&mut self, rho: f64, y: &mut [f64], z: &mut [f64]) {
+        let m = y.len();
         let (w, r) = self.anderson.push();
         w[..m].copy_from_slice(&self.f);
         w[m..2 * m].copy_from_slice(y);
         w[2 * m..].copy_from_slice(z);
         for j in 0..m {
-            r[j] = rho * self.scale[j] * (y[j] - self.y_prev[j]);
-            r[m + j] = z[j] - self.z_prev[j];
+            let root = (rho * self.scale[j]).sqrt();
+            r[j] = root * (y[j] - self.y_prev[j]);
+            r[m + j] = (z[j] - self.z_prev[j]) / root;
         }
         if self.anderson.extrapolate(&mut self.start[..3 * m]) {
             self.f.copy_from_slice(&self.start[..m]);
             y.copy_from_slice(&self.start[m..2 * m]);
             z.copy_from_slice(&self.start[2 * m..3 * m]);
         }
-        norm
     }
 }
 
