@@ -312,7 +312,9 @@ def test_pause_step_and_reset_the_simulation(ros, quadruped_node):
         assert len(stamps) == 10, stamps
         assert all(b - a == 1_000_000 for a, b in zip(stamps, stamps[1:])), stamps
         loaded = off_posture(states.snapshot()[-1][1])
-        assert loaded > 1e-2, f"standing, the PD yields to the load: {loaded} rad off the posture"
+        # Standing long (after the module's other tests), 5.3e-3 rad; soon after the start,
+        # landing, more: either way well clear of the reset's 1e-3 below.
+        assert loaded > 3e-3, f"standing, the PD yields to the load: {loaded} rad off the posture"
 
         assert call(reset, Trigger.Request()).success
         states.clear()
