@@ -9,10 +9,10 @@
 //! with the final configuration and free bodies' centres.
 //!
 //!   cargo run --release --example sim_dynamic -- --robot solo12|quadruped|talos|arm7|none
-//!       --drive D.json [--steps 1000] [--islands] [--json OUT.json]
+//!       --drive D.json [--steps 1000] [--no-islands] [--json OUT.json]
 //!
-//! `--islands` solves separate groups of contacts as problems of their own
-//! (`contact.islands: true`; off by default).
+//! `--no-islands` solves the step's contacts as one problem (`contact.islands: false`;
+//! by default separate groups of contacts are problems of their own).
 //!
 //! The drive (written by bench_sim.py) holds everything both simulators share:
 //! `piece` (steps a piece of the schedule is held), `joints` (names), per joint `kp`, `kd`,
@@ -167,7 +167,7 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let usage = || -> ! {
         eprintln!(
-            "usage: sim_dynamic --robot solo12|quadruped|talos|arm7|none --drive D.json [--steps N] [--islands] \
+            "usage: sim_dynamic --robot solo12|quadruped|talos|arm7|none --drive D.json [--steps N] [--no-islands] \
              [--json OUT]"
         );
         std::process::exit(2);
@@ -175,8 +175,8 @@ fn main() {
     let (mut robot, mut drive, mut steps, mut json) = (None::<String>, None::<String>, 1000usize, None::<String>);
     let mut contact = ContactConfig::default();
     while let Some(a) = args.next() {
-        if a == "--islands" {
-            contact.islands = true;
+        if a == "--no-islands" {
+            contact.islands = false;
             continue;
         }
         match (a.as_str(), args.next()) {

@@ -281,8 +281,8 @@ def static_part(args, work):
 
 def run_dynamic(key, drive_path, steps, out):
     """signorini's per-step figures of scene `key` (examples/sim_dynamic.rs)."""
-    robot = dynamic_scenes.SCENES[key.removesuffix("_islands")][1]
-    extra = ["--islands"] if key.endswith("_islands") else []
+    robot = dynamic_scenes.SCENES[key.removesuffix("_whole")][1]
+    extra = ["--no-islands"] if key.endswith("_whole") else []
     subprocess.run([str(example("sim_dynamic")), "--robot", robot, "--drive", str(drive_path), "--steps",
                     str(steps), "--json", str(out), *extra], cwd=ROOT, check=True, capture_output=True)
     return json.loads(out.read_text())
@@ -315,11 +315,11 @@ def dynamic_part(args, work):
     keys = args.scene or list(dynamic_scenes.SCENES)
     scenes = {}
     for key in keys:
-        steps = args.steps or dynamic_scenes.SCENES[key.removesuffix("_islands")][2]
-        drive = dynamic_scenes.drive(key.removesuffix("_islands"), steps)
+        steps = args.steps or dynamic_scenes.SCENES[key.removesuffix("_whole")][2]
+        drive = dynamic_scenes.drive(key.removesuffix("_whole"), steps)
         path = work / f"drive-{key}.json"
         path.write_text(json.dumps(drive))
-        mj = dynamic_scenes.MujocoScene(key.removesuffix("_islands"), drive)
+        mj = dynamic_scenes.MujocoScene(key.removesuffix("_whole"), drive)
         scenes[key] = (steps, path, mj, mj.statistics(steps))
     times = {key: [] for key in keys}
     last = {}
@@ -355,8 +355,8 @@ def dynamic_table(figures):
              "| deepest penetration signorini / MuJoCo (m) | lowest body frame signorini / MuJoCo (mm) |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for key, f in figures.items():
-        name = dynamic_scenes.SCENES[key.removesuffix("_islands")][0] + (
-            ", `contact.islands: true`" if key.endswith("_islands") else "")
+        name = dynamic_scenes.SCENES[key.removesuffix("_whole")][0] + (
+            ", one problem (`contact.islands: false`)" if key.endswith("_whole") else "")
         steps = f"{f['steps']}" + ("" if f["steps"] == f["steps_asked"] else f" of {f['steps_asked']}")
         lines.append(
             f"| {name} ({steps}) | {f['mujoco_us']:.1f} ({f['mujoco_contacts']:.1f}) | {f['us']:.1f} "
@@ -372,7 +372,7 @@ def dynamic_text(args, table):
     return (
         f"Measured {datetime.date.today()}, MuJoCo {mujoco.__version__} with its defaults, signorini `--release` "
         "with its defaults (ADMM on the NCP, tolerance 1e-6, `contact.polish` on, `contact.fallback` on, "
-        "`contact.islands` off unless said); Δt 1 ms on both, the same URDF (MuJoCo through its URDF importer), "
+        "`contact.islands` on unless said); Δt 1 ms on both, the same URDF (MuJoCo through its URDF importer), "
         "the same drive file (scripts/dynamic_scenes.py: its docstring says what each scene does) for both. "
         f"{args.rounds} alternated rounds (per scene: MuJoCo over the scene from its initial state, then "
         "signorini's `cargo run --release --example sim_dynamic`); µs/step: the run's mean (the joint PD "
@@ -397,7 +397,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--part", choices=["all", "static", "dynamic"], default="all")
     parser.add_argument("--steps", type=int, help="steps of every dynamic scene (default: each its own)")
-    parser.add_argument("--scene", action="append", choices=[*dynamic_scenes.SCENES, "pile100_islands"],
+    parser.add_argument("--scene", action="append", choices=[*dynamic_scenes.SCENES, "pile100_whole"],
                         help="only these dynamic scenes (writes nothing)")
     parser.add_argument("--json", type=pathlib.Path, help="write the dynamic figures here")
     parser.add_argument("--write", action="store_true", help="update docs/BENCHMARKS.md")
@@ -412,7 +412,7 @@ def main():
             write_section("sim", "Simulation: signorini / MuJoCo", text)
     if args.part in ("all", "dynamic"):
         if not args.scene:
-            args.scene = [*dynamic_scenes.SCENES, "pile100_islands"]
+            args.scene = [*dynamic_scenes.SCENES, "pile100_whole"]
             partial = False
         else:
             partial = True

@@ -19,7 +19,7 @@ sys.path.insert(0, str(ROOT / "scripts"))
 import dynamic_scenes  # noqa: E402
 
 STEPS = 300
-SCENES = [*dynamic_scenes.SCENES, "pile100_islands"]
+SCENES = [*dynamic_scenes.SCENES, "pile100_whole"]
 
 
 def test_the_dynamic_suite_reports_every_scene_and_its_trajectory_checks(tmp_path):
