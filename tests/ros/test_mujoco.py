@@ -54,7 +54,10 @@ def test_the_quadruped_gets_up_after_its_drives_drop_out(tmp_path):
                                                                     tmp_path, plant)
     t, z = log["t"], log["base_pose"][:, 2]
     tilt = mujoco_control.tilt_deg(log["base_pose"][:, 3:7])
-    story = "\n".join([*plant_lines[-3:], *controller_lines[-3:], mujoco_control.timeline(log)])
+    # On a failure: what both sides said (the node's warnings: stale state, refused ticks,
+    # unpaired odometry), how the run went, then the timeline.
+    said = [x for x in controller_lines if re.search(r"WARN|ERROR|refused|rejected|stale|missed|fallback", x)]
+    story = "\n".join([*plant_lines[-3:], *said[-30:], *controller_lines[-3:], mujoco_control.timeline(log)])
     assert z.min() < z[0] - 0.1, "the drop-out laid it down\n" + story
     after = t >= start + off + 1.5
     drift, lean = 1e3 * np.abs(z[after] - z[0]).max(), tilt[after].max()
