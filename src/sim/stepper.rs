@@ -443,10 +443,11 @@ impl Stepper {
         self.island_contacts.extend(members.iter().map(|&k| self.contacts.contacts()[k]));
         let robot = self.gather_island(world, islands.has_joints(i) && !self.joints.is_empty());
         let joints: &[JointBlock] = if islands.has_joints(i) { &self.joints } else { &[] };
-        let nv = island_bodies(world, robot, &self.island_bodies, &self.island_column).nv();
+        let bodies = island_bodies(world, robot, &self.island_bodies, &self.island_column);
+        let nv = bodies.nv();
         let assembled = (self.assembly)
             .assemble(
-                &island_bodies(world, robot, &self.island_bodies, &self.island_column),
+                &bodies,
                 &self.island_contacts,
                 joints,
                 &self.island_v[..nv],
@@ -486,7 +487,7 @@ impl Stepper {
     fn gather_island(&mut self, world: &World, joints: bool) -> bool {
         let robot = joints
             || self.island_contacts.iter().any(|c| [c.body1, c.body2].iter().any(|o| matches!(o, Owner::Robot { .. })));
-        let (world_robot_nv, robot_nv) = (robot_dofs(world), if robot { robot_dofs(world) } else { 0 });
+        let robot_nv = if robot { robot_dofs(world) } else { 0 };
         self.island_bodies.clear();
         for c in &self.island_contacts {
             for owner in [c.body1, c.body2] {
@@ -498,27 +499,17 @@ impl Stepper {
                 }
             }
         }
-        self.island_v[..robot_nv].copy_from_slice(&self.v[..robot_nv]);
-        self.island_v_free[..robot_nv].copy_from_slice(&self.v_free[..robot_nv]);
-        for &b in &self.island_bodies {
-            let (from, to) = (world_robot_nv + 6 * b, self.island_column[b]);
-            self.island_v[to..to + 6].copy_from_slice(&self.v[from..from + 6]);
-            self.island_v_free[to..to + 6].copy_from_slice(&self.v_free[from..from + 6]);
+        for (world_at, at, n) in island_spans(world, robot, &self.island_bodies, &self.island_column) {
+            self.island_v[at..at + n].copy_from_slice(&self.v[world_at..world_at + n]);
+            self.island_v_free[at..at + n].copy_from_slice(&self.v_free[world_at..world_at + n]);
         }
         robot
     }
 
     /// Adds the island's velocity change (`island_dv`, its columns) to `v_split`.
     fn scatter_island(&mut self, world: &World, robot: bool) {
-        let world_robot_nv = robot_dofs(world);
-        if robot {
-            for (v, dv) in self.v_split[..world_robot_nv].iter_mut().zip(&self.island_dv) {
-                *v += dv;
-            }
-        }
-        for &b in &self.island_bodies {
-            let (to, from) = (world_robot_nv + 6 * b, self.island_column[b]);
-            for (v, dv) in self.v_split[to..to + 6].iter_mut().zip(&self.island_dv[from..from + 6]) {
+        for (world_at, at, n) in island_spans(world, robot, &self.island_bodies, &self.island_column) {
+            for (v, dv) in self.v_split[world_at..world_at + n].iter_mut().zip(&self.island_dv[at..at + n]) {
                 *v += dv;
             }
         }
@@ -650,6 +641,19 @@ impl Stepper {
 /// The robot's dofs in `world` (0 without one).
 fn robot_dofs(world: &World) -> usize {
     world.robot.as_ref().map_or(0, |r| r.model.nv)
+}
+
+/// The spans (world column, island column, length) of an island's velocities: the robot's
+/// dofs if it is in it, then each of its free bodies' six (`list`, `column`: [`Subset`]).
+fn island_spans<'a>(
+    world: &World,
+    robot: bool,
+    list: &'a [usize],
+    column: &'a [usize],
+) -> impl Iterator<Item = (usize, usize, usize)> + 'a {
+    let world_robot_nv = robot_dofs(world);
+    let robot = robot.then_some((0, 0, world_robot_nv));
+    robot.into_iter().chain(list.iter().map(move |&b| (world_robot_nv + 6 * b, column[b], 6)))
 }
 
 /// The bodies of an island of `world`: the robot if it is in it, and the free bodies
