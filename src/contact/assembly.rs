@@ -99,10 +99,10 @@ impl<'a> Bodies<'a> {
 
     /// The free bodies the problem has, with their first column.
     pub fn columns(&self) -> impl Iterator<Item = (usize, usize)> + '_ {
-        let robot_nv = self.robot_nv();
         let all = self.subset.is_none().then_some(0..self.free.len());
         let some = self.subset.map(|s| s.bodies.iter().copied());
-        all.into_iter().flatten().chain(some.into_iter().flatten()).enumerate().map(move |(k, b)| (b, robot_nv + 6 * k))
+        let bodies = all.into_iter().flatten().chain(some.into_iter().flatten());
+        bodies.filter_map(|b| self.column(b).map(|at| (b, at)))
     }
 }
 
