@@ -198,7 +198,10 @@ const WHEEL_SEPARATION: f64 = 0.4;
 
 /// The wheeled robot commanded v = 0.5 m/s (both wheels v/r): from rest, the distance in
 /// the first 2 s (short of 1.0 m by the start, which the wheels' effort limit and the
-/// ground's friction bound); at speed, 2 s travel 1.0 m within 2 %, straight.
+/// ground's friction bound); at speed, 2 s travel 1.0 m within 2 %, straight: 9.9e-9 m
+/// sideways and 8.8e-9 rad of heading (bound 5e-8; the symmetric problem's left and right
+/// rows meet in the ADMM's Anderson extrapolation, whose least squares round them apart;
+/// the plain iteration kept them to 1e-13).
 #[test]
 fn the_wheeled_robot_driven_at_half_a_metre_per_second_travels_a_metre_in_two_seconds() {
     let mut sim = Sim::load("config/diff_drive.yaml");
@@ -227,7 +230,7 @@ fn the_wheeled_robot_driven_at_half_a_metre_per_second_travels_a_metre_in_two_se
     // From rest: 1 m less the start, v²/(2a) with a at most the wheels' effort limit
     // allows (2·1 N·m / (0.1 m · 5.1 kg) = 3.9 m/s²): 0.032 m.
     assert!(from_rest > 0.96 && from_rest < 0.97, "{from_rest}");
-    assert!(sideways < 1e-11 && heading < 1e-11, "{sideways} {heading}");
+    assert!(sideways < 5e-8 && heading < 5e-8, "{sideways} {heading}");
 }
 
 /// Wheel velocities ∓2.5 rad/s turn it in place at the kinematic rate r·(ω_R − ω_L)/b =
@@ -262,7 +265,8 @@ fn the_wheeled_robot_turns_in_place_at_the_kinematic_rate() {
     assert!(wandered < 0.01, "{wandered}");
 }
 
-/// Commanded zero wheel velocity it stays where it is: its drift over 10 s.
+/// Commanded zero wheel velocity it stays where it is: its drift over 10 s (4.2e-8 m and
+/// 2.6e-12 rad measured).
 #[test]
 fn the_wheeled_robot_does_not_drift_at_zero_command() {
     let mut sim = Sim::load("config/diff_drive.yaml");
@@ -277,7 +281,7 @@ fn the_wheeled_robot_does_not_drift_at_zero_command() {
     let (x, y, yaw) = planar(sim.world());
     let (drift, turn) = ((x - x0).hypot(y - y0), (yaw - yaw0).abs());
     println!("zero command: drift {drift:.2e} m and {turn:.2e} rad in 10 s");
-    assert!(drift < 2e-6 && turn < 1e-12, "{drift} {turn}");
+    assert!(drift < 2e-6 && turn < 2e-11, "{drift} {turn}");
 }
 
 /// Bad messages are refused by the check and never reach the loop: the held commands stay,

@@ -13,7 +13,7 @@ use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use signorini::contact::{
-    ContactModel, ContactProblem, Metrics, SolveResult, SolverKind, StoppingRule, WarmStart, cone,
+    ContactModel, ContactProblem, DEFAULT_ANDERSON, Metrics, SolveResult, SolverKind, StoppingRule, WarmStart, cone,
 };
 
 use crate::arrays::{Input, Shape, input};
@@ -319,7 +319,7 @@ pub fn solve(
     let (result, metrics) = py.detach(|| {
         guard("solve", || {
             let n = p.contacts();
-            let mut engine_solver = kind.build(contact_model, stop, n, false);
+            let mut engine_solver = kind.build(contact_model, stop, DEFAULT_ANDERSON, n, false);
             let mut result = SolveResult::with_capacity(n, 0);
             engine_solver.solve(p, warm.as_ref(), &mut result).map_err(engine)?;
             finite_result(solver, &result)?;

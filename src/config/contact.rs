@@ -43,6 +43,10 @@ pub struct ContactConfig {
     /// own warm start, polish and tolerance, over its own bodies' columns
     /// ([`crate::contact::islands`]). Default true.
     pub islands: bool,
+    /// Anderson acceleration of seed 000's ADMM: the depth m of the extrapolation over
+    /// the last iterates (Pinocchio 4's `anderson_capacity`; 0 or 1: the paper's plain
+    /// iteration). Other solvers ignore it. 5.
+    pub anderson: usize,
 }
 
 impl Default for ContactConfig {
@@ -61,6 +65,7 @@ impl Default for ContactConfig {
             polish: true,
             fallback: Fallback::Ccp,
             islands: true,
+            anderson: crate::contact::DEFAULT_ANDERSON,
         }
     }
 }
@@ -91,6 +96,7 @@ impl ContactConfig {
             polish: self.polish,
             fallback: self.fallback,
             islands: self.islands,
+            anderson: self.anderson,
         }
     }
 }

@@ -35,7 +35,10 @@
 //! a resting quadruped 3 iterations a step where 0.2 needs at most 1
 //! (tests/contact_warm_start.rs). `anderson` extrapolates the iterates
 //! ([`super::anderson`]): 2 to 30 times fewer iterations on solo12, talos falling and
-//! the sliding cube, but the wall then fails again.
+//! the sliding cube, but the wall then fails again. It is off in these settings' default
+//! (the controller's inverse dynamics runs the paper's iteration) and on, depth
+//! [`super::DEFAULT_ANDERSON`], in the simulator's (`contact.anderson`,
+//! [`super::SolverKind::build`]).
 //!
 //! Defaults (η = 1e-6, p₀ = 0.2, Δp = 0.05, α = 10, 20 power iterations) are Pinocchio's
 //! where the paper is silent. Unlike Pinocchio, ρ is not scaled by an extra factor τ:

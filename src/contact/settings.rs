@@ -78,7 +78,15 @@ pub struct ContactSettings {
     /// Split the step's contacts into islands (connected components of the bodies through
     /// contacts, [`super::islands`]) and solve each on its own.
     pub islands: bool,
+    /// Anderson acceleration's depth for seed 000's ADMM (0: the paper's iteration;
+    /// [`super::admm::AdmmSettings::anderson`]). Other solvers ignore it.
+    pub anderson: usize,
 }
+
+/// Anderson depth of the simulator's ADMM by default: 5, as Pinocchio 4's
+/// `anderson_capacity` examples use; 2 to 30 times fewer iterations on the scenes of
+/// `signorini bench` but the cube wall (tests/contact_hard_scenes.rs).
+pub const DEFAULT_ANDERSON: usize = 5;
 
 impl Default for ContactSettings {
     /// Seed 000's ADMM on the NCP to 1e-6 in at most 1000 iterations, polished, with the
@@ -92,6 +100,7 @@ impl Default for ContactSettings {
             polish: true,
             fallback: Fallback::Ccp,
             islands: true,
+            anderson: DEFAULT_ANDERSON,
         }
     }
 }
@@ -99,18 +108,20 @@ impl Default for ContactSettings {
 impl ContactSettings {
     /// The solver, sized for `capacity` contacts.
     pub fn build_solver(&self, capacity: usize) -> Box<dyn Solver + Send + Sync> {
-        self.solver.build(self.model, self.stop, capacity, false)
+        self.solver.build(self.model, self.stop, self.anderson, capacity, false)
     }
 }
 
 impl SolverKind {
-    /// This solver for `model` (where it applies) with `stop`, sized for `capacity`
-    /// contacts; with `record`, it keeps its residuals of every iteration in the result's
-    /// history (as far as the history's capacity goes).
+    /// This solver for `model` (where it applies) with `stop` and, for seed 000's ADMM,
+    /// `anderson`'s depth, sized for `capacity` contacts; with `record`, it keeps its
+    /// residuals of every iteration in the result's history (as far as the history's
+    /// capacity goes).
     pub fn build(
         self,
         model: ContactModel,
         stop: StoppingRule,
+        anderson: usize,
         capacity: usize,
         record: bool,
     ) -> Box<dyn Solver + Send + Sync> {
@@ -118,7 +129,7 @@ impl SolverKind {
         match self {
             SolverKind::Admm => Box::new(AdmmSolver::with_capacity(
                 capacity,
-                AdmmSettings { model, stop, record_history, ..Default::default() },
+                AdmmSettings { model, stop, record_history, anderson, ..Default::default() },
             )),
             SolverKind::Pgs => Box::new(PgsSolver::with_capacity(
                 capacity,

@@ -179,7 +179,7 @@ impl Stepper {
                     && contact.model == ContactModel::Ccp
                     && contact.stop.max_iterations == stop.max_iterations;
                 (contact.fallback == Fallback::Ccp && !same).then(|| {
-                    let solver = SolverKind::Admm.build(ContactModel::Ccp, stop, blocks, false);
+                    let solver = SolverKind::Admm.build(ContactModel::Ccp, stop, contact.anderson, blocks, false);
                     (solver, SolveResult::with_capacity(blocks, 0))
                 })
             },
