@@ -257,6 +257,16 @@ fn the_quadruped_standing_touches_with_its_four_feet() {
     }
 }
 
+/// The lowest point of the standing quadruped is its feet's (spheres on shanks at −0.6 rad):
+/// exactly 2 mm below the ground, not the box bound of a rotated sphere (9.7 mm lower, which
+/// left the robot placed on the ground by `World::place_robot_on` falling 9.7 mm at start).
+#[test]
+fn the_standing_quadrupeds_lowest_point_is_its_feet() {
+    let (_model, data, world) = standing_quadruped();
+    let lowest = world.robot_lowest_point(&data).unwrap();
+    assert!((lowest + 0.002).abs() < 1e-12, "{lowest}");
+}
+
 /// Shapes whose bounding sphere is farther than the margin from the ground are left out
 /// (the body, the thighs); sunk below the ground, the same world places and tests them
 /// all, and every one meets it.

@@ -592,6 +592,19 @@ impl CollisionShape {
         n.dot(&pose.act_point(&((lo + hi) * 0.5))) - n_local.abs().dot(&((hi - lo) * 0.5))
     }
 
+    /// The lowest world z of the shape at `pose`: exact for a sphere and for the shapes
+    /// with a support map (boxes, cylinders, capsules, convex hulls), the world box's bound
+    /// otherwise (a mesh without a hull). (The box of a rotated sphere's local box reaches
+    /// r·(|R₂₀| + |R₂₁| + |R₂₂|) below its centre, up to √3·r.)
+    pub fn lowest_z(&self, pose: &SE3) -> f64 {
+        if let ShapeKind::Sphere { radius } = self.kind {
+            let (lo, hi) = self.local_aabb;
+            return pose.act_point(&((lo + hi) * 0.5)).z - radius;
+        }
+        let support = self.parry.as_ref().and_then(|p| p.support_point(pose, &-Vec3::z()));
+        support.map_or_else(|| self.world_aabb(pose, 0.0).0.z, |p| p.z)
+    }
+
     /// Whether the shape at `pose` and the ball of `radius` at `centre` (world) overlap,
     /// touching included: a half-space when the centre is within `radius` of its inside, a
     /// mesh when a triangle meets the ball (its surface: a ball wholly inside a closed

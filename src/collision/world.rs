@@ -515,16 +515,10 @@ impl CollisionWorld {
     }
 
     fn lowest_point_where(&self, data: &Data, moved_by: impl Fn(usize) -> bool) -> Option<f64> {
-        let down = -Vec3::z();
         self.robot_objects
             .iter()
             .filter(|&&i| matches!(self.objects[i].owner, Owner::Robot { joint } if moved_by(joint)))
-            .map(|&i| {
-                let o = &self.objects[i];
-                let pose = o.robot_pose(data);
-                let support = o.shape.parry.as_ref().and_then(|p| p.support_point(&pose, &down));
-                support.map_or_else(|| o.shape.world_aabb(&pose, 0.0).0.z, |p| p.z)
-            })
+            .map(|&i| self.objects[i].shape.lowest_z(&self.objects[i].robot_pose(data)))
             .reduce(f64::min)
     }
 
