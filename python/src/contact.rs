@@ -293,9 +293,10 @@ fn finite_result(solver: &str, result: &SolveResult) -> PyResult<()> {
 /// Solves `problem` with `solver` (one of SOLVERS) on `model` ("ncp" or "ccp", where the
 /// solver has a choice) to the absolute tolerance `tol` in at most `max_iterations`,
 /// from `warm_start` (a previous Solution or impulses); the criteria in force units for
-/// a step `dt`. The interpreter is released while it runs.
+/// a step `dt`; `anderson`: the ADMM's Anderson depth (`contact.anderson`; 0: the paper's
+/// plain iteration). The interpreter is released while it runs.
 #[pyfunction]
-#[pyo3(signature = (problem, solver="admm", model="ncp", tol=1e-6, max_iterations=1000, warm_start=None, dt=1.0))]
+#[pyo3(signature = (problem, solver="admm", model="ncp", tol=1e-6, max_iterations=1000, warm_start=None, dt=1.0, anderson=DEFAULT_ANDERSON as i64))]
 #[allow(clippy::too_many_arguments)]
 pub fn solve(
     py: Python<'_>,
@@ -306,10 +307,13 @@ pub fn solve(
     max_iterations: i64,
     warm_start: Option<&Bound<'_, PyAny>>,
     dt: f64,
+    anderson: i64,
 ) -> PyResult<PySolution> {
     let kind = solver_kind(solver)?;
     let max_iterations = usize::try_from(max_iterations)
         .map_err(|_| PyValueError::new_err(format!("max_iterations: {max_iterations}, expected an integer ≥ 0")))?;
+    let anderson = usize::try_from(anderson)
+        .map_err(|_| PyValueError::new_err(format!("anderson: {anderson}, expected an integer ≥ 0")))?;
     let contact_model = contact_model(model)?;
     let tol = positive("tol", tol, true)?;
     let dt = positive("dt", dt, false)?;
@@ -319,7 +323,7 @@ pub fn solve(
     let (result, metrics) = py.detach(|| {
         guard("solve", || {
             let n = p.contacts();
-            let mut engine_solver = kind.build(contact_model, stop, DEFAULT_ANDERSON, n, false);
+            let mut engine_solver = kind.build(contact_model, stop, anderson, n, false);
             let mut result = SolveResult::with_capacity(n, 0);
             engine_solver.solve(p, warm.as_ref(), &mut result).map_err(engine)?;
             finite_result(solver, &result)?;

@@ -325,6 +325,22 @@ def test_at09_a_ton_on_a_gram_admm_converges_and_pgs_does_not():
             assert c.converged and abs(top / (ratio * G0 * DT) - 1) < 1e-3, (solver, e, top)
 
 
+def test_anderson_takes_fewer_admm_iterations_to_the_same_impulses():
+    """`anderson` (the simulator's `contact.anderson`, default 5) against the paper's
+    plain iteration (0) on the sliding point mass of AT-04 (47 iterations plain, 17 with
+    Anderson, to 1e-12): the same impulses to 1e-10, in less than half the iterations; a
+    negative depth is refused by name."""
+    p = point_mass([np.cos(0.5), np.sin(0.5), -G0 * DT], 0.5)
+    plain = sg.solve(p, tol=1e-12, max_iterations=5000, anderson=0)
+    fast = sg.solve(p, tol=1e-12, max_iterations=5000)
+    assert plain.converged and fast.converged
+    assert max_diff(plain.impulses, fast.impulses) < 1e-10
+    print(f"sliding: {plain.iterations} iterations plain, {fast.iterations} with Anderson")
+    assert 2 * fast.iterations < plain.iterations, (plain.iterations, fast.iterations)
+    with pytest.raises(ValueError, match="anderson"):
+        sg.solve(p, anderson=-1)
+
+
 def test_sap_converges_in_a_few_newton_iterations_on_the_stacks():
     """Seed 001's point (contact_solvers.rs): Newton is insensitive to the mass ratio:
     ≤ 20 iterations on the box and on the two cubes at ratios 1…1e6."""
