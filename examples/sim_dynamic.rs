@@ -9,10 +9,15 @@
 //! with the final configuration and free bodies' centres.
 //!
 //!   cargo run --release --example sim_dynamic -- --robot solo12|quadruped|talos|arm7|none
-//!       --drive D.json [--steps 1000] [--no-islands] [--json OUT.json]
+//!       --drive D.json [--steps 1000] [--no-islands] [--solver NAME] [--budget SECONDS]
+//!       [--json OUT.json]
+//!   cargo run --release --example sim_dynamic -- --urdf ROBOT.urdf --drive D.json ...
 //!
 //! `--no-islands` solves the step's contacts as one problem (`contact.islands: false`;
-//! by default separate groups of contacts are problems of their own).
+//! by default separate groups of contacts are problems of their own). `--urdf` loads the
+//! robot from a URDF file, its root fixed to the world at the origin (scripts/cable.py's
+//! cable). `--solver` replaces `contact.solver` (admm, vfpi, vfpi-block, ...); `--budget`
+//! stops the run after that much wall time (the steps done are in the output).
 //!
 //! The drive (written by bench_sim.py) holds everything both simulators share:
 //! `piece` (steps a piece of the schedule is held), `joints` (names), per joint `kp`, `kd`,
@@ -28,7 +33,7 @@ use nalgebra::{Quaternion, UnitQuaternion};
 use signorini::collision::{CollisionShape, Environment, Ground};
 use signorini::config::ContactConfig;
 use signorini::contact::Fallback;
-use signorini::model::{FreeBody, FreeBodyState};
+use signorini::model::{FreeBody, FreeBodyState, Model, ModelOptions};
 use signorini::scenes::{Sources, robots, worlds};
 use signorini::sim::{Robot, Stepper, World};
 use signorini::spatial::{Force, SE3, Vec3, rotation_from_rpy};
@@ -79,19 +84,24 @@ fn fail(message: String) -> ! {
 
 /// The world of `robot` (its reference posture, `initial` applied, placed `lift` above
 /// the ground) with the drive's boxes.
-fn world(robot: &str, drive: &Drive) -> Result<World, String> {
+fn world(robot: &str, urdf: Option<&str>, drive: &Drive) -> Result<World, String> {
     let sources = Sources::repository();
-    if robot == "none" {
+    if robot == "none" && urdf.is_none() {
         return Ok(worlds::box_layout(&drive.boxes, drive.box_mass, drive.box_half, drive.ground_friction));
     }
-    let (model, mut q) = match robot {
-        "solo12" => robots::solo12(&sources),
-        "quadruped" => robots::quadruped(&sources),
-        "talos" => robots::talos(&sources),
-        "arm7" => robots::arm7(&sources),
+    let (model, mut q) = match (robot, urdf) {
+        (_, Some(path)) => Model::from_urdf_file(std::path::Path::new(path), &ModelOptions::default())
+            .map(|m| {
+                let q = m.neutral_configuration().as_slice().to_vec();
+                (m, q)
+            })
+            .map_err(|e| format!("{path}: {e}"))?,
+        ("solo12", _) => robots::solo12(&sources).map_err(|e| e.to_string())?,
+        ("quadruped", _) => robots::quadruped(&sources).map_err(|e| e.to_string())?,
+        ("talos", _) => robots::talos(&sources).map_err(|e| e.to_string())?,
+        ("arm7", _) => robots::arm7(&sources).map_err(|e| e.to_string())?,
         _ => return Err(format!("unknown robot {robot} (solo12, quadruped, talos, arm7 or none)")),
-    }
-    .map_err(|e| e.to_string())?;
+    };
     for (name, value) in &drive.initial {
         let id = model.joint_id(name).ok_or_else(|| format!("{robot}: no joint {name}"))?;
         q[model.idx_q[id]] = *value;
@@ -167,12 +177,13 @@ fn main() {
     let mut args = std::env::args().skip(1);
     let usage = || -> ! {
         eprintln!(
-            "usage: sim_dynamic --robot solo12|quadruped|talos|arm7|none --drive D.json [--steps N] [--no-islands] \
-             [--json OUT]"
+            "usage: sim_dynamic --robot solo12|quadruped|talos|arm7|none | --urdf ROBOT.urdf --drive D.json \
+             [--steps N] [--no-islands] [--solver NAME] [--budget SECONDS] [--json OUT]"
         );
         std::process::exit(2);
     };
     let (mut robot, mut drive, mut steps, mut json) = (None::<String>, None::<String>, 1000usize, None::<String>);
+    let (mut urdf, mut budget) = (None::<String>, f64::INFINITY);
     let mut contact = ContactConfig::default();
     while let Some(a) = args.next() {
         if a == "--no-islands" {
@@ -181,24 +192,32 @@ fn main() {
         }
         match (a.as_str(), args.next()) {
             ("--robot", Some(v)) => robot = Some(v),
+            ("--urdf", Some(v)) => urdf = Some(v),
             ("--drive", Some(v)) => drive = Some(v),
+            ("--solver", Some(v)) => {
+                contact.solver = serde_json::from_value(serde_json::Value::String(v.clone()))
+                    .unwrap_or_else(|e| fail(format!("--solver {v}: {e}")))
+            }
+            ("--budget", Some(v)) => budget = v.parse().unwrap_or_else(|_| usage()),
             ("--steps", Some(v)) => steps = v.parse().unwrap_or_else(|_| usage()),
             ("--json", Some(v)) => json = Some(v),
             _ => usage(),
         }
     }
+    let robot = robot.or_else(|| urdf.as_ref().map(|_| "urdf".to_owned()));
     let (Some(robot), Some(path)) = (robot, drive) else { usage() };
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| fail(format!("{path}: {e}")));
     let drive: Drive = serde_json::from_str(&text).unwrap_or_else(|e| fail(format!("{path}: {e}")));
     if drive.piece == 0 {
         fail(format!("{path}: `piece` must be at least 1"));
     }
-    let mut world = world(&robot, &drive).unwrap_or_else(|e| fail(format!("{path}: {e}")));
+    let mut world = world(&robot, urdf.as_deref(), &drive).unwrap_or_else(|e| fail(format!("{path}: {e}")));
     let dofs = dofs(&world, &drive).unwrap_or_else(|e| fail(format!("{path}: {e}")));
-    let mut stepper = Stepper::new(&world, DT, &contact.settings(), 8 * drive.boxes.len() + 256);
+    let mut stepper = Stepper::new(&world, DT, &contact.settings(), 8 * drive.boxes.len() + 2 * world.nv() + 256);
     let mut tau = vec![0.0; world.nv()];
     let pieces = drive.reference.len().max(drive.tau.len()).max(drive.push.len()).max(1);
     let mut out: [Vec<f64>; 9] = std::array::from_fn(|_| Vec::with_capacity(steps));
+    let start = Instant::now();
     for k in 0..steps {
         let p = (k / drive.piece).min(pieces - 1);
         let t0 = Instant::now();
@@ -221,6 +240,9 @@ fn main() {
         }
         if !world.is_finite() {
             eprintln!("sim_dynamic: the state stopped being finite at step {k}");
+            break;
+        }
+        if start.elapsed().as_secs_f64() > budget {
             break;
         }
     }

@@ -6,11 +6,12 @@
 //! the fallbacks, the resident memory the stepper and its problems took per contact.
 //!
 //!   cargo run --release --example sim_scale -- --layout L.json [--steps 1000]
-//!       [--budget SECONDS] [--no-islands] [--json OUT.json]
+//!       [--budget SECONDS] [--no-islands] [--solver NAME] [--json OUT.json]
 //!
 //! The layout is `{"boxes": [[x, y, z, yaw], ...]}` (m, rad). `--budget` stops the run
 //! after that much wall time (the steps done are reported); `--no-islands` solves the
-//! step's contacts as one problem (`contact.islands: false`).
+//! step's contacts as one problem (`contact.islands: false`); `--solver` replaces
+//! `contact.solver` (admm, the default; vfpi, vfpi-block, ...).
 
 use std::time::Instant;
 
@@ -32,7 +33,9 @@ fn resident_kb() -> f64 {
 fn main() {
     let mut args = std::env::args().skip(1);
     let usage = || -> ! {
-        eprintln!("usage: sim_scale --layout L.json [--steps N] [--budget SECONDS] [--no-islands] [--json OUT]");
+        eprintln!(
+            "usage: sim_scale --layout L.json [--steps N] [--budget SECONDS] [--no-islands] [--solver NAME] [--json OUT]"
+        );
         std::process::exit(2);
     };
     let (mut layout, mut steps, mut budget, mut json) = (None::<String>, 1000usize, f64::INFINITY, None::<String>);
@@ -48,6 +51,9 @@ fn main() {
             ("--steps", Some(v)) => steps = v.parse().unwrap_or_else(|_| usage()),
             ("--budget", Some(v)) => budget = v.parse().unwrap_or_else(|_| usage()),
             ("--json", Some(v)) => json = Some(v),
+            ("--solver", Some(v)) => {
+                contact.solver = serde_json::from_value(serde_json::Value::String(v)).unwrap_or_else(|_| usage())
+            }
             _ => usage(),
         }
     }
@@ -69,6 +75,7 @@ fn main() {
     let before = resident_kb();
     let mut stepper = Stepper::new(&world, DT, &contact.settings(), capacity);
     let (mut times, mut contacts) = (Vec::with_capacity(steps), Vec::with_capacity(steps));
+    let mut step_eps = Vec::with_capacity(steps);
     let (mut iterations, mut unconverged, mut fallbacks, mut polished, mut dropped) = (0usize, 0, 0, 0, 0);
     let (mut penetration, mut eps) = (0.0f64, 0.0f64);
     let start = Instant::now();
@@ -84,6 +91,7 @@ fn main() {
         dropped += r.contacts_dropped;
         penetration = penetration.max(r.max_penetration);
         eps = eps.max(r.metrics.eps_abs);
+        step_eps.push(r.metrics.eps_abs);
         if start.elapsed().as_secs_f64() > budget {
             break;
         }
@@ -96,14 +104,14 @@ fn main() {
     sorted.sort_by(f64::total_cmp);
     let contacts_f: Vec<f64> = contacts.iter().map(|&c| c as f64).collect();
     let figures = serde_json::json!({
-        "boxes": boxes.len(), "steps": n, "islands": contact.islands,
+        "boxes": boxes.len(), "steps": n, "islands": contact.islands, "solver": contact.solver,
         "us_mean": mean(&times), "us_median": sorted.get(n / 2).copied().unwrap_or(0.0),
         "contacts_mean": mean(&contacts_f), "contacts_max": max_contacts,
         "iterations_mean": iterations as f64 / n.max(1) as f64, "unconverged": unconverged,
         "fallbacks": fallbacks, "polished": polished, "dropped": dropped,
         "max_penetration": penetration, "eps_abs": eps,
         "memory_kb": memory, "kb_per_contact": memory / max_contacts.max(1) as f64,
-        "step_us": times, "step_contacts": contacts,
+        "step_us": times, "step_contacts": contacts, "step_eps": step_eps,
     });
     println!(
         "{} boxes, {n} steps{}: {:.1} µs/step mean ({:.1} median), {:.1} contacts mean ({max_contacts} max), \

@@ -20,7 +20,23 @@ its stepper took per contact. The exponent is the least-squares slope of log(µs
 against log(contacts) over the single piles, and over every step with at least 10 contacts
 of every pile (pooled).
 
-  scripts/with_ros.sh python scripts/bench_scale.py [--steps 1000] [--big-steps 300] [--budget 120] [--write]
+`--part` picks what runs (repeatable; default `piles`), each part its own table and
+section of docs/BENCHMARKS.md:
+  - `piles`: the above;
+  - `cable`: scripts/cable.py's cables of `--cables` beads (default 30, 100, 300) dragged
+    `--cable-steps` steps (default 1000: 0.3 m) by their sled, MuJoCo (the same URDF
+    through its importer, μ 0.6, the same PD, its defaults otherwise; per cable, its run
+    first, then signorini's) and signorini (`--example sim_dynamic --urdf`, default contact
+    settings), each run cut at `--budget` seconds of wall time; per cable µs/step,
+    contacts/step, iterations, unconverged steps, fallbacks, the deepest penetration, the
+    lowest bead centre, the sled's travel; the exponent over the cables' means;
+  - `vfpi`: signorini's ADMM (the default solver) against seed 004's V-FPI
+    (`contact.solver: vfpi-block` and `vfpi`) on the piles of 10, 100, 10 × 10 and, with
+    `cable`, on the cables: µs/step, iterations/step, unconverged steps, seed 002's ε_abs
+    (the NCP criterion in force units, max and median over the steps with contacts).
+
+  scripts/with_ros.sh python scripts/bench_scale.py [--steps 1000] [--big-steps 300] [--budget 120]
+      [--part piles|cable|vfpi ...] [--cables 30,100,300] [--cable-steps 1000] [--write]
 """
 
 import argparse
@@ -40,6 +56,7 @@ import numpy as np
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 from bench_dynamics import write_section  # noqa: E402
+import cable  # noqa: E402
 
 DT, G0, HALF, MU, DROP, PITCH = 1e-3, 9.81, 0.05, 0.6, 0.3, 0.14
 SCENES = [("pile10", "1 pile of 10", 1, 10), ("pile100", "1 pile of 100", 1, 100),
@@ -86,10 +103,13 @@ def run_mujoco(boxes, steps):
             "lowest": float(min(data.xpos[1:, 2]))}
 
 
-def run_ours(path, steps, budget, islands, out):
-    target = pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
-    args = [str(target / "release/examples/sim_scale"), "--layout", str(path), "--steps", str(steps),
-            "--budget", str(budget), "--json", str(out)] + ([] if islands else ["--no-islands"])
+def example(name):
+    return pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "release" / "examples" / name
+
+
+def run_ours(path, steps, budget, islands, out, solver="admm"):
+    args = [str(example("sim_scale")), "--layout", str(path), "--steps", str(steps),
+            "--budget", str(budget), "--json", str(out), "--solver", solver] + ([] if islands else ["--no-islands"])
     subprocess.run(args, cwd=ROOT, check=True, capture_output=True)
     return json.loads(out.read_text())
 
@@ -137,16 +157,93 @@ def table(results, budget):
     return "\n".join(lines), fits
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--steps", type=int, default=1000)
-    parser.add_argument("--big-steps", type=int, default=300, help="steps of the 1000-box pile")
-    parser.add_argument("--budget", type=float, default=120.0, help="wall seconds per signorini run")
-    parser.add_argument("--only", choices=[k for k, *_ in SCENES], action="append")
-    parser.add_argument("--write", action="store_true", help="update docs/BENCHMARKS.md")
-    args = parser.parse_args()
-    subprocess.run(["cargo", "build", "--release", "--example", "sim_scale"], cwd=ROOT, check=True)
-    work = pathlib.Path(tempfile.mkdtemp(prefix="signorini-scale-"))
+SOLVERS = ["admm", "vfpi-block", "vfpi"]
+VFPI_PILES = ["pile10", "pile100", "piles10x10"]
+
+
+def run_cable_mujoco(n, steps, budget):
+    """MuJoCo's run of the cable of `n` beads, cut after `budget` wall seconds."""
+    r = cable.MujocoCable(n, cable.drive(n, steps)).run(steps, budget)
+    return cable_figures(r, n, steps) | {"drag": r["drag"], "finite": r["finite"]}
+
+
+def run_cable_ours(n, steps, budget, work, solver):
+    urdf, drive = work / f"cable{n}.urdf", work / f"cable{n}-drive.json"
+    urdf.write_text(cable.urdf(n))
+    drive.write_text(json.dumps(cable.drive(n, steps)))
+    out = work / f"cable{n}-{solver}.json"
+    subprocess.run([str(example("sim_dynamic")), "--urdf", str(urdf), "--drive", str(drive), "--steps", str(steps),
+                    "--budget", str(budget), "--solver", solver, "--json", str(out)],
+                   cwd=ROOT, check=True, capture_output=True)
+    r = json.loads(out.read_text())
+    eps = [e for e, c in zip(r["eps_abs"], r["contacts"]) if c > 0]
+    return cable_figures(r, n, steps) | {
+        "iterations_mean": float(np.mean(r["iterations"])), "iterations_max": int(max(r["iterations"])),
+        "unconverged": int(sum(r["unconverged"])), "fallbacks": int(sum(r["fallback"])),
+        "eps_max": max(eps, default=0.0), "eps_median": float(np.median(eps)) if eps else 0.0,
+        "drag": r["final_q"][0] if r["final_q"] else float("nan"),
+        "finite": bool(np.isfinite(r["final_q"]).all()) and r["steps"] > 0}
+
+
+def cable_figures(r, n, steps):
+    """The figures both simulators report of a cable run (per-step lists `step_us`,
+    `contacts`, `penetration`, `lowest`)."""
+    done = len(r["step_us"])
+    return {"beads": n, "steps": done, "steps_asked": steps, "us_mean": float(np.mean(r["step_us"])),
+            "us_median": float(np.median(r["step_us"])), "contacts_mean": float(np.mean(r["contacts"])),
+            "penetration": float(max(r["penetration"])), "lowest": float(min(r["lowest"])),
+            "step_us": r["step_us"], "step_contacts": r["contacts"]}
+
+
+def cable_table(results, lengths):
+    def done(r):
+        return f"{r['steps']}" + ("" if r["steps"] >= r["steps_asked"] else f" of {r['steps_asked']}")
+    lines = ["| cable (dofs) | MuJoCo µs/step (contacts/step), steps done | signorini µs/step (contacts/step), "
+             "steps done | ratio | ADMM iterations/step, mean (max) | unconverged, fallbacks "
+             "| deepest penetration, MuJoCo / signorini (mm) | sled travel, MuJoCo / signorini (m) |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+    for n in lengths:
+        m, o = results[n]["mujoco"], results[n]["admm"]
+        lines.append(
+            f"| {n} beads ({2 * n + 1}) | {m['us_mean']:.1f} ({m['contacts_mean']:.1f}), {done(m)} "
+            f"| {o['us_mean']:.1f} ({o['contacts_mean']:.1f}), {done(o)} | {o['us_mean'] / m['us_mean']:.2f} "
+            f"| {o['iterations_mean']:.1f} ({o['iterations_max']}) | {o['unconverged']}, {o['fallbacks']} "
+            f"| {1e3 * m['penetration']:.2f} / {1e3 * o['penetration']:.3f} | {m['drag']:.3f} / {o['drag']:.3f} |")
+    fits = {who: slope([results[n][who]["contacts_mean"] for n in lengths], [results[n][who]["us_mean"] for n in lengths])
+            for who in ("mujoco", "admm")}
+    dofs = {who: slope([2 * n + 1 for n in lengths], [results[n][who]["us_mean"] for n in lengths])
+            for who in ("mujoco", "admm")}
+    lines += ["", "| exponent of µs/step, cables of " + ", ".join(map(str, lengths)) + " beads | MuJoCo | signorini |",
+              "|---|---:|---:|",
+              f"| against contacts/step | {fits['mujoco']:.2f} | {fits['admm']:.2f} |",
+              f"| against dofs (2N + 1) | {dofs['mujoco']:.2f} | {dofs['admm']:.2f} |"]
+    return "\n".join(lines), fits
+
+
+def vfpi_table(rows):
+    """rows: (scene name, {solver: figures}) with `us_mean`, `iterations_mean`,
+    `unconverged`, `steps`, `steps_asked`, `eps_max`, `eps_median`."""
+    head = " | ".join(f"{s} µs/step (steps done) | {s} iterations/step, unconverged | {s} ε_abs max (median)"
+                      for s in SOLVERS)
+    lines = [f"| scene | {head} |", "|---" + "|---:" * (3 * len(SOLVERS)) + "|"]
+    for name, by in rows:
+        cells = []
+        for s in SOLVERS:
+            r = by[s]
+            cut = "" if r["steps"] >= r["steps_asked"] else f" of {r['steps_asked']}"
+            cells += [f"{r['us_mean']:.1f} ({r['steps']}{cut})", f"{r['iterations_mean']:.1f}, {r['unconverged']}",
+                      f"{r['eps_max']:.1e} ({r['eps_median']:.1e})"]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def pile_eps(r, steps):
+    eps = [e for e, c in zip(r["step_eps"], r["step_contacts"]) if c > 0]
+    return r | {"steps_asked": steps, "eps_max": max(eps, default=0.0),
+                "eps_median": float(np.median(eps)) if eps else 0.0}
+
+
+def piles_part(args, work):
     results = {}
     for key, name, piles, n in SCENES:
         if args.only and key not in args.only:
@@ -178,6 +275,94 @@ def main():
                 "first ~0.25 s). kB/contact: resident memory the stepper took over the run / the most "
                 "contacts of a step.\n\n" + text)
         write_section("scale", "Scale: step time against contacts", text)
+
+
+def cable_part(args, work, solvers):
+    """{beads: {"mujoco": figures, solver: figures}} of every cable, MuJoCo first."""
+    results = {}
+    for n in args.cables:
+        results[n] = {"mujoco": run_cable_mujoco(n, args.cable_steps, args.budget)}
+        for solver in solvers:
+            results[n][solver] = run_cable_ours(n, args.cable_steps, args.budget, work, solver)
+        for who, r in results[n].items():
+            print(f"cable {n} {who}: {r['us_mean']:.1f} µs/step, {r['contacts_mean']:.1f} contacts, "
+                  f"{r['steps']} steps, penetration {r['penetration']:.2e}, travel {r['drag']:.3f}"
+                  + "".join(f", {f} {r[f]}" for f in ("unconverged", "fallbacks", "iterations_mean", "eps_max")
+                            if f in r), flush=True)
+    (work / "cables.json").write_text(json.dumps({str(k): v for k, v in results.items()}))
+    text, _ = cable_table(results, args.cables)
+    print(text)
+    if args.write and "cable" in args.part:
+        c = cable
+        text = (f"{datetime.date.today()}, `scripts/bench_scale.py --part cable --cables "
+                f"{','.join(map(str, args.cables))} --cable-steps {args.cable_steps} --budget {args.budget:g}`, one run "
+                f"(per cable MuJoCo {mujoco.__version__}, then signorini `--release --example sim_dynamic --urdf`), "
+                "the same URDF (scripts/cable.py): a chain of N beads (spheres of radius "
+                f"{100 * c.RADIUS:g} cm, {1e3 * c.BEAD_MASS:g} g, {100 * c.SPACING:g} cm apart, each behind a pitch "
+                f"and a yaw revolute joint with a {1e3 * c.KNUCKLE_MASS:g} g knuckle between them, damping "
+                f"{c.DAMPING:g} N·m·s/rad) behind a {c.SLED_MASS:g} kg sled on a prismatic joint along x, its PD "
+                f"(kp {c.DRAG_KP:g} N/m, kd {c.DRAG_KD:g} N·s/m) tracking {c.SPEED:g} m/s; the cable starts on the "
+                f"ground in a wave (±{c.WAVE:g} rad of heading, wavelength {c.WAVELENGTH:g} m), μ {c.MU:g}, Δt 1 ms; "
+                "each simulator's default contact settings. A run is cut after "
+                f"{args.budget:g} s of wall time (steps done). Contacts/step as each simulator counts them: "
+                "signorini every bead within its 5 mm detection margin, MuJoCo the beads touching the ground "
+                "(its soft contacts let the light beads hop: fewer contacts than beads). A cable is one island of "
+                "a robot with 2N + 1 dofs, its joint-space inertia dense (a chain): both simulators' steps grow "
+                "with the dofs, not only the contacts.\n\n" + text)
+        write_section("scale_cable", "Scale: a cable dragged over the ground", text)
+    return results
+
+
+def vfpi_part(args, work, cables):
+    rows = []
+    for key, name, piles, n in SCENES:
+        if key not in VFPI_PILES or (args.only and key not in args.only):
+            continue
+        path = work / f"{key}.json"
+        path.write_text(json.dumps({"boxes": layout(piles, n)}))
+        by = {s: pile_eps(run_ours(path, args.steps, args.budget, True, work / f"{key}-{s}.json", s), args.steps)
+              for s in SOLVERS}
+        rows.append((name, by))
+        for s, r in by.items():
+            print(f"{name} {s}: {r['us_mean']:.1f} µs/step, {r['iterations_mean']:.1f} iterations, "
+                  f"{r['unconverged']} unconverged, eps {r['eps_max']:.1e}, {r['steps']} steps", flush=True)
+    for n, by in (cables or {}).items():
+        rows.append((f"cable of {n} beads", {s: by[s] for s in SOLVERS}))
+    text = vfpi_table(rows)
+    print(text)
+    if args.write and not args.only:
+        text = (f"{datetime.date.today()}, `scripts/bench_scale.py --part vfpi"
+                + (" --part cable" if cables else "") + f" --steps {args.steps} --budget {args.budget:g}`, "
+                "one run: signorini `--release` with islands, tolerance 1e-6, the solver of `contact.solver` "
+                "(admm: seed 000's ADMM, the default, Anderson 5, polish; vfpi-block and vfpi: seed 004's "
+                "velocity fixed-point iteration, the bodies' rows preconditioned by their block's inverse or by "
+                "the paper's diagonal), every other setting the default (1000 iterations at most, fallback "
+                "`ccp`). ε_abs: seed 002's NCP criterion in force units, over the steps with contacts.\n\n" + text)
+        write_section("scale_vfpi", "Scale: ADMM against V-FPI", text)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=1000)
+    parser.add_argument("--big-steps", type=int, default=300, help="steps of the 1000-box pile")
+    parser.add_argument("--budget", type=float, default=120.0, help="wall seconds per run")
+    parser.add_argument("--only", choices=[k for k, *_ in SCENES], action="append")
+    parser.add_argument("--part", choices=["piles", "cable", "vfpi"], action="append")
+    parser.add_argument("--cables", type=lambda t: [int(x) for x in t.split(",")], default=[30, 100, 300])
+    parser.add_argument("--cable-steps", type=int, default=1000)
+    parser.add_argument("--write", action="store_true", help="update docs/BENCHMARKS.md")
+    args = parser.parse_args()
+    args.part = args.part or ["piles"]
+    subprocess.run(["cargo", "build", "--release", "--example", "sim_scale", "--example", "sim_dynamic"], cwd=ROOT,
+                   check=True)
+    work = pathlib.Path(tempfile.mkdtemp(prefix="signorini-scale-"))
+    if "piles" in args.part:
+        piles_part(args, work)
+    cables = None
+    if "cable" in args.part:
+        cables = cable_part(args, work, SOLVERS if "vfpi" in args.part else ["admm"])
+    if "vfpi" in args.part:
+        vfpi_part(args, work, cables)
 
 
 if __name__ == "__main__":
