@@ -173,7 +173,18 @@ fn lowest(world: &World) -> f64 {
     world.states.iter().map(|s| s.pose.translation.z).fold(robot, f64::min)
 }
 
-fn main() {
+/// The command line (see the module doc).
+struct Args {
+    robot: Option<String>,
+    urdf: Option<String>,
+    drive: Option<String>,
+    steps: usize,
+    json: Option<String>,
+    budget: f64,
+    contact: ContactConfig,
+}
+
+fn arguments() -> Args {
     let mut args = std::env::args().skip(1);
     let usage = || -> ! {
         eprintln!(
@@ -182,30 +193,44 @@ fn main() {
         );
         std::process::exit(2);
     };
-    let (mut robot, mut drive, mut steps, mut json) = (None::<String>, None::<String>, 1000usize, None::<String>);
-    let (mut urdf, mut budget) = (None::<String>, f64::INFINITY);
-    let mut contact = ContactConfig::default();
+    let mut out = Args {
+        robot: None,
+        urdf: None,
+        drive: None,
+        steps: 1000,
+        json: None,
+        budget: f64::INFINITY,
+        contact: ContactConfig::default(),
+    };
     while let Some(a) = args.next() {
         if a == "--no-islands" {
-            contact.islands = false;
+            out.contact.islands = false;
             continue;
         }
         match (a.as_str(), args.next()) {
-            ("--robot", Some(v)) => robot = Some(v),
-            ("--urdf", Some(v)) => urdf = Some(v),
-            ("--drive", Some(v)) => drive = Some(v),
+            ("--robot", Some(v)) => out.robot = Some(v),
+            ("--urdf", Some(v)) => out.urdf = Some(v),
+            ("--drive", Some(v)) => out.drive = Some(v),
             ("--solver", Some(v)) => {
-                contact.solver = serde_json::from_value(serde_json::Value::String(v.clone()))
+                out.contact.solver = serde_json::from_value(serde_json::Value::String(v.clone()))
                     .unwrap_or_else(|e| fail(format!("--solver {v}: {e}")))
             }
-            ("--budget", Some(v)) => budget = v.parse().unwrap_or_else(|_| usage()),
-            ("--steps", Some(v)) => steps = v.parse().unwrap_or_else(|_| usage()),
-            ("--json", Some(v)) => json = Some(v),
+            ("--budget", Some(v)) => out.budget = v.parse().unwrap_or_else(|_| usage()),
+            ("--steps", Some(v)) => out.steps = v.parse().unwrap_or_else(|_| usage()),
+            ("--json", Some(v)) => out.json = Some(v),
             _ => usage(),
         }
     }
-    let robot = robot.or_else(|| urdf.as_ref().map(|_| "urdf".to_owned()));
-    let (Some(robot), Some(path)) = (robot, drive) else { usage() };
+    if out.drive.is_none() || (out.robot.is_none() && out.urdf.is_none()) {
+        usage()
+    }
+    out
+}
+
+fn main() {
+    let Args { robot, urdf, drive, steps, json, budget, contact } = arguments();
+    let robot = robot.unwrap_or_else(|| "urdf".to_owned());
+    let path = drive.unwrap_or_default();
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| fail(format!("{path}: {e}")));
     let drive: Drive = serde_json::from_str(&text).unwrap_or_else(|e| fail(format!("{path}: {e}")));
     if drive.piece == 0 {

@@ -30,6 +30,22 @@ fn resident_kb() -> f64 {
     line.split_whitespace().nth(1).and_then(|v| v.parse().ok()).unwrap_or(0.0)
 }
 
+/// The layout file's boxes (see the module doc); exits with a one-line error.
+fn read_boxes(layout: &str) -> Vec<[f64; 4]> {
+    let text = std::fs::read_to_string(layout).unwrap_or_else(|e| {
+        eprintln!("sim_scale: {layout}: {e}");
+        std::process::exit(1)
+    });
+    let doc: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| {
+        eprintln!("sim_scale: {layout}: {e}");
+        std::process::exit(1)
+    });
+    serde_json::from_value(doc["boxes"].clone()).unwrap_or_else(|e| {
+        eprintln!("sim_scale: {layout}: `boxes`: {e}");
+        std::process::exit(1)
+    })
+}
+
 fn main() {
     let mut args = std::env::args().skip(1);
     let usage = || -> ! {
@@ -58,18 +74,7 @@ fn main() {
         }
     }
     let Some(layout) = layout else { usage() };
-    let text = std::fs::read_to_string(&layout).unwrap_or_else(|e| {
-        eprintln!("sim_scale: {layout}: {e}");
-        std::process::exit(1)
-    });
-    let doc: serde_json::Value = serde_json::from_str(&text).unwrap_or_else(|e| {
-        eprintln!("sim_scale: {layout}: {e}");
-        std::process::exit(1)
-    });
-    let boxes: Vec<[f64; 4]> = serde_json::from_value(doc["boxes"].clone()).unwrap_or_else(|e| {
-        eprintln!("sim_scale: {layout}: `boxes`: {e}");
-        std::process::exit(1)
-    });
+    let boxes = read_boxes(&layout);
     let mut world = worlds::box_layout(&boxes, 1.0, HALF, MU);
     let capacity = 8 * boxes.len() + 64;
     let before = resident_kb();
