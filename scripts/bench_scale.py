@@ -203,7 +203,7 @@ def cable_table(results, lengths):
                 + ("" if r["finite"] else ", NaN at the last"))
     lines = ["| cable (dofs) | MuJoCo µs/step (contacts/step), steps done | signorini µs/step (contacts/step), "
              "steps done | ratio | ADMM iterations/step, mean (max) | unconverged, fallbacks "
-             "| deepest penetration, MuJoCo / signorini (mm) | sled travel, MuJoCo / signorini (m) |",
+             "| deepest penetration, MuJoCo / signorini (m) | sled travel, MuJoCo / signorini (m) |",
              "|---|---:|---:|---:|---:|---:|---:|---:|"]
     for n in lengths:
         m, o = results[n]["mujoco"], results[n]["admm"]
@@ -211,7 +211,7 @@ def cable_table(results, lengths):
             f"| {n} beads ({2 * n + 1}) | {m['us_mean']:.1f} ({m['contacts_mean']:.1f}), {done(m)} "
             f"| {o['us_mean']:.1f} ({o['contacts_mean']:.1f}), {done(o)} | {o['us_mean'] / m['us_mean']:.2f} "
             f"| {o['iterations_mean']:.1f} ({o['iterations_max']}) | {o['unconverged']}, {o['fallbacks']} "
-            f"| {1e3 * m['penetration']:.2f} / {1e3 * o['penetration']:.3f} | {m['drag']:.3f} / {o['drag']:.3f} |")
+            f"| {m['penetration']:.1e} / {o['penetration']:.1e} | {m['drag']:.3f} / {o['drag']:.3f} |")
     fits = {who: slope([results[n][who]["contacts_mean"] for n in lengths], [results[n][who]["us_mean"] for n in lengths])
             for who in ("mujoco", "admm")}
     dofs = {who: slope([2 * n + 1 for n in lengths], [results[n][who]["us_mean"] for n in lengths])
