@@ -1,7 +1,9 @@
 //! The previous step's solution, by persistent contact id: contacts that persist start
 //! from their last impulse and dual, new ones from zero, and the ADMM from its last
 //! penalty exponent (seed 002 §III-E: "not only the primal and dual variables, but also
-//! the proximal parameter").
+//! the proximal parameter"), and the ADMM's power iteration from its last eigenvector
+//! estimate (so that each island of a step starts from its own, not from the island
+//! solved before it).
 
 use super::cone;
 use super::solver::{SolveResult, WarmStart};
@@ -19,6 +21,8 @@ pub struct WarmStartCache {
     /// an island starts from its own ([`WarmStartCache::append`]).
     powers: Vec<f64>,
     rho_power: Option<f64>,
+    /// The ADMM's eigenvector estimate per slot (3 each; NaN: none).
+    eigen: Vec<f64>,
     capacity: usize,
 }
 
@@ -31,6 +35,7 @@ impl WarmStartCache {
             dual: Vec::with_capacity(3 * capacity),
             powers: Vec::with_capacity(capacity),
             rho_power: None,
+            eigen: Vec::with_capacity(3 * capacity),
             capacity,
         }
     }
@@ -52,6 +57,7 @@ impl WarmStartCache {
         self.dual.clear();
         self.powers.clear();
         self.rho_power = None;
+        self.eigen.clear();
     }
 
     /// Remembers `result` for the contacts `ids` (in the problem's order). A result that
@@ -69,6 +75,7 @@ impl WarmStartCache {
         }
         self.lambda.extend_from_slice(&result.lambda[..3 * n]);
         self.dual.extend_from_slice(&result.dual[..3 * n]);
+        self.push_eigen(result, n);
         self.index.extend(ids[..n].iter().enumerate().map(|(k, id)| (*id, k as u32)));
         self.index.sort_unstable();
         self.rho_power =
@@ -95,6 +102,7 @@ impl WarmStartCache {
         let first = self.index.len();
         self.lambda.extend_from_slice(&result.lambda[..3 * n]);
         self.dual.extend_from_slice(&result.dual[..3 * n]);
+        self.push_eigen(result, n);
         self.index.extend(ids[..n].iter().enumerate().map(|(k, id)| (*id, (first + k) as u32)));
         // The island's own exponent, else the one its contacts started from.
         let own = if result.rho_power.is_finite() && result.rho > 0.0 { Some(result.rho_power) } else { None };
@@ -102,6 +110,14 @@ impl WarmStartCache {
         self.powers.resize(first + n, power);
         if own.is_some() {
             self.rho_power = own;
+        }
+    }
+
+    /// Stores the eigenvector estimate of `result`'s first `n` contacts (NaN without one).
+    fn push_eigen(&mut self, result: &SolveResult, n: usize) {
+        match result.eigen.get(..3 * n) {
+            Some(e) => self.eigen.extend_from_slice(e),
+            None => self.eigen.resize(self.eigen.len() + 3 * n, f64::NAN),
         }
     }
 
@@ -118,6 +134,7 @@ impl WarmStartCache {
         out.lambda.resize(3 * ids.len(), 0.0);
         out.dual.resize(3 * ids.len(), 0.0);
         out.known.resize(ids.len(), false);
+        out.eigen.resize(3 * ids.len(), 1.0);
         out.rho_power = self.rho_power;
         let mut own = false;
         for (i, id) in ids.iter().enumerate() {
@@ -129,6 +146,10 @@ impl WarmStartCache {
                 }
                 cone::set_block(&mut out.lambda, i, &cone::block(&self.lambda, slot));
                 cone::set_block(&mut out.dual, i, &cone::block(&self.dual, slot));
+                let eigen = cone::block(&self.eigen, slot);
+                if eigen.iter().all(|x| x.is_finite()) {
+                    cone::set_block(&mut out.eigen, i, &eigen);
+                }
                 out.known[i] = true;
             }
         }
