@@ -21,8 +21,10 @@ pub struct WarmStartCache {
     /// an island starts from its own ([`WarmStartCache::append`]).
     powers: Vec<f64>,
     rho_power: Option<f64>,
-    /// The ADMM's eigenvector estimate per slot (3 each; NaN: none).
+    /// The ADMM's eigenvector estimate per slot (3 each; NaN: none), and the solve each
+    /// slot's contact was in (its first slot and its block count).
     eigen: Vec<f64>,
+    solves: Vec<(u32, u32)>,
     capacity: usize,
 }
 
@@ -36,6 +38,7 @@ impl WarmStartCache {
             powers: Vec::with_capacity(capacity),
             rho_power: None,
             eigen: Vec::with_capacity(3 * capacity),
+            solves: Vec::with_capacity(capacity),
             capacity,
         }
     }
@@ -58,6 +61,7 @@ impl WarmStartCache {
         self.powers.clear();
         self.rho_power = None;
         self.eigen.clear();
+        self.solves.clear();
     }
 
     /// Remembers `result` for the contacts `ids` (in the problem's order). A result that
@@ -113,12 +117,15 @@ impl WarmStartCache {
         }
     }
 
-    /// Stores the eigenvector estimate of `result`'s first `n` contacts (NaN without one).
+    /// Stores the eigenvector estimate of `result`'s first `n` contacts (NaN without one),
+    /// and which solve they were in (called before the index is extended).
     fn push_eigen(&mut self, result: &SolveResult, n: usize) {
         match result.eigen.get(..3 * n) {
             Some(e) => self.eigen.extend_from_slice(e),
             None => self.eigen.resize(self.eigen.len() + 3 * n, f64::NAN),
         }
+        let first = self.index.len() as u32;
+        self.solves.resize(first as usize + n, (first, n as u32));
     }
 
     /// Ends a cache filled by [`WarmStartCache::append`]: sorts its index for lookups.
@@ -128,7 +135,10 @@ impl WarmStartCache {
 
     /// The guess for a problem with contacts `ids`: known ids take their stored values,
     /// and the penalty exponent is the one the first known contact was solved with (the
-    /// last solve's when none is known).
+    /// last solve's when none is known). The eigenvector estimate is that solve's whole
+    /// one when it had as many contacts (most likely the same problem, some contacts'
+    /// features changed: the ADMM's start before the islands), else the known contacts'
+    /// by id, 1 for the others.
     pub fn guess(&self, ids: &[ContactId], out: &mut WarmStart) {
         out.clear();
         out.lambda.resize(3 * ids.len(), 0.0);
@@ -137,9 +147,11 @@ impl WarmStartCache {
         out.eigen.resize(3 * ids.len(), 1.0);
         out.rho_power = self.rho_power;
         let mut own = false;
+        let mut first_known = None;
         for (i, id) in ids.iter().enumerate() {
             if let Ok(k) = self.index.binary_search_by(|(key, _)| key.cmp(id)) {
                 let slot = self.index[k].1 as usize;
+                first_known = first_known.or(Some(slot));
                 if !own && self.powers.get(slot).is_some_and(|p| p.is_finite()) {
                     out.rho_power = Some(self.powers[slot]);
                     own = true;
@@ -152,6 +164,13 @@ impl WarmStartCache {
                 }
                 out.known[i] = true;
             }
+        }
+        if let Some(&(first, n)) = first_known.and_then(|slot| self.solves.get(slot))
+            && n as usize == ids.len()
+            && let Some(e) = self.eigen.get(3 * first as usize..3 * (first + n) as usize)
+            && e.iter().all(|x| x.is_finite())
+        {
+            out.eigen.copy_from_slice(e);
         }
     }
 }
