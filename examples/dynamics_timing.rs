@@ -66,6 +66,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 "crba" => {
                     black_box(dynamics::crba(&model, &mut data, q).len());
                 }
+                "crba_local" => {
+                    black_box(dynamics::crba_local(&model, &mut data, q).len());
+                }
                 "aba" => {
                     black_box(dynamics::aba(&model, &mut data, q, v, tau).len());
                 }
@@ -93,15 +96,25 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         );
         println!("rnea {t:.5}");
     }
+    // M(q) both ways, as the Pinocchio harness times its CRBA in both conventions: in the
+    // world frame (`crba`, which also leaves the placements and the Jacobian data) and in
+    // the joint frames (`crba_local`, M alone); "crba" is the faster.
     if wanted("crba") {
-        let t = median_us(
+        let world = median_us(
             |k| {
                 black_box(dynamics::crba(&model, &mut data, &states[k].0));
             },
             n,
             rounds,
         );
-        println!("crba {t:.5}");
+        let local = median_us(
+            |k| {
+                black_box(dynamics::crba_local(&model, &mut data, &states[k].0));
+            },
+            n,
+            rounds,
+        );
+        println!("crba {:.5}\ncrba_world {world:.5}\ncrba_local {local:.5}", world.min(local));
     }
     if wanted("aba") {
         let t = median_us(

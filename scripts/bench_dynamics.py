@@ -149,7 +149,9 @@ def main():
         f"per robot and algorithm {args.rounds} paired runs (Pinocchio, then signorini), "
         f"each the median of {args.samples} batches; ratio = median of the paired ratios; "
         "Pinocchio {} header-only with `g++ -O3 -march=native`, signorini `cargo --release`. "
-        "Pinocchio's CRBA and ABA: the faster of its LOCAL and WORLD conventions.".format(pin.__version__),
+        "Pinocchio's CRBA and ABA: the faster of its LOCAL and WORLD conventions; signorini's CRBA likewise, "
+        "the faster of `crba` (world frame, also leaving the placements and Jacobian data) and `crba_local` "
+        "(joint frames, M alone).".format(pin.__version__),
         "",
         "| robot (nv) | algorithm | Pinocchio µs | signorini µs | ratio |",
         "|---|---|---:|---:|---:|",

@@ -83,6 +83,12 @@ fn check(model: &Model) {
             }),
         ),
         (
+            "crba_local",
+            Box::new(|d| {
+                dynamics::crba_local(model, d, &q);
+            }),
+        ),
+        (
             "aba",
             Box::new(|d| {
                 dynamics::aba(model, d, &q, &v, &a);

@@ -180,6 +180,23 @@ fn run(name: &str) {
         let m = dynamics::crba_symmetric(&model, &mut data, &s.q).clone();
         let got: Vec<f64> = m.transpose().iter().copied().collect();
         c("M (crba)", &got, &flat(&s.m));
+        // And to rounding (4.7e-16 at worst, talos), the definition M = Σ_i J_iᵀ·I_i·J_i (each body's world Jacobian
+        // and world inertia about the origin), independent of the recursion's order of
+        // operations: crba leaves the placements and Jacobian data at q.
+        let mut definition = nalgebra::DMatrix::<f64>::zeros(model.nv, model.nv);
+        let mut ji = Matrix6xX::zeros(model.nv);
+        for i in 1..model.njoints() {
+            dynamics::joint_jacobian(&model, &data, i, ReferenceFrame::World, &mut ji);
+            definition += ji.transpose() * model.inertias[i].transformed(&data.o_m_i[i]).matrix() * &ji;
+        }
+        let e = rel_error(m.as_slice(), definition.as_slice());
+        assert!(e <= 1e-13, "{r} state {k}: M differs from Σ JᵀIJ by {e:.3e} (relative)");
+        let local = dynamics::crba_local(&model, &mut data, &s.q);
+        let lower = |m: &nalgebra::DMatrix<f64>| -> Vec<f64> {
+            (0..model.nv).flat_map(|c| (c..model.nv).map(move |r| (r, c))).map(|(r, c)| m[(r, c)]).collect()
+        };
+        let e = rel_error(&lower(local), &lower(&definition));
+        assert!(e <= 1e-13, "{r} state {k}: M in the joint frames differs from Σ JᵀIJ by {e:.3e} (relative)");
         dynamics::ltdl_decompose(&model, &mut data);
         c("D of LTDL", data.ltdl_d.as_slice(), &s.ltdl_d);
         let mut x = s.x.clone();

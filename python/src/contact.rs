@@ -252,7 +252,7 @@ fn warm_from_impulses(p: &ContactProblem, lambda: &[f64], model: ContactModel) -
         let s = cone::block(&sigma, i);
         cone::set_block(&mut dual, i, &cone::add(&s, &set.correction(model == ContactModel::Ncp, &s)));
     }
-    WarmStart { lambda: lambda.to_vec(), dual, known: vec![true; n], rho_power: None }
+    WarmStart { lambda: lambda.to_vec(), dual, known: vec![true; n], rho_power: None, eigen: Vec::new() }
 }
 
 /// `warm_start` (a Solution of a problem of as many contacts, or impulses (3n,)) as the

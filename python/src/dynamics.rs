@@ -70,7 +70,9 @@ pub fn crba<'py>(
     let q = input("q", q, Shape::new(&nq, "model.nq"))?;
     let square = [m.nv, m.nv];
     guard("crba", || {
-        let mass = dynamics::crba_symmetric(m, &mut data.inner, q.as_slice());
+        // M alone: the joint-frame CRBA (no world placements or Jacobians to leave).
+        dynamics::crba_local(m, &mut data.inner, q.as_slice());
+        let mass = dynamics::mass_matrix_symmetric(m, &mut data.inner);
         emit(q_py(&q), out, Shape::new(&square, "(model.nv, model.nv)"), |o| {
             row_major(m.nv, m.nv, |r, c| mass[(r, c)], o)
         })

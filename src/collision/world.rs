@@ -169,6 +169,11 @@ pub struct CollisionWorld {
     static_tree: Bvh,
     /// Robot and free-body objects, kept sorted by their box's lower x (sweep and prune).
     moving: Vec<usize>,
+    /// The same in index order: the half-space and static-tree passes go through them so,
+    /// so that a shape's contacts come in an order the other moving shapes do not change
+    /// (the sweep reorders `moving`; a robot far from another then has its contacts,
+    /// hence its island's problem, in the order it has alone).
+    by_index: Vec<usize>,
     /// Robot objects, and for each pair of them whether they may collide.
     robot_objects: Vec<usize>,
     self_pairs: Vec<bool>,
@@ -355,6 +360,7 @@ impl CollisionWorld {
             statics: Vec::new(),
             static_tree: Bvh::default(),
             moving: robot_objects.clone(),
+            by_index: robot_objects.clone(),
             robot_objects,
             self_pairs,
             margin: settings.margin,
@@ -412,6 +418,7 @@ impl CollisionWorld {
         for s in shapes {
             self.active_free += 1;
             self.moving.push(self.objects.len());
+            self.by_index.push(self.objects.len());
             self.objects.push(CollisionObject {
                 friction: s.friction,
                 restitution: s.restitution,
@@ -546,8 +553,8 @@ impl CollisionWorld {
         out.clear();
         let margin = self.margin;
         // Moving shapes against half-spaces, by their oriented boxes first.
-        for k in 0..self.moving.len() {
-            let i = self.moving[k];
+        for k in 0..self.by_index.len() {
+            let i = self.by_index[k];
             for p in 0..self.planes.len() {
                 let (_, n, h, _) = self.planes[p];
                 let o = &self.objects[i];
@@ -570,8 +577,8 @@ impl CollisionWorld {
         // (The tree and its index are moved out for the query: no copy, no allocation.)
         let tree = std::mem::take(&mut self.static_tree);
         let statics = std::mem::take(&mut self.statics);
-        for k in 0..self.moving.len() {
-            let i = self.moving[k];
+        for k in 0..self.by_index.len() {
+            let i = self.by_index[k];
             if !self.objects[i].active || self.objects[i].fixed_to_world() {
                 continue;
             }

@@ -38,10 +38,11 @@ pub struct ContactConfig {
     /// ADMM (which converges where the exact problem may not) and keeps the best of the
     /// three. Default `ccp`.
     pub fallback: Fallback,
-    /// Solve each island of the step (the bodies connected through contacts; the robot
-    /// one body, the static environment connecting nothing) as its own problem, with its
-    /// own warm start, polish and tolerance, over its own bodies' columns
-    /// ([`crate::contact::islands`]). Default true.
+    /// Solve each island of the step (the bodies connected through contacts; each tree of
+    /// the robot model one body, its joint blocks with it, the static environment
+    /// connecting nothing) as its own problem, with its own warm start, polish and
+    /// tolerance, over its own bodies' columns (all the robot's dofs when it has one of
+    /// its trees) ([`crate::contact::islands`]). Default true.
     pub islands: bool,
     /// Anderson acceleration of seed 000's ADMM: the depth m of the extrapolation over
     /// the last iterates (Pinocchio 4's `anderson_capacity`; 0 or 1: the paper's plain

@@ -220,7 +220,7 @@ pub struct AdmmSolver {
     y_prev: Vec<f64>,
     z_prev: Vec<f64>,
     rhs: Vec<f64>,
-    /// Power-iteration vectors; `eigen` keeps the last eigenvector estimate.
+    /// Power-iteration vectors (`eigen` starts from the warm start's estimate).
     eigen: Vec<f64>,
     scratch: Vec<f64>,
     /// Anderson's history of (f, y, z) and of the residual (ρ(y − ŷ), z − ẑ), and the
@@ -347,7 +347,8 @@ impl AdmmSolver {
     }
 
     /// The initial penalty (eq. 45): L by power iteration on G + R + ηI (warm-started
-    /// from the last eigenvector when the size is unchanged), m = η + min R, p from the
+    /// from the eigenvector estimate of the contacts' last solves, [`WarmStart::eigen`],
+    /// else from ones), m = η + min R, p from the
     /// warm start, else the settings'. With contact scaling on, the per-block penalties
     /// ρ·s_i are the scalar ρ of the preconditioned problem S^{-1/2}(G + R + ηI)S^{-1/2}
     /// (seed 003 eq. 47), and L and m are that problem's: L of the scaled matrix, m =
@@ -355,9 +356,10 @@ impl AdmmSolver {
     /// rule started ρ far above the penalty that solves it fastest.)
     fn initial_penalty(&mut self, problem: &ContactProblem, warm: Option<&WarmStart>) -> Penalty {
         let (s, m) = (self.settings, 3 * problem.contacts());
-        if self.eigen.len() != m {
-            self.eigen.clear();
-            self.eigen.resize(m, 1.0);
+        self.eigen.clear();
+        match warm.map(|w| &w.eigen).filter(|e| e.len() == m) {
+            Some(e) => self.eigen.extend_from_slice(e),
+            None => self.eigen.resize(m, 1.0),
         }
         let scaled = s.preconditioned_spectrum;
         let mut strong = f64::INFINITY;
@@ -590,11 +592,13 @@ impl Solver for AdmmSolver {
             solve_skeleton::dual_of_velocity(problem, ncp, &result.sigma, &mut result.dual);
             result.converged = true;
             result.rho_power = warm.and_then(|w| w.rho_power).unwrap_or(s.rho_power);
+            result.eigen.extend(warm.iter().flat_map(|w| w.eigen.get(..3 * n)).flatten());
             result.stats.residuals = Residuals { primal: 0.0, dual: 0.0, complementarity: start_error };
             return Ok(());
         }
         self.scale_blocks(problem);
         let mut penalty = self.initial_penalty(problem, warm);
+        result.eigen.extend_from_slice(&self.eigen);
         if self.factor(problem, penalty.rho) {
             result.stats.factorizations = 1;
             self.iterate(problem, ncp, &mut penalty, result);
@@ -603,10 +607,5 @@ impl Solver for AdmmSolver {
         result.rho = penalty.rho;
         result.rho_power = penalty.power;
         Ok(())
-    }
-
-    /// The power iteration starts from ones again, as in the first solve.
-    fn forget(&mut self) {
-        self.eigen.clear();
     }
 }

@@ -117,6 +117,8 @@ impl Polish {
         result.stats.iterations = 0;
         result.stats.residuals = Residuals { primal: 0.0, dual: 0.0, complementarity: error };
         result.stats.polished = true;
+        // No power iteration here: the ADMM's estimate is passed on to the next step.
+        result.eigen.extend(guess.eigen.get(..m).into_iter().flatten());
         true
     }
 
@@ -228,6 +230,7 @@ mod tests {
             dual: vec![0.0; lambda.len()],
             known: vec![true; lambda.len() / 3],
             rho_power: None,
+            eigen: Vec::new(),
         }
     }
 

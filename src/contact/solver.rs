@@ -98,6 +98,10 @@ pub struct WarmStart {
     pub known: Vec<bool>,
     /// The ADMM's penalty exponent p of the previous solve.
     pub rho_power: Option<f64>,
+    /// The start of the ADMM's power iteration for L (3 per contact): the eigenvector
+    /// estimate of G + R + ηI the contact's last solve ended with, 1 where there is none
+    /// (empty: ones). By contact id, so that each island of a step starts from its own.
+    pub eigen: Vec<f64>,
 }
 
 impl WarmStart {
@@ -108,6 +112,7 @@ impl WarmStart {
             dual: Vec::with_capacity(3 * capacity),
             known: Vec::with_capacity(capacity),
             rho_power: None,
+            eigen: Vec::with_capacity(3 * capacity),
         }
     }
 
@@ -126,6 +131,7 @@ impl WarmStart {
             dual: result.dual.clone(),
             known: vec![true; result.lambda.len() / 3],
             rho_power: (result.rho > 0.0).then_some(result.rho_power),
+            eigen: result.eigen.clone(),
         }
     }
 
@@ -135,6 +141,7 @@ impl WarmStart {
         self.dual.clear();
         self.known.clear();
         self.rho_power = None;
+        self.eigen.clear();
     }
 }
 
@@ -155,6 +162,11 @@ pub struct SolveResult {
     pub rho: f64,
     /// Final penalty exponent p (ρ = √(mL)·κ^p), for the next warm start.
     pub rho_power: f64,
+    /// The ADMM's eigenvector estimate of G + R + ηI (3 per contact), for the next warm
+    /// start ([`WarmStart::eigen`]): its power iteration's, or the warm start's passed on
+    /// when it ran none (the polish, a warm start that already met the tolerance); empty
+    /// for the other solvers.
+    pub eigen: Vec<f64>,
     /// Counters, final residuals and history.
     pub stats: SolveStats,
 }
@@ -207,6 +219,7 @@ impl SolveResult {
             lambda: Vec::with_capacity(3 * capacity),
             sigma: Vec::with_capacity(3 * capacity),
             dual: Vec::with_capacity(3 * capacity),
+            eigen: Vec::with_capacity(3 * capacity),
             stats: SolveStats { history: Vec::with_capacity(history), ..Default::default() },
             ..Default::default()
         }
@@ -221,6 +234,7 @@ impl SolveResult {
         self.converged = false;
         self.rho = 0.0;
         self.rho_power = 0.0;
+        self.eigen.clear();
         self.stats.reset();
     }
 }
@@ -264,9 +278,10 @@ pub trait Solver {
         result: &mut SolveResult,
     ) -> Result<(), SolveError>;
 
-    /// Forgets what the solver carries from one solve to the next (the ADMM's last
-    /// eigenvector estimate), so that the next solve starts as the first one did: with the
-    /// warm start's, what a replay from a restored state needs to repeat a run exactly.
+    /// Forgets what the solver carries from one solve to the next, so that the next solve
+    /// starts as the first one did: with the warm start's, what a replay from a restored
+    /// state needs to repeat a run exactly. (The bundled solvers carry nothing now: the
+    /// ADMM's eigenvector estimate travels with the warm start, [`WarmStart::eigen`].)
     fn forget(&mut self) {}
 }
 

@@ -1,7 +1,9 @@
 //! The previous step's solution, by persistent contact id: contacts that persist start
 //! from their last impulse and dual, new ones from zero, and the ADMM from its last
 //! penalty exponent (seed 002 §III-E: "not only the primal and dual variables, but also
-//! the proximal parameter").
+//! the proximal parameter"), and the ADMM's power iteration from its last eigenvector
+//! estimate (so that each island of a step starts from its own, not from the island
+//! solved before it).
 
 use super::cone;
 use super::solver::{SolveResult, WarmStart};
@@ -19,6 +21,10 @@ pub struct WarmStartCache {
     /// an island starts from its own ([`WarmStartCache::append`]).
     powers: Vec<f64>,
     rho_power: Option<f64>,
+    /// The ADMM's eigenvector estimate per slot (3 each; NaN: none), and the solve each
+    /// slot's contact was in (its first slot and its block count).
+    eigen: Vec<f64>,
+    solves: Vec<(u32, u32)>,
     capacity: usize,
 }
 
@@ -31,6 +37,8 @@ impl WarmStartCache {
             dual: Vec::with_capacity(3 * capacity),
             powers: Vec::with_capacity(capacity),
             rho_power: None,
+            eigen: Vec::with_capacity(3 * capacity),
+            solves: Vec::with_capacity(capacity),
             capacity,
         }
     }
@@ -52,6 +60,8 @@ impl WarmStartCache {
         self.dual.clear();
         self.powers.clear();
         self.rho_power = None;
+        self.eigen.clear();
+        self.solves.clear();
     }
 
     /// Remembers `result` for the contacts `ids` (in the problem's order). A result that
@@ -69,6 +79,7 @@ impl WarmStartCache {
         }
         self.lambda.extend_from_slice(&result.lambda[..3 * n]);
         self.dual.extend_from_slice(&result.dual[..3 * n]);
+        self.push_eigen(result, n);
         self.index.extend(ids[..n].iter().enumerate().map(|(k, id)| (*id, k as u32)));
         self.index.sort_unstable();
         self.rho_power =
@@ -95,6 +106,7 @@ impl WarmStartCache {
         let first = self.index.len();
         self.lambda.extend_from_slice(&result.lambda[..3 * n]);
         self.dual.extend_from_slice(&result.dual[..3 * n]);
+        self.push_eigen(result, n);
         self.index.extend(ids[..n].iter().enumerate().map(|(k, id)| (*id, (first + k) as u32)));
         // The island's own exponent, else the one its contacts started from.
         let own = if result.rho_power.is_finite() && result.rho > 0.0 { Some(result.rho_power) } else { None };
@@ -105,6 +117,17 @@ impl WarmStartCache {
         }
     }
 
+    /// Stores the eigenvector estimate of `result`'s first `n` contacts (NaN without one),
+    /// and which solve they were in (called before the index is extended).
+    fn push_eigen(&mut self, result: &SolveResult, n: usize) {
+        match result.eigen.get(..3 * n) {
+            Some(e) => self.eigen.extend_from_slice(e),
+            None => self.eigen.resize(self.eigen.len() + 3 * n, f64::NAN),
+        }
+        let first = self.index.len() as u32;
+        self.solves.resize(first as usize + n, (first, n as u32));
+    }
+
     /// Ends a cache filled by [`WarmStartCache::append`]: sorts its index for lookups.
     pub fn seal(&mut self) {
         self.index.sort_unstable();
@@ -112,25 +135,42 @@ impl WarmStartCache {
 
     /// The guess for a problem with contacts `ids`: known ids take their stored values,
     /// and the penalty exponent is the one the first known contact was solved with (the
-    /// last solve's when none is known).
+    /// last solve's when none is known). The eigenvector estimate is that solve's whole
+    /// one when it had as many contacts (most likely the same problem, some contacts'
+    /// features changed: the ADMM's start before the islands), else the known contacts'
+    /// by id, 1 for the others.
     pub fn guess(&self, ids: &[ContactId], out: &mut WarmStart) {
         out.clear();
         out.lambda.resize(3 * ids.len(), 0.0);
         out.dual.resize(3 * ids.len(), 0.0);
         out.known.resize(ids.len(), false);
+        out.eigen.resize(3 * ids.len(), 1.0);
         out.rho_power = self.rho_power;
         let mut own = false;
+        let mut first_known = None;
         for (i, id) in ids.iter().enumerate() {
             if let Ok(k) = self.index.binary_search_by(|(key, _)| key.cmp(id)) {
                 let slot = self.index[k].1 as usize;
+                first_known = first_known.or(Some(slot));
                 if !own && self.powers.get(slot).is_some_and(|p| p.is_finite()) {
                     out.rho_power = Some(self.powers[slot]);
                     own = true;
                 }
                 cone::set_block(&mut out.lambda, i, &cone::block(&self.lambda, slot));
                 cone::set_block(&mut out.dual, i, &cone::block(&self.dual, slot));
+                let eigen = cone::block(&self.eigen, slot);
+                if eigen.iter().all(|x| x.is_finite()) {
+                    cone::set_block(&mut out.eigen, i, &eigen);
+                }
                 out.known[i] = true;
             }
+        }
+        if let Some(&(first, n)) = first_known.and_then(|slot| self.solves.get(slot))
+            && n as usize == ids.len()
+            && let Some(e) = self.eigen.get(3 * first as usize..3 * (first + n) as usize)
+            && e.iter().all(|x| x.is_finite())
+        {
+            out.eigen.copy_from_slice(e);
         }
     }
 }

@@ -224,7 +224,8 @@ fn absorb_base_residual(model: &Model, data: &mut Data, q: &[f64], tau: &mut [f6
         tau[..6].fill(0.0);
         return;
     }
-    let m = dynamics::crba(model, data, q);
+    // M alone (the kinematics of q are already in `data`): the joint-frame CRBA.
+    let m = dynamics::crba_local(model, data, q);
     let m_bb = nalgebra::Matrix6::from_fn(|i, j| if i >= j { m[(i, j)] } else { m[(j, i)] });
     let Some(chol) = m_bb.cholesky() else { return };
     let delta = chol.solve(&-nalgebra::Vector6::from_column_slice(&tau[..6]));

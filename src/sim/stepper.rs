@@ -43,8 +43,8 @@ pub struct StepReport {
     pub contacts: usize,
     /// Contacts detected beyond the capacity and dropped (the deepest are kept).
     pub contacts_dropped: usize,
-    /// Problems the contacts were solved as: the islands with `contact.islands` (the
-    /// robot's joint blocks alone count as one), else 1; 0 without contacts or joint
+    /// Problems the contacts were solved as: the islands with `contact.islands` (a
+    /// tree's joint blocks alone count as one), else 1; 0 without contacts or joint
     /// blocks.
     pub islands: usize,
     /// Solver iterations (summed over the islands).
@@ -133,6 +133,8 @@ pub struct Stepper {
     split_islands: bool,
     islands: Islands,
     island_contacts: Vec<Contact>,
+    /// One island's joint blocks (those of its trees).
+    island_joints: Vec<JointBlock>,
     /// An island's free bodies, the column of each of the world's in its problem
     /// ([`Subset`]), and its velocities at the start, free and changed by its impulses,
     /// over its own columns.
@@ -192,8 +194,14 @@ impl Stepper {
             cache: WarmStartCache::with_capacity(blocks),
             warm: WarmStart::with_capacity(blocks),
             split_islands: contact.islands,
-            islands: Islands::with_capacity(world.bodies.len(), capacity),
+            islands: Islands::new(
+                world.robot.as_ref().map(|r| &*r.model),
+                world.bodies.len(),
+                capacity,
+                joint_capacity,
+            ),
             island_contacts: Vec::with_capacity(capacity),
+            island_joints: Vec::with_capacity(joint_capacity),
             island_bodies: Vec::with_capacity(world.bodies.len()),
             island_column: vec![Subset::NONE; world.bodies.len()],
             island_v: vec![0.0; nv],
@@ -288,7 +296,7 @@ impl Stepper {
         self.free_velocity(world, tau);
         self.detect(world);
         let split = self.split_islands && {
-            self.islands.partition(self.contacts.contacts(), world.bodies.len(), !self.joints.is_empty());
+            self.islands.partition(self.contacts.contacts(), world.bodies.len(), &self.joints);
             self.islands.len() > 1
         };
         let outcome = if split {
@@ -413,7 +421,7 @@ impl Stepper {
     }
 
     /// Stages 2 and 3 island by island ([`Islands`]): each assembled from its contacts
-    /// (and the joint blocks in the robot's), solved from its own warm start (polish,
+    /// and its trees' joint blocks, solved from its own warm start (polish,
     /// solver, fallback), its impulses gathered into the step's (contact order) and their
     /// velocity change M⁻¹Jᵀλ added to `v_split`; the warm start cache rebuilt from the
     /// islands that converged. Returns the step's outcome.
@@ -438,18 +446,19 @@ impl Stepper {
     /// Island `i` of `islands`: assembled over its own bodies' columns, solved, gathered
     /// and applied ([`Stepper::solve_islands`]).
     fn solve_island(&mut self, world: &World, islands: &Islands, i: usize) -> Outcome {
-        let members = islands.contacts(i);
+        let (members, joint_members) = (islands.contacts(i), islands.joints(i));
         self.island_contacts.clear();
         self.island_contacts.extend(members.iter().map(|&k| self.contacts.contacts()[k]));
-        let robot = self.gather_island(world, islands.has_joints(i) && !self.joints.is_empty());
-        let joints: &[JointBlock] = if islands.has_joints(i) { &self.joints } else { &[] };
+        self.island_joints.clear();
+        self.island_joints.extend(joint_members.iter().map(|&b| self.joints[b]));
+        let robot = self.gather_island(world);
         let bodies = island_bodies(world, robot, &self.island_bodies, &self.island_column);
         let nv = bodies.nv();
         let assembled = (self.assembly)
             .assemble(
                 &bodies,
                 &self.island_contacts,
-                joints,
+                &self.island_joints,
                 &self.island_v[..nv],
                 &self.island_v_free[..nv],
                 self.dt,
@@ -458,12 +467,11 @@ impl Stepper {
                 Build::Factor,
             )
             .is_ok();
-        let joint_blocks = joints.len();
         let (polished, fallback) = self.solve_problem(assembled);
         let lambda = &self.result.lambda;
         if assembled && lambda.len() == 3 * self.problem.contacts() {
             let nc = self.contacts.len();
-            let rows = members.iter().map(|&k| 3 * k).chain((0..joint_blocks).map(|b| 3 * (nc + b)));
+            let rows = members.iter().map(|&k| 3 * k).chain(joint_members.iter().map(|&b| 3 * (nc + b)));
             for (j, at) in rows.enumerate() {
                 self.gathered[at..at + 3].copy_from_slice(&lambda[3 * j..3 * j + 3]);
             }
@@ -481,12 +489,17 @@ impl Stepper {
         self.outcome(polished, fallback)
     }
 
-    /// The free bodies of the island in `island_contacts` (their columns after the robot's,
-    /// when it has the robot: a contact on it, or `joints`), and its start and free
-    /// velocities over those columns. Returns whether the robot is in it.
-    fn gather_island(&mut self, world: &World, joints: bool) -> bool {
-        let robot = joints
-            || self.island_contacts.iter().any(|c| [c.body1, c.body2].iter().any(|o| matches!(o, Owner::Robot { .. })));
+    /// The free bodies of the island in `island_contacts` and `island_joints` (their
+    /// columns after the robot's, when it has some of the robot's trees: a contact on a
+    /// link that moves, or a joint block), and its start and free velocities over those
+    /// columns. Returns whether the robot is in it. The robot's columns are all its dofs,
+    /// the island's trees' and the others': a contact's rows of J and W are zero outside
+    /// its tree's dofs (M and its factor U are block-diagonal over the trees), so its
+    /// impulses change the other trees' velocities by exactly zero.
+    fn gather_island(&mut self, world: &World) -> bool {
+        let moving = |o: &Owner| matches!(o, Owner::Robot { joint } if *joint > 0);
+        let robot =
+            !self.island_joints.is_empty() || self.island_contacts.iter().any(|c| moving(&c.body1) || moving(&c.body2));
         let robot_nv = if robot { robot_dofs(world) } else { 0 };
         self.island_bodies.clear();
         for c in &self.island_contacts {

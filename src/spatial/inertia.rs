@@ -136,14 +136,18 @@ mod tests {
 /// rotational inertia about the origin. Inertias of bodies expressed in the same frame add
 /// componentwise in this form (no parallel-axis terms), which is what composite inertias
 /// (CRBA) do all the time.
+///
+/// Stored as ten numbers in one array, `[m, hx, hy, hz, Ixx, Ixy, Ixz, Iyy, Iyz, Izz]`
+/// (the rotational inertia is symmetric: its upper triangle, row by row). One flat array
+/// is added and copied in the same aligned pairs of lanes every time, so that a composite
+/// inertia stored by a child's `+=` is read back by its parent straight from the store
+/// buffer (a load that straddles two stores of different widths waits for them to reach
+/// the cache instead); and 10 additions per composite update, not 13.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
 pub struct OriginInertia {
-    /// Mass, kg.
-    pub mass: f64,
-    /// First moment of mass `m·c`, kg·m.
-    pub first_moment: Vec3,
-    /// Rotational inertia about the frame origin, kg·m².
-    pub rotational: Mat3,
+    /// `[m, hx, hy, hz, Ixx, Ixy, Ixz, Iyy, Iyz, Izz]`: mass (kg), first moment of mass
+    /// `m·c` (kg·m), rotational inertia about the frame origin (kg·m²).
+    pub coefficients: [f64; 10],
 }
 
 impl OriginInertia {
@@ -157,47 +161,156 @@ impl OriginInertia {
         let h = c * m;
         let (xx, yy, zz) = (h.x * c.x, h.y * c.y, h.z * c.z);
         let (xy, xz, yz) = (h.x * c.y, h.x * c.z, h.y * c.z);
-        let rotational = Mat3::new(
-            r[0] + yy + zz,
-            r[1] - xy,
-            r[2] - xz,
-            r[1] - xy,
-            r[3] + xx + zz,
-            r[4] - yz,
-            r[2] - xz,
-            r[4] - yz,
-            r[5] + xx + yy,
-        );
-        OriginInertia { mass: m, first_moment: h, rotational }
+        OriginInertia {
+            coefficients: [
+                m,
+                h.x,
+                h.y,
+                h.z,
+                r[0] + yy + zz,
+                r[1] - xy,
+                r[2] - xz,
+                r[3] + xx + zz,
+                r[4] - yz,
+                r[5] + xx + yy,
+            ],
+        }
+    }
+
+    /// `body` about its own frame's origin, in its own axes: h = m·c,
+    /// I_o = I_c + m·(|c|²·1 − c·cᵀ).
+    #[inline]
+    pub fn of_body(body: &Inertia) -> Self {
+        let (c, m, r) = (&body.com, body.mass, &body.rotational);
+        let h = c * m;
+        let (xx, yy, zz) = (h.x * c.x, h.y * c.y, h.z * c.z);
+        let (xy, xz, yz) = (h.x * c.y, h.x * c.z, h.y * c.z);
+        OriginInertia {
+            coefficients: [
+                m,
+                h.x,
+                h.y,
+                h.z,
+                r[(0, 0)] + yy + zz,
+                r[(0, 1)] - xy,
+                r[(0, 2)] - xz,
+                r[(1, 1)] + xx + zz,
+                r[(1, 2)] - yz,
+                r[(2, 2)] + xx + yy,
+            ],
+        }
+    }
+
+    /// This inertia, given about frame b's origin in b's axes, about frame a's origin in
+    /// a's axes (`a_m_b` = (R, p)). With h_s = R·h and the new first moment h' = h_s + m·p,
+    /// `I_a = R·I_b·Rᵀ + tr(T)·1 − T` where `T = p·h'ᵀ + h_s·pᵀ` (symmetric: the
+    /// parallel-axis terms m(|p|²1 − ppᵀ) + 2(p·h_s)1 − (p h_sᵀ + h_s pᵀ) gathered).
+    #[inline]
+    pub fn transformed(&self, a_m_b: &SE3) -> Self {
+        let c = &self.coefficients;
+        let m = c[0];
+        let rotational = Mat3::new(c[4], c[5], c[6], c[5], c[7], c[8], c[6], c[8], c[9]);
+        let r = rotate_symmetric(&rotational, &a_m_b.rotation);
+        let hs = a_m_b.rotation * Vec3::new(c[1], c[2], c[3]);
+        let p = &a_m_b.translation;
+        let h = hs + p * m;
+        let t = |a: usize, b: usize| p[a] * h[b] + hs[a] * p[b];
+        let (txx, tyy, tzz) = (t(0, 0), t(1, 1), t(2, 2));
+        OriginInertia {
+            coefficients: [
+                m,
+                h.x,
+                h.y,
+                h.z,
+                r[0] + tyy + tzz,
+                r[1] - t(0, 1),
+                r[2] - t(0, 2),
+                r[3] + txx + tzz,
+                r[4] - t(1, 2),
+                r[5] + txx + tyy,
+            ],
+        }
+    }
+
+    /// Mass, kg.
+    #[inline]
+    pub fn mass(&self) -> f64 {
+        self.coefficients[0]
+    }
+
+    /// First moment of mass `m·c`, kg·m.
+    #[inline]
+    pub fn first_moment(&self) -> Vec3 {
+        let c = &self.coefficients;
+        Vec3::new(c[1], c[2], c[3])
+    }
+
+    /// Rotational inertia about the frame origin, kg·m².
+    #[inline]
+    pub fn rotational(&self) -> Mat3 {
+        let c = &self.coefficients;
+        Mat3::new(c[4], c[5], c[6], c[5], c[7], c[8], c[6], c[8], c[9])
+    }
+
+    /// Momentum of the body moving with `v = [linear; angular]` (same frame), as
+    /// `[linear; angular]`: f = m·v_o − h × ω, τ = I_o·ω + h × v_o.
+    #[inline]
+    pub fn apply_array(&self, v: &[f64; 6]) -> [f64; 6] {
+        let [m, hx, hy, hz, ixx, ixy, ixz, iyy, iyz, izz] = self.coefficients;
+        let [vx, vy, vz, wx, wy, wz] = *v;
+        [
+            m * vx - (hy * wz - hz * wy),
+            m * vy - (hz * wx - hx * wz),
+            m * vz - (hx * wy - hy * wx),
+            (ixx * wx + ixy * wy + ixz * wz) + (hy * vz - hz * vy),
+            (ixy * wx + iyy * wy + iyz * wz) + (hz * vx - hx * vz),
+            (ixz * wx + iyz * wy + izz * wz) + (hx * vy - hy * vx),
+        ]
+    }
+
+    /// Column `k` of the 6 × 6 matrix: [`OriginInertia::apply_array`] of the unit motion
+    /// e_k (k < 3: a unit linear velocity along axis k; 3 + k: a unit angular velocity),
+    /// without the multiplications by zero.
+    #[inline]
+    pub fn unit_column(&self, k: usize) -> [f64; 6] {
+        let [m, hx, hy, hz, ixx, ixy, ixz, iyy, iyz, izz] = self.coefficients;
+        match k {
+            // f = m·e, τ = h × e
+            0 => [m, 0.0, 0.0, 0.0, hz, -hy],
+            1 => [0.0, m, 0.0, -hz, 0.0, hx],
+            2 => [0.0, 0.0, m, hy, -hx, 0.0],
+            // f = −h × e = e × h, τ = I·e
+            3 => [0.0, -hz, hy, ixx, ixy, ixz],
+            4 => [hz, 0.0, -hx, ixy, iyy, iyz],
+            _ => [-hy, hx, 0.0, ixz, iyz, izz],
+        }
     }
 
     /// Momentum of the body moving with `v` (same frame).
     #[inline]
     pub fn apply(&self, v: &Motion) -> Force {
-        // f = m·v_o − h × ω ; τ = I_o·ω + h × v_o
-        Force {
-            linear: v.linear * self.mass - self.first_moment.cross(&v.angular),
-            angular: self.rotational * v.angular + self.first_moment.cross(&v.linear),
-        }
+        let f = self.apply_array(&[v.linear.x, v.linear.y, v.linear.z, v.angular.x, v.angular.y, v.angular.z]);
+        Force { linear: Vec3::new(f[0], f[1], f[2]), angular: Vec3::new(f[3], f[4], f[5]) }
     }
 
     /// In (mass, centre of mass, inertia about the centre of mass) form.
     pub fn to_inertia(&self) -> Inertia {
-        if self.mass <= 0.0 {
-            return Inertia { mass: 0.0, com: Vec3::zeros(), rotational: self.rotational };
+        let mass = self.mass();
+        if mass <= 0.0 {
+            return Inertia { mass: 0.0, com: Vec3::zeros(), rotational: self.rotational() };
         }
-        let c = self.first_moment / self.mass;
+        let c = self.first_moment() / mass;
         let cx = skew(&c);
-        Inertia { mass: self.mass, com: c, rotational: self.rotational + cx * cx * self.mass }
+        Inertia { mass, com: c, rotational: self.rotational() + cx * cx * mass }
     }
 }
 
 impl std::ops::AddAssign for OriginInertia {
     #[inline]
     fn add_assign(&mut self, o: OriginInertia) {
-        self.mass += o.mass;
-        self.first_moment += o.first_moment;
-        self.rotational += o.rotational;
+        for (a, b) in self.coefficients.iter_mut().zip(o.coefficients) {
+            *a += b;
+        }
     }
 }
 
@@ -228,10 +341,22 @@ mod origin_tests {
         let expected = body.transformed(&a_m_b);
         let v = Motion::new(Vec3::new(0.3, -0.1, 0.2), Vec3::new(1.0, -2.0, 0.5));
         assert!((o.apply(&v).to_vector() - expected.apply(&v).to_vector()).norm() < 1e-13);
+        for k in 0..6 {
+            let mut e = [0.0; 6];
+            e[k] = 1.0;
+            assert_eq!(o.unit_column(k), o.apply_array(&e), "column {k}");
+        }
         assert!((o.to_inertia().matrix() - expected.matrix()).norm() < 1e-13);
         let other = Inertia::new(0.7, Vec3::new(-0.3, 0.4, 0.0), Mat3::from_diagonal(&Vec3::new(0.01, 0.02, 0.03)));
         let mut sum = o;
         sum += OriginInertia::from_body(&other, &SE3::IDENTITY);
         assert!((sum.to_inertia().matrix() - (expected + other).matrix()).norm() < 1e-12);
+        // Moved between frames in the origin form: the same as from the body's own frame.
+        let a_m_c = SE3::new(rotation_from_rpy(0.7, -0.2, 0.1), Vec3::new(-0.3, 0.5, 0.25));
+        let via = OriginInertia::of_body(&body).transformed(&a_m_b).transformed(&a_m_c);
+        let direct = OriginInertia::from_body(&body, &a_m_c.compose(&a_m_b));
+        for (x, y) in via.coefficients.iter().zip(&direct.coefficients) {
+            assert!((x - y).abs() < 1e-13, "{via:?} {direct:?}");
+        }
     }
 }
