@@ -186,9 +186,18 @@ class References:
         self.now = msg.clock.sec + msg.clock.nanosec * 1e-9
 
     def trajectory(self, names, times, positions, start, velocities=None, accelerations=None):
+        """Publishes the trajectory to start at robot time `start`, or 1 s after the robot's
+        time when it is sent if that is later (discovery on a loaded machine can take
+        seconds: a trajectory stamped in the past would be joined in its middle, a jump of
+        the reference). Returns the start it was stamped with."""
         from builtin_interfaces.msg import Duration as DurationMsg
         from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
         pub = self.node.create_publisher(JointTrajectory, "/signorini/reference", 10)
+        deadline = time.monotonic() + 10
+        while pub.get_subscription_count() == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if self.now is not None and self.now > start - 0.5:
+            start = self.now + 1.0
         msg = JointTrajectory(joint_names=list(names))
         msg.header.stamp.sec, msg.header.stamp.nanosec = int(start), int(round((start % 1) * 1e9))
         for k, t in enumerate(times):
@@ -199,10 +208,8 @@ class References:
                 p.accelerations = [float(x) for x in accelerations[k]]
             p.time_from_start = DurationMsg(sec=int(t), nanosec=int(round((t % 1) * 1e9)))
             msg.points.append(p)
-        deadline = time.monotonic() + 10
-        while pub.get_subscription_count() == 0 and time.monotonic() < deadline:
-            time.sleep(0.05)
         pub.publish(msg)
+        return start
 
     def base_poses(self, times, poses, start, stop):
         """Publishes the base pose of `poses` at the robot's time (from /clock) until `stop`."""
@@ -263,7 +270,7 @@ def run(robot, scenario, controller, duration, work, plant_args=()):
         ctl = Process([sys.executable, str(ROOT / "scripts" / "baseline_pd.py"), "--robot", robot, *extra])
         ctl.wait_line(r"^baseline_pd:", 60)
     plant = Process(args)
-    refs, stop = None, threading.Event()
+    refs, stop, move_at = None, threading.Event(), MOVE_AT_ABS
     try:
         if scenario in ("lift", "arm") and controller == "signorini":
             refs = References()
@@ -271,16 +278,15 @@ def run(robot, scenario, controller, duration, work, plant_args=()):
             if scenario == "lift":
                 q0 = initial_configuration(robot)
                 times, bases, joints, names = lift_plan(robot, q0)
-                start = released + 1.0
+                start = refs.trajectory(names, times, joints, released + 1.0)
                 refs.base_poses(times, bases, start, stop)
-                refs.trajectory(names, times, joints, start)
             else:
                 names = arm_joints()
                 posture = np.array([r.posture.get(n, 0.0) for n in names])
                 move = np.array(ARM_MOVE)
                 zero = np.zeros(len(names))
-                refs.trajectory(names, [0.0, MOVE_TIME, 2 * MOVE_TIME], [posture, posture + move, posture],
-                                MOVE_AT_ABS, [zero] * 3, [zero] * 3)
+                move_at = refs.trajectory(names, [0.0, MOVE_TIME, 2 * MOVE_TIME], [posture, posture + move, posture],
+                                          MOVE_AT_ABS, [zero] * 3, [zero] * 3)
         plant.proc.wait(duration + 120)
     finally:
         stop.set()
@@ -293,7 +299,9 @@ def run(robot, scenario, controller, duration, work, plant_args=()):
         raise RuntimeError(f"signorini exited with {code}:\n" + "\n".join(ctl.lines[-20:]))
     if not log.exists():
         raise RuntimeError("no log from the robot:\n" + "\n".join(plant.lines[-20:]))
-    return dict(np.load(log)), status, plant.lines, ctl.lines
+    # The robot time the arm's move was stamped to start at (later than MOVE_AT_ABS when
+    # the reference went out late), for `figures`.
+    return dict(np.load(log)) | {"move_at": move_at}, status, plant.lines, ctl.lines
 
 
 def timeline(log, every=0.25):
@@ -374,7 +382,7 @@ def figures(robot, scenario, log, duration):
         r = mujoco_plant.robot(robot)
         posture = np.array([r.posture.get(n, 0.0) for n in names])
         released = float(log["released_at"])
-        s = t + released - MOVE_AT_ABS
+        s = t + released - float(log.get("move_at", MOVE_AT_ABS))
         frac = np.array([mujoco_plant.out_and_back(x, MOVE_TIME) for x in s])
         reference = posture + frac[:, None] * np.array(ARM_MOVE)
         moving = (s >= 0) & (s <= 2 * MOVE_TIME + 0.5)
