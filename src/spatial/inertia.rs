@@ -155,9 +155,23 @@ impl OriginInertia {
     #[inline]
     pub fn from_body(body: &Inertia, a_m_b: &SE3) -> Self {
         let c = a_m_b.act_point(&body.com);
-        let m = body.mass;
         // I_o = R·I_c·Rᵀ + m·(|c|²·1 − c·cᵀ), symmetric: 6 entries computed.
-        let r = rotate_symmetric(&body.rotational, &a_m_b.rotation);
+        Self::about_origin(body.mass, &c, rotate_symmetric(&body.rotational, &a_m_b.rotation))
+    }
+
+    /// `body` about its own frame's origin, in its own axes: h = m·c,
+    /// I_o = I_c + m·(|c|²·1 − c·cᵀ).
+    #[inline]
+    pub fn of_body(body: &Inertia) -> Self {
+        let r = &body.rotational;
+        let lower = [r[(0, 0)], r[(0, 1)], r[(0, 2)], r[(1, 1)], r[(1, 2)], r[(2, 2)]];
+        Self::about_origin(body.mass, &body.com, lower)
+    }
+
+    /// Mass `m` with centre `c` and rotational inertia about it `r` (xx, xy, xz, yy, yz,
+    /// zz) about the origin: h = m·c, I_o = I_c + m·(|c|²·1 − c·cᵀ).
+    #[inline]
+    fn about_origin(m: f64, c: &Vec3, r: [f64; 6]) -> Self {
         let h = c * m;
         let (xx, yy, zz) = (h.x * c.x, h.y * c.y, h.z * c.z);
         let (xy, xz, yz) = (h.x * c.y, h.x * c.z, h.y * c.z);
@@ -173,30 +187,6 @@ impl OriginInertia {
                 r[3] + xx + zz,
                 r[4] - yz,
                 r[5] + xx + yy,
-            ],
-        }
-    }
-
-    /// `body` about its own frame's origin, in its own axes: h = m·c,
-    /// I_o = I_c + m·(|c|²·1 − c·cᵀ).
-    #[inline]
-    pub fn of_body(body: &Inertia) -> Self {
-        let (c, m, r) = (&body.com, body.mass, &body.rotational);
-        let h = c * m;
-        let (xx, yy, zz) = (h.x * c.x, h.y * c.y, h.z * c.z);
-        let (xy, xz, yz) = (h.x * c.y, h.x * c.z, h.y * c.z);
-        OriginInertia {
-            coefficients: [
-                m,
-                h.x,
-                h.y,
-                h.z,
-                r[(0, 0)] + yy + zz,
-                r[(0, 1)] - xy,
-                r[(0, 2)] - xz,
-                r[(1, 1)] + xx + zz,
-                r[(1, 2)] - yz,
-                r[(2, 2)] + xx + yy,
             ],
         }
     }
