@@ -47,7 +47,7 @@
 use super::anderson::Anderson;
 use super::cone;
 use super::delassus::AugmentedDelassus;
-use super::dense::{largest_eigenvalue, largest_scaled_eigenvalue};
+use super::dense::largest_eigenvalue;
 use super::problem::ContactProblem;
 use super::solve_skeleton::{self, Needs};
 use super::solver::{ContactModel, Residuals, SolveError, SolveResult, Solver, StoppingRule, WarmStart};
@@ -370,26 +370,15 @@ impl AdmmSolver {
             // 1/√s_k, in the f-step's right-hand side buffer (free until the iterations).
             self.rhs[k] = 1.0 / scale.sqrt();
         }
-        let lipschitz = if scaled {
-            largest_scaled_eigenvalue(
-                &problem.delassus,
-                &self.rhs,
-                &self.shift,
-                m,
-                s.power_iterations,
-                &mut self.eigen,
-                &mut self.scratch,
-            )
-        } else {
-            largest_eigenvalue(
-                &problem.delassus,
-                &self.shift,
-                m,
-                s.power_iterations,
-                &mut self.eigen,
-                &mut self.scratch,
-            )
-        }
+        let lipschitz = largest_eigenvalue(
+            &problem.delassus,
+            scaled.then_some(&self.rhs[..m]),
+            &self.shift,
+            m,
+            s.power_iterations,
+            &mut self.eigen,
+            &mut self.scratch,
+        )
         .max(s.eta);
         let power = warm.and_then(|w| w.rho_power).filter(|p| p.is_finite()).unwrap_or(s.rho_power);
         Penalty::spectral(lipschitz, strong, power)
@@ -503,12 +492,10 @@ impl AdmmSolver {
     /// metric, (√ρ_i (y − ŷ), (z − ẑ)/√ρ_i) (ŷ, ẑ its start): the norm in which the
     /// iteration is non-expansive (Boyd et al. 2011 §3.3, with ρ_i per block).
     fn fixed_point_residual(&self, rho: f64, y: &[f64], z: &[f64]) -> f64 {
-        let mut norm = 0.0f64;
-        for j in 0..y.len() {
-            let r = (rho * self.scale[j]).sqrt();
-            norm = norm.max((r * (y[j] - self.y_prev[j])).abs()).max(((z[j] - self.z_prev[j]) / r).abs());
-        }
-        norm
+        (0..y.len()).fold(0.0f64, |norm, j| {
+            let (ry, rz) = weighted_residual(rho * self.scale[j], y[j] - self.y_prev[j], z[j] - self.z_prev[j]);
+            norm.max(ry.abs()).max(rz.abs())
+        })
     }
 
     /// Anderson's step after an iteration that kept ρ: the output (f, y, z) and its
@@ -524,9 +511,7 @@ impl AdmmSolver {
         w[m..2 * m].copy_from_slice(y);
         w[2 * m..].copy_from_slice(z);
         for j in 0..m {
-            let root = (rho * self.scale[j]).sqrt();
-            r[j] = root * (y[j] - self.y_prev[j]);
-            r[m + j] = (z[j] - self.z_prev[j]) / root;
+            (r[j], r[m + j]) = weighted_residual(rho * self.scale[j], y[j] - self.y_prev[j], z[j] - self.z_prev[j]);
         }
         if self.anderson.extrapolate(&mut self.start[..3 * m]) {
             self.f.copy_from_slice(&self.start[..m]);
@@ -534,6 +519,14 @@ impl AdmmSolver {
             z.copy_from_slice(&self.start[2 * m..3 * m]);
         }
     }
+}
+
+/// An entry of the fixed-point residual in the ADMM's metric, its y and its z part, from
+/// the entry's penalty ρ_j and the iteration's changes Δy_j, Δz_j: (√ρ_j Δy_j, Δz_j/√ρ_j).
+#[inline]
+fn weighted_residual(rho_j: f64, dy: f64, dz: f64) -> (f64, f64) {
+    let root = rho_j.sqrt();
+    (root * dy, dz / root)
 }
 
 /// The output velocity σ = z − Γ(z) of the final dual (λ = y is in the result already).

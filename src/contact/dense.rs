@@ -38,31 +38,14 @@ pub fn mat_vec(a: &[f64], n: usize, x: &[f64], y: &mut [f64]) {
     }
 }
 
-/// Largest eigenvalue of the symmetric positive semi-definite n × n matrix `a` + diag(d)
-/// by power iteration from `x` (overwritten with the eigenvector estimate): at most
-/// `iterations` products, stopping when the estimate changes by less than 1e-6
-/// relatively. `y` is scratch of length n.
-pub fn largest_eigenvalue(a: &[f64], d: &[f64], n: usize, iterations: usize, x: &mut [f64], y: &mut [f64]) -> f64 {
-    power_iteration(a, None, d, n, iterations, x, y)
-}
-
-/// [`largest_eigenvalue`] of the scaled matrix W a W + diag(d), W = diag(`w`) (w > 0): the
-/// Lipschitz constant of a diagonally preconditioned problem without forming it.
-pub fn largest_scaled_eigenvalue(
+/// Largest eigenvalue of the symmetric positive semi-definite n × n matrix `a` + diag(d),
+/// or with `scale` = w of W a W + diag(d), W = diag(w) (w > 0: the Lipschitz constant of a
+/// diagonally preconditioned problem without forming it), by power iteration from `x`
+/// (overwritten with the eigenvector estimate): at most `iterations` products, stopping
+/// when the estimate changes by less than 1e-6 relatively. `y` is scratch of length n.
+pub fn largest_eigenvalue(
     a: &[f64],
-    w: &[f64],
-    d: &[f64],
-    n: usize,
-    iterations: usize,
-    x: &mut [f64],
-    y: &mut [f64],
-) -> f64 {
-    power_iteration(a, Some(w), d, n, iterations, x, y)
-}
-
-fn power_iteration(
-    a: &[f64],
-    w: Option<&[f64]>,
+    scale: Option<&[f64]>,
     d: &[f64],
     n: usize,
     iterations: usize,
@@ -81,7 +64,7 @@ fn power_iteration(
     x[..n].iter_mut().for_each(|v| *v *= s);
     let mut estimate = 0.0;
     for _ in 0..iterations.max(1) {
-        match w {
+        match scale {
             None => {
                 mat_vec(a, n, x, y);
                 for i in 0..n {
@@ -386,7 +369,7 @@ mod tests {
             }
         }
         let (mut x, mut y) = (vec![0.0; 3], vec![0.0; 3]);
-        let l = largest_eigenvalue(&a, &[0.5; 3], 3, 200, &mut x, &mut y);
+        let l = largest_eigenvalue(&a, None, &[0.5; 3], 3, 200, &mut x, &mut y);
         assert!((l - 3.5).abs() < 1e-5, "{l}");
     }
 
@@ -396,7 +379,7 @@ mod tests {
         // [[2, 1/2], [1/2, 1/2]], eigenvalues (5 ± √13)/4.
         let a = [2.0, 1.0, 1.0, 2.0];
         let (mut x, mut y) = (vec![0.0; 2], vec![0.0; 2]);
-        let l = largest_scaled_eigenvalue(&a, &[1.0, 0.5], &[0.0, 0.0], 2, 200, &mut x, &mut y);
+        let l = largest_eigenvalue(&a, Some(&[1.0, 0.5]), &[0.0, 0.0], 2, 200, &mut x, &mut y);
         let exact = (5.0 + 13f64.sqrt()) / 4.0;
         assert!((l - exact).abs() < 1e-6, "{l} against {exact}");
     }
