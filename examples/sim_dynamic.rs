@@ -30,13 +30,13 @@
 use std::time::Instant;
 
 use nalgebra::{Quaternion, UnitQuaternion};
-use signorini::collision::{CollisionShape, Environment, Ground};
+use signorini::collision::{Environment, Ground};
 use signorini::config::ContactConfig;
 use signorini::contact::Fallback;
-use signorini::model::{FreeBody, FreeBodyState, Model, ModelOptions};
+use signorini::model::{Model, ModelOptions};
 use signorini::scenes::{Sources, robots, worlds};
 use signorini::sim::{Robot, Stepper, World};
-use signorini::spatial::{Force, SE3, Vec3, rotation_from_rpy};
+use signorini::spatial::{Force, Vec3};
 
 const DT: f64 = 1e-3;
 
@@ -111,15 +111,8 @@ fn world(robot: &str, urdf: Option<&str>, drive: &Drive) -> Result<World, String
     let mut world = World::new(Some(Robot::new(model, q)), &environment, &Default::default())
         .map_err(|e| format!("{robot}: {e}"))?;
     world.place_robot_on(drive.lift);
-    for (k, &[x, y, z, yaw]) in drive.boxes.iter().enumerate() {
-        let pose = SE3::new(rotation_from_rpy(0.0, 0.0, yaw), Vec3::new(x, y, z));
-        let name = format!("box{k}");
-        let half = Vec3::repeat(drive.box_half);
-        let body = FreeBody::cuboid(&name, drive.box_mass, &half).map_err(|e| format!("{name}: {e}"))?;
-        let mut shape = worlds::shape(&name, CollisionShape::cuboid(half));
-        shape.friction = drive.box_friction;
-        world.add_body(body, &[shape], FreeBodyState::at_rest(pose));
-    }
+    worlds::add_boxes(&mut world, &drive.boxes, drive.box_mass, drive.box_half, drive.box_friction)
+        .map_err(|e| format!("the drive's boxes: {e}"))?;
     Ok(world)
 }
 

@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use crate::collision::{CollisionShape, Environment, FreeBodyShape, Ground};
-use crate::model::{FreeBody, FreeBodyState, Model};
+use crate::model::{FreeBody, FreeBodyError, FreeBodyState, Model};
 use crate::sim::{JointPd, Robot, Stepper, World};
 use crate::spatial::{SE3, Vec3, rotation_from_rpy};
 
@@ -136,15 +136,23 @@ pub fn boxes(count: usize) -> World {
 /// On a non-positive mass or size, or a negative μ.
 pub fn box_layout(boxes: &[[f64; 4]], mass: f64, half: f64, mu: f64) -> World {
     let mut world = ground(Vec3::z(), mu, 0.0);
+    add_boxes(&mut world, boxes, mass, half, mu).expect("a valid box");
+    world
+}
+
+/// Adds to `world` boxes `box0`, `box1`, … of `mass` kg and half side `half` at rest at
+/// the poses `[x, y, z, yaw]` (m, rad), their shapes' friction μ; refuses a non-positive
+/// mass or size.
+pub fn add_boxes(world: &mut World, boxes: &[[f64; 4]], mass: f64, half: f64, mu: f64) -> Result<(), FreeBodyError> {
     for (k, [x, y, z, yaw]) in boxes.iter().copied().enumerate() {
         let name = format!("box{k}");
-        let body = FreeBody::cuboid(&name, mass, &Vec3::repeat(half)).expect("a valid box");
+        let body = FreeBody::cuboid(&name, mass, &Vec3::repeat(half))?;
         let mut shape = shape(&name, CollisionShape::cuboid(Vec3::repeat(half)));
         shape.friction = mu;
         let pose = SE3::new(rotation_from_rpy(0.0, 0.0, yaw), Vec3::new(x, y, z));
         world.add_body(body, &[shape], FreeBodyState::at_rest(pose));
     }
-    world
+    Ok(())
 }
 
 /// Σ of the last step's contact impulses in the world frame (N·s).
