@@ -80,6 +80,11 @@ def build_harness(source=HARNESS_SRC, march="native"):
     return exe
 
 
+def example(name):
+    """Path of signorini's release example `name` (CARGO_TARGET_DIR honoured)."""
+    return pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "release" / "examples" / name
+
+
 def build_signorini_like_harness(example, march="native"):
     """Builds signorini's example `example` as build_harness builds the reference: for
     `march`, and with a·b + c contracted to fused multiply-adds, which g++ does by default

@@ -43,7 +43,6 @@ import argparse
 import datetime
 import json
 import math
-import os
 import pathlib
 import subprocess
 import sys
@@ -55,7 +54,7 @@ import numpy as np
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
-from bench_dynamics import write_section  # noqa: E402
+from bench_dynamics import example, write_section  # noqa: E402
 import cable  # noqa: E402
 
 DT, G0, HALF, MU, DROP, PITCH = 1e-3, 9.81, 0.05, 0.6, 0.3, 0.14
@@ -101,10 +100,6 @@ def run_mujoco(boxes, steps):
     return {"steps": steps, "us_mean": float(np.mean(times)), "contacts_mean": float(np.mean(contacts)),
             "contacts_max": int(max(contacts)), "step_us": times, "step_contacts": contacts,
             "lowest": float(min(data.xpos[1:, 2]))}
-
-
-def example(name):
-    return pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "release" / "examples" / name
 
 
 def run_ours(path, steps, budget, islands, out, solver="admm"):
@@ -178,11 +173,9 @@ def run_cable_ours(n, steps, budget, work, solver):
     # A state that stopped being finite ends the run: its NaN are JSON nulls.
     r = {k: [math.nan if x is None else x for x in v] if isinstance(v, list) else v
          for k, v in json.loads(out.read_text()).items()}
-    eps = [e for e, c in zip(r["eps_abs"], r["contacts"]) if c > 0 and math.isfinite(e)]
-    return cable_figures(r, n, steps) | {
+    return cable_figures(r, n, steps) | eps_figures(r["eps_abs"], r["contacts"]) | {
         "iterations_mean": float(np.mean(r["iterations"])), "iterations_max": int(max(r["iterations"])),
         "unconverged": int(sum(r["unconverged"])), "fallbacks": int(sum(r["fallback"])),
-        "eps_max": max(eps, default=0.0), "eps_median": float(np.median(eps)) if eps else 0.0,
         "drag": r["final_q"][0] if r["final_q"] else float("nan"),
         "finite": bool(np.isfinite(r["final_q"]).all()) and r["steps"] > 0}
 
@@ -197,10 +190,14 @@ def cable_figures(r, n, steps):
             "step_us": r["step_us"], "step_contacts": r["contacts"]}
 
 
+def steps_done(r):
+    """The steps a run did: "300", "200 of 1000" when cut, ", NaN at the last" when its
+    state stopped being finite."""
+    return (f"{r['steps']}" + ("" if r["steps"] >= r["steps_asked"] else f" of {r['steps_asked']}")
+            + ("" if r.get("finite", True) else ", NaN at the last"))
+
+
 def cable_table(results, lengths):
-    def done(r):
-        return (f"{r['steps']}" + ("" if r["steps"] >= r["steps_asked"] else f" of {r['steps_asked']}")
-                + ("" if r["finite"] else ", NaN at the last"))
     lines = ["| cable (dofs) | MuJoCo µs/step (contacts/step), steps done | signorini µs/step (contacts/step), "
              "steps done | ratio | ADMM iterations/step, mean (max) | unconverged, fallbacks "
              "| deepest penetration, MuJoCo / signorini (m) | sled travel, MuJoCo / signorini (m) |",
@@ -208,8 +205,8 @@ def cable_table(results, lengths):
     for n in lengths:
         m, o = results[n]["mujoco"], results[n]["admm"]
         lines.append(
-            f"| {n} beads ({2 * n + 1}) | {m['us_mean']:.1f} ({m['contacts_mean']:.1f}), {done(m)} "
-            f"| {o['us_mean']:.1f} ({o['contacts_mean']:.1f}), {done(o)} | {o['us_mean'] / m['us_mean']:.2f} "
+            f"| {n} beads ({2 * n + 1}) | {m['us_mean']:.1f} ({m['contacts_mean']:.1f}), {steps_done(m)} "
+            f"| {o['us_mean']:.1f} ({o['contacts_mean']:.1f}), {steps_done(o)} | {o['us_mean'] / m['us_mean']:.2f} "
             f"| {o['iterations_mean']:.1f} ({o['iterations_max']}) | {o['unconverged']}, {o['fallbacks']} "
             f"| {m['penetration']:.1e} / {o['penetration']:.1e} | {m['drag']:.3f} / {o['drag']:.3f} |")
     fits = {who: slope([results[n][who]["contacts_mean"] for n in lengths], [results[n][who]["us_mean"] for n in lengths])
@@ -233,9 +230,7 @@ def vfpi_table(rows):
         cells = []
         for s in SOLVERS:
             r = by[s]
-            cut = "" if r["steps"] >= r["steps_asked"] else f" of {r['steps_asked']}"
-            cut += "" if r.get("finite", True) else ", NaN at the last"
-            cells += [f"{r['us_mean']:.1f} ({r['steps']}{cut})", f"{r['iterations_mean']:.1f}, {r['unconverged']}",
+            cells += [f"{r['us_mean']:.1f} ({steps_done(r)})", f"{r['iterations_mean']:.1f}, {r['unconverged']}",
                       f"{r['eps_max']:.1e} ({r['eps_median']:.1e})"]
         lines.append(f"| {name} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n\n" + verdict(rows)
@@ -259,10 +254,15 @@ def verdict(rows):
     return "\n".join(lines)
 
 
+def eps_figures(eps, contacts):
+    """Seed 002's ε_abs over the steps with contacts (finite ones: a run that went NaN
+    ends on NaN), its max and median."""
+    e = [x for x, c in zip(eps, contacts) if c > 0 and math.isfinite(x)]
+    return {"eps_max": max(e, default=0.0), "eps_median": float(np.median(e)) if e else 0.0}
+
+
 def pile_eps(r, steps):
-    eps = [e for e, c in zip(r["step_eps"], r["step_contacts"]) if c > 0]
-    return r | {"steps_asked": steps, "eps_max": max(eps, default=0.0),
-                "eps_median": float(np.median(eps)) if eps else 0.0}
+    return r | {"steps_asked": steps} | eps_figures(r["step_eps"], r["step_contacts"])
 
 
 def piles_part(args, work):

@@ -55,7 +55,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 import dynamic_scenes  # noqa: E402
 import mujoco_plant  # noqa: E402
-from bench_dynamics import write_section  # noqa: E402
+from bench_dynamics import example, write_section  # noqa: E402
 
 DT, G0 = 1e-3, 9.81
 SOLO_KP, SOLO_KD = 5.0, 0.1
@@ -63,12 +63,6 @@ THETA = 30.0
 QUADRUPED_CONFIG = ROOT / "config" / "quadruped.yaml"
 STATE = mujoco.mjtState.mjSTATE_INTEGRATION
 TUNNEL = 0.05  # m: a body frame this far below the ground went through it (the smallest bodies' half side)
-
-
-def example(name):
-    """Path of a release example (CARGO_TARGET_DIR honoured)."""
-    import os
-    return pathlib.Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target")) / "release" / "examples" / name
 
 
 # --- accuracy ---------------------------------------------------------------------------
