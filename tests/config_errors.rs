@@ -521,6 +521,7 @@ fn numbers_outside_their_physical_range_name_key_range_and_value() {
             "contact.max_iterations",
             "expected an iteration count from 1 to 1e6, got 1e7",
         ),
+        ("contact: {anderson: 1000000}", "contact.anderson", "expected an Anderson depth from 0 to 20, got 1e6"),
         ("sim: {publish_every: 10000000}", "sim.publish_every", "expected a number of steps from 1 to 1e6, got 1e7"),
         ("qos: {clock: {depth: 100000}}", "qos.clock.depth", "expected a queue depth from 1 to 10000, got 100000"),
         ("realtime: {cpu: 1024}", "realtime.cpu", "expected a CPU index from 0 to 1023, got 1024"),

@@ -140,7 +140,7 @@ def solve(
 ) -> Solution:
     """Solves `problem` with one of SOLVERS (KeyError otherwise) with its default settings,
     as the simulator's `contact.solver` runs it (`anderson`: the ADMM's Anderson depth,
-    `contact.anderson`; 0 runs seed 000's plain iteration). `model` applies to admm, pgs, vfpi and
+    `contact.anderson`, 0 to 20; 0 runs seed 000's plain iteration). `model` applies to admm, pgs, vfpi and
     vfpi-block; lcp solves the pyramid LCP, chrono-admm/chrono-fadmm/sap the CCP whatever
     `model` (for sap, `tol` is its relative tolerance; vfpi's virtual nodes have stiffness
     1e4 relative to the contact's). `warm_start`: a previous Solution of a problem with as

@@ -13,7 +13,8 @@ use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use signorini::contact::{
-    ContactModel, ContactProblem, DEFAULT_ANDERSON, Metrics, SolveResult, SolverKind, StoppingRule, WarmStart, cone,
+    ContactModel, ContactProblem, DEFAULT_ANDERSON, MAX_ANDERSON, Metrics, SolveResult, SolverKind, StoppingRule,
+    WarmStart, cone,
 };
 
 use crate::arrays::{Input, Shape, input};
@@ -312,8 +313,9 @@ pub fn solve(
     let kind = solver_kind(solver)?;
     let max_iterations = usize::try_from(max_iterations)
         .map_err(|_| PyValueError::new_err(format!("max_iterations: {max_iterations}, expected an integer ≥ 0")))?;
-    let anderson = usize::try_from(anderson)
-        .map_err(|_| PyValueError::new_err(format!("anderson: {anderson}, expected an integer ≥ 0")))?;
+    let anderson = usize::try_from(anderson).ok().filter(|&a| a <= MAX_ANDERSON).ok_or_else(|| {
+        PyValueError::new_err(format!("anderson: {anderson}, expected an integer from 0 to {MAX_ANDERSON}"))
+    })?;
     let contact_model = contact_model(model)?;
     let tol = positive("tol", tol, true)?;
     let dt = positive("dt", dt, false)?;

@@ -103,6 +103,8 @@ pub const IMU_ERROR: Range = Range::new(-1e3, 1e3, "a sensor error", "rad/s or m
 pub const JOINT_POSITION: Range = Range::new(-1e4, 1e4, "a joint position", "rad or m");
 /// `contact.max_iterations`.
 pub const ITERATIONS: Range = Range::new(1.0, 1e6, "an iteration count", "");
+/// `contact.anderson` (0: off).
+pub const ANDERSON: Range = Range::new(0.0, crate::contact::MAX_ANDERSON as f64, "an Anderson depth", "");
 /// `sim.publish_every`.
 pub const STEPS: Range = Range::new(1.0, 1e6, "a number of steps", "");
 /// QoS keep-last depths.
@@ -269,6 +271,7 @@ fn collision_and_contact(c: &Check, config: &Config) -> Result<(), ConfigError> 
     let s = &config.contact;
     c.positive("contact.tolerance", s.tolerance, &TOLERANCE)?;
     c.count("contact.max_iterations", s.max_iterations.get(), &ITERATIONS)?;
+    c.count("contact.anderson", s.anderson, &ANDERSON)?;
     c.non_negative("contact.restitution_threshold", s.restitution_threshold, &SPEED)?;
     c.non_negative("contact.compliance_normal", s.compliance_normal, &COMPLIANCE)?;
     c.non_negative("contact.compliance_tangential", s.compliance_tangential, &COMPLIANCE)

@@ -88,6 +88,10 @@ pub struct ContactSettings {
 /// `signorini bench` but the cube wall (tests/contact_hard_scenes.rs).
 pub const DEFAULT_ANDERSON: usize = 5;
 
+/// The deepest Anderson history accepted (`contact.anderson`, Python's `solve`): its
+/// buffers hold depth × 9 values per contact, and depths beyond a few tens only cost.
+pub const MAX_ANDERSON: usize = 20;
+
 impl Default for ContactSettings {
     /// Seed 000's ADMM on the NCP to 1e-6 in at most 1000 iterations, polished, with the
     /// CCP fallback.

@@ -329,7 +329,7 @@ def test_anderson_takes_fewer_admm_iterations_to_the_same_impulses():
     """`anderson` (the simulator's `contact.anderson`, default 5) against the paper's
     plain iteration (0) on the sliding point mass of AT-04 (47 iterations plain, 17 with
     Anderson, to 1e-12): the same impulses to 1e-10, in less than half the iterations; a
-    negative depth is refused by name."""
+    depth outside 0 to 20 is refused by name."""
     p = point_mass([np.cos(0.5), np.sin(0.5), -G0 * DT], 0.5)
     plain = sg.solve(p, tol=1e-12, max_iterations=5000, anderson=0)
     fast = sg.solve(p, tol=1e-12, max_iterations=5000)
@@ -337,8 +337,9 @@ def test_anderson_takes_fewer_admm_iterations_to_the_same_impulses():
     assert max_diff(plain.impulses, fast.impulses) < 1e-10
     print(f"sliding: {plain.iterations} iterations plain, {fast.iterations} with Anderson")
     assert 2 * fast.iterations < plain.iterations, (plain.iterations, fast.iterations)
-    with pytest.raises(ValueError, match="anderson"):
-        sg.solve(p, anderson=-1)
+    for bad in (-1, 21):
+        with pytest.raises(ValueError, match="anderson"):
+            sg.solve(p, anderson=bad)
 
 
 def test_sap_converges_in_a_few_newton_iterations_on_the_stacks():
