@@ -308,9 +308,116 @@ impl Cholesky {
     }
 }
 
+/// LU factorization with partial pivoting (P·A = L·U) of a general n × n matrix, in a
+/// buffer sized for `capacity` rows: for the nonsymmetric Newton systems of the active-set
+/// polish ([`super::polish`]), whose sliding rows break G's symmetry.
+#[derive(Debug)]
+pub struct Lu {
+    n: usize,
+    /// L (unit lower, below the diagonal) and U (on and above), row-major.
+    lu: Vec<f64>,
+    /// Row i of the factor is row `perm[i]` of A.
+    perm: Vec<usize>,
+}
+
+/// The LU factorization met a pivot that is zero or not finite (A singular, or holding a
+/// NaN): the factor is unusable.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("matrix singular (pivot {index})")]
+pub struct Singular {
+    /// The failing pivot.
+    pub index: usize,
+}
+
+impl Lu {
+    /// Buffers for matrices of up to `capacity` rows.
+    pub fn with_capacity(capacity: usize) -> Self {
+        Self { n: 0, lu: Vec::with_capacity(capacity * capacity), perm: Vec::with_capacity(capacity) }
+    }
+
+    /// Factors the n × n `a` (rows contiguous), Doolittle with row pivoting: the largest
+    /// entry of the column below the diagonal is the pivot.
+    pub fn factor(&mut self, a: &[f64], n: usize) -> Result<(), Singular> {
+        assert!(n * n <= self.lu.capacity(), "LU capacity exceeded ({n} rows)");
+        self.n = n;
+        self.lu.clear();
+        self.lu.extend_from_slice(&a[..n * n]);
+        self.perm.clear();
+        self.perm.extend(0..n);
+        let lu = &mut self.lu;
+        for k in 0..n {
+            let p = (k..n).fold(k, |p, i| if lu[i * n + k].abs() > lu[p * n + k].abs() { i } else { p });
+            let pivot = lu[p * n + k];
+            if pivot == 0.0 || !pivot.is_finite() {
+                return Err(Singular { index: k });
+            }
+            if p != k {
+                for c in 0..n {
+                    lu.swap(k * n + c, p * n + c);
+                }
+                self.perm.swap(k, p);
+            }
+            let inv = 1.0 / pivot;
+            for i in k + 1..n {
+                let factor = lu[i * n + k] * inv;
+                lu[i * n + k] = factor;
+                if factor != 0.0 {
+                    let (upper, lower) = lu.split_at_mut(i * n);
+                    let row_k = &upper[k * n + k + 1..k * n + n];
+                    for (x, u) in lower[k + 1..n].iter_mut().zip(row_k) {
+                        *x -= factor * u;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The smallest |pivot| of U over its largest (1 for an empty matrix): a cheap test of
+    /// near-singularity.
+    pub fn pivot_ratio(&self) -> f64 {
+        let n = self.n;
+        let (lo, hi) = (0..n)
+            .map(|i| self.lu[i * n + i].abs())
+            .fold((f64::INFINITY, 0.0f64), |(lo, hi), d| (lo.min(d), hi.max(d)));
+        if n == 0 { 1.0 } else { lo / hi }
+    }
+
+    /// Solves A·x = b: `b` in, x out through `x` (both n long).
+    pub fn solve(&self, b: &[f64], x: &mut [f64]) {
+        let (n, lu) = (self.n, &self.lu);
+        for i in 0..n {
+            x[i] = b[self.perm[i]] - dot(&lu[i * n..i * n + i], &x[..i]);
+        }
+        for i in (0..n).rev() {
+            let s = dot(&lu[i * n + i + 1..i * n + n], &x[i + 1..n]);
+            x[i] = (x[i] - s) / lu[i * n + i];
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// LU with pivoting solves a nonsymmetric system whose first pivot is zero.
+    #[test]
+    fn lu_solves_a_nonsymmetric_system_that_needs_pivoting() {
+        let a = [0.0, 2.0, 1.0, 1.0, 1.0, 0.0, 3.0, -1.0, 4.0];
+        let x_true = [1.0, -2.0, 0.5];
+        let mut b = [0.0; 3];
+        for i in 0..3 {
+            b[i] = (0..3).map(|j| a[i * 3 + j] * x_true[j]).sum();
+        }
+        let mut lu = Lu::with_capacity(3);
+        lu.factor(&a, 3).unwrap();
+        let mut x = [0.0; 3];
+        lu.solve(&b, &mut x);
+        for (x, t) in x.iter().zip(x_true) {
+            assert!((x - t).abs() < 1e-14, "{x} against {t}");
+        }
+        assert_eq!(lu.factor(&[1.0, 2.0, 2.0, 4.0], 2), Err(Singular { index: 1 }));
+    }
 
     /// A random SPD matrix B·Bᵀ + n·I/10 (deterministic).
     fn spd(n: usize, seed: u64) -> Vec<f64> {
