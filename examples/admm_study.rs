@@ -6,7 +6,7 @@
 //! per step (median), and with `--history STEP` that step's problem re-solved cold with
 //! `record_history`: its primal, dual and complementarity residuals every 10 iterations.
 //!
-//!   cargo run --release --example admm_study -- --scene cube-wall [--anderson 5]
+//!   cargo run --release --example admm_study -- --scene cube-wall [--anderson 5] [--polish]
 //!     [--contact-scaling 1] [--rule spectral|linear|osqp] [--step 0.05] [--ratio 10] [--eta 1e-6] [--power 0.2]
 //!     [--no-block-scaling] [--preconditioned-spectrum] [--tolerance 1e-6] [--max 1000] [--steps N] [--history STEP] [--trace]
 //!
@@ -41,6 +41,11 @@ fn options() -> Options {
         match args[i].as_str() {
             "--scene" => o.scene = args[i + 1].clone(),
             "--anderson" => o.admm.anderson = num(i) as usize,
+            "--polish" => {
+                o.admm.polish = true;
+                i += 1;
+                continue;
+            }
             "--rule" => {
                 o.admm.rule = match args[i + 1].as_str() {
                     "linear" => RhoRule::Linear { factor: 2.0 },

@@ -13,8 +13,8 @@ use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use signorini::contact::{
-    ContactModel, ContactProblem, DEFAULT_ANDERSON, MAX_ANDERSON, Metrics, SolveResult, SolverKind, StoppingRule,
-    WarmStart, cone,
+    AdmmOptions, ContactModel, ContactProblem, DEFAULT_ANDERSON, MAX_ANDERSON, Metrics, SolveResult, SolverKind,
+    StoppingRule, WarmStart, cone,
 };
 
 use crate::arrays::{Input, Shape, input};
@@ -295,9 +295,10 @@ fn finite_result(solver: &str, result: &SolveResult) -> PyResult<()> {
 /// solver has a choice) to the absolute tolerance `tol` in at most `max_iterations`,
 /// from `warm_start` (a previous Solution or impulses); the criteria in force units for
 /// a step `dt`; `anderson`: the ADMM's Anderson depth (`contact.anderson`; 0: the paper's
-/// plain iteration). The interpreter is released while it runs.
+/// plain iteration); `polish`: the ADMM polishes its iterate mid-solve (`contact.polish`).
+/// The interpreter is released while it runs.
 #[pyfunction]
-#[pyo3(signature = (problem, solver="admm", model="ncp", tol=1e-6, max_iterations=1000, warm_start=None, dt=1.0, anderson=DEFAULT_ANDERSON as i64))]
+#[pyo3(signature = (problem, solver="admm", model="ncp", tol=1e-6, max_iterations=1000, warm_start=None, dt=1.0, anderson=DEFAULT_ANDERSON as i64, polish=true))]
 #[allow(clippy::too_many_arguments)]
 pub fn solve(
     py: Python<'_>,
@@ -309,6 +310,7 @@ pub fn solve(
     warm_start: Option<&Bound<'_, PyAny>>,
     dt: f64,
     anderson: i64,
+    polish: bool,
 ) -> PyResult<PySolution> {
     let kind = solver_kind(solver)?;
     let max_iterations = usize::try_from(max_iterations)
@@ -325,7 +327,7 @@ pub fn solve(
     let (result, metrics) = py.detach(|| {
         guard("solve", || {
             let n = p.contacts();
-            let mut engine_solver = kind.build(contact_model, stop, anderson, n, false);
+            let mut engine_solver = kind.build(contact_model, stop, AdmmOptions { anderson, polish }, n, false);
             let mut result = SolveResult::with_capacity(n, 0);
             engine_solver.solve(p, warm.as_ref(), &mut result).map_err(engine)?;
             finite_result(solver, &result)?;

@@ -17,7 +17,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use crate::config::ContactConfig;
-use crate::contact::{ContactModel, ContactProblem, DEFAULT_ANDERSON, Metrics, SolveResult, StoppingRule};
+use crate::contact::{AdmmOptions, ContactModel, ContactProblem, Metrics, SolveResult, StoppingRule};
 use crate::sim::{Stepper, World};
 
 use crate::scenes::Sources;
@@ -234,7 +234,7 @@ pub(crate) fn curve(
     let mut result = SolveResult::with_capacity(n, 0);
     for budget in BUDGETS {
         let stop = StoppingRule { absolute: 1e-14, max_iterations: budget, ..Default::default() };
-        let mut solver = variant.solver.build(variant.model, stop, DEFAULT_ANDERSON, n, false);
+        let mut solver = variant.solver.build(variant.model, stop, AdmmOptions::default(), n, false);
         // The fastest of repetitions filling about a millisecond (at least one).
         let mut best = f64::INFINITY;
         let started = Instant::now();

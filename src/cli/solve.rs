@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::{InputError, parse_json};
 
 use crate::contact::{
-    ContactModel, ContactProblem, DEFAULT_ANDERSON, Metrics, Residuals, SolveError, SolveResult, StoppingRule,
+    AdmmOptions, ContactModel, ContactProblem, Metrics, Residuals, SolveError, SolveResult, StoppingRule,
 };
 
 /// The input file. Contact blocks are ordered (Tx, Ty, N).
@@ -95,7 +95,7 @@ pub fn solve(problem: &ContactProblem, options: &SolveOptions) -> Result<SolveOu
     let stop =
         StoppingRule { absolute: options.tolerance, max_iterations: options.max_iterations, ..Default::default() };
     let model = options.model;
-    let mut solver = options.solver.build(model, stop, DEFAULT_ANDERSON, n, false);
+    let mut solver = options.solver.build(model, stop, AdmmOptions::default(), n, false);
     let mut result = SolveResult::with_capacity(n, 0);
     // Repeat the cold solve (at least 5 times, for about 20 ms) and keep the median.
     let mut times = Vec::new();

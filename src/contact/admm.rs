@@ -40,6 +40,14 @@
 //! [`super::DEFAULT_ANDERSON`], in the simulator's (`contact.anderson`,
 //! [`super::SolverKind::build`]).
 //!
+//! `polish` (off by default, on in the simulator's with `contact.polish`) tries Newton's
+//! method on the contact modes of the iterate y once they hold for a few iterations
+//! ([`super::polish::ModeWatch`]) and stops with its solution when that meets the
+//! tolerance (OSQP's polishing, extended to sliding modes): on the dynamic suite
+//! (scripts/bench_sim.py --part dynamic) solo12 under random torques and pushes took 46.7
+//! ADMM iterations a step on average with the polish of sticking warm starts alone, 10.3
+//! with this and the sliding modes (4.58 → 1.51 times MuJoCo's step).
+//!
 //! Defaults (η = 1e-6, p₀ = 0.2, Δp = 0.05, α = 10, 20 power iterations) are Pinocchio's
 //! where the paper is silent. Unlike Pinocchio, ρ is not scaled by an extra factor τ:
 //! the iteration is the paper's.
@@ -48,6 +56,7 @@ use super::anderson::Anderson;
 use super::cone;
 use super::delassus::AugmentedDelassus;
 use super::dense::largest_eigenvalue;
+use super::polish::{Effort, ModeWatch, Polish};
 use super::problem::ContactProblem;
 use super::solve_skeleton::{self, Needs};
 use super::solver::{ContactModel, Residuals, SolveError, SolveResult, Solver, StoppingRule, WarmStart};
@@ -183,6 +192,11 @@ pub struct AdmmSettings {
     /// iterations (median) instead of ~640; the adaptive rule moves away from that ρ, and
     /// a fixed one fails elsewhere (examples/admm_study.rs `--preconditioned-spectrum`).
     pub preconditioned_spectrum: bool,
+    /// Polish the iterate mid-solve ([`super::polish`]): once y's contact modes hold for
+    /// a few iterations, Newton's method on them, accepted when it meets the tolerance
+    /// (off by default: the controller's inverse dynamics runs the paper's iteration; on
+    /// in the simulator's with `contact.polish`, [`super::SolverKind::build`]).
+    pub polish: bool,
 }
 
 impl Default for AdmmSettings {
@@ -200,6 +214,7 @@ impl Default for AdmmSettings {
             anderson: 0,
             contact_scaling: 0.0,
             preconditioned_spectrum: false,
+            polish: false,
         }
     }
 }
@@ -227,6 +242,8 @@ pub struct AdmmSolver {
     /// extrapolated start.
     anderson: Anderson,
     start: Vec<f64>,
+    /// The mid-solve polish and when to try it (`settings.polish`).
+    polish: Option<(Polish, ModeWatch)>,
 }
 
 impl AdmmSolver {
@@ -249,6 +266,7 @@ impl AdmmSolver {
             scratch: v(),
             anderson: Anderson::with_capacity(settings.anderson, 3 * m, 2 * m),
             start: if settings.anderson >= 2 { vec![0.0; 3 * m] } else { Vec::new() },
+            polish: settings.polish.then(|| mid_solve_polish(capacity)),
         }
     }
 
@@ -444,7 +462,11 @@ impl AdmmSolver {
         let (y, z) = (&mut result.lambda, &mut result.dual);
         let m = 3 * problem.contacts();
         self.anderson.reset(3 * m, 2 * m);
+        if let Some((_, watch)) = self.polish.as_mut() {
+            watch.reset();
+        }
         let mut last = f64::INFINITY;
+        let mut polished = None;
         for k in 1..=s.stop.max_iterations {
             self.f_prev.copy_from_slice(&self.f);
             self.y_prev.copy_from_slice(y);
@@ -454,6 +476,10 @@ impl AdmmSolver {
             result.stats.record(k, residuals, s.record_history);
             if s.stop.reached(&residuals) {
                 result.converged = true;
+                break;
+            }
+            if self.polish_iterate(problem, y, k) {
+                polished = Some(k);
                 break;
             }
             if k > 1 && s.stop.still(y, &self.y_prev) && s.stop.still(z, &self.z_prev) {
@@ -486,6 +512,17 @@ impl AdmmSolver {
                 self.accelerate(penalty.rho, y, z);
             }
         }
+        if let (Some(k), Some((polish, _))) = (polished, self.polish.as_ref()) {
+            polish.accept(k, result);
+        }
+    }
+
+    /// Whether the iterate `y`'s modes after iteration `k`, when the watch says they are worth a try, solve
+    /// the problem ([`Polish::try_modes`]; the candidate is then the polish's).
+    fn polish_iterate(&mut self, problem: &ContactProblem, y: &[f64], k: usize) -> bool {
+        let s = self.settings;
+        let Some((polish, watch)) = self.polish.as_mut() else { return false };
+        watch.ready(problem, y, k) && polish.try_modes(problem, y, s.model, s.stop.absolute, Effort::MID_SOLVE)
     }
 
     /// The ∞-norm of the fixed-point residual of the last iteration in the ADMM's own
@@ -519,6 +556,11 @@ impl AdmmSolver {
             z.copy_from_slice(&self.start[2 * m..3 * m]);
         }
     }
+}
+
+/// The mid-solve polish's workspace for `capacity` blocks (σ by G, which the ADMM has).
+fn mid_solve_polish(capacity: usize) -> (Polish, ModeWatch) {
+    (Polish::with_capacity(capacity, 0), ModeWatch::with_capacity(capacity))
 }
 
 /// An entry of the fixed-point residual in the ADMM's metric, its y and its z part, from
@@ -561,6 +603,10 @@ impl Solver for AdmmSolver {
             self.anderson = Anderson::with_capacity(s.anderson, 9 * self.capacity, 6 * self.capacity);
             self.start = vec![0.0; 9 * self.capacity];
         }
+        if s.polish != self.polish.is_some() {
+            // Switched after construction: sized once here.
+            self.polish = s.polish.then(|| mid_solve_polish(self.capacity));
+        }
         solve_skeleton::zeroed(
             3 * n,
             [
@@ -595,7 +641,9 @@ impl Solver for AdmmSolver {
         if self.factor(problem, penalty.rho) {
             result.stats.factorizations = 1;
             self.iterate(problem, ncp, &mut penalty, result);
-            velocity_of_dual(problem, ncp, result);
+            if !result.stats.polished {
+                velocity_of_dual(problem, ncp, result);
+            }
         }
         result.rho = penalty.rho;
         result.rho_power = penalty.power;

@@ -51,7 +51,7 @@ pub use metrics::Metrics;
 pub use pgs::{PgsSettings, PgsSolver};
 pub use problem::{ContactProblem, ProblemError};
 pub use sap::{SapSettings, SapSolver};
-pub use settings::{ContactSettings, DEFAULT_ANDERSON, Fallback, MAX_ANDERSON, SolverKind};
+pub use settings::{AdmmOptions, ContactSettings, DEFAULT_ANDERSON, Fallback, MAX_ANDERSON, SolverKind};
 pub use solver::{ContactModel, Residuals, SolveError, SolveResult, SolveStats, Solver, StoppingRule, WarmStart};
 pub use vfpi::{VfpiSettings, VfpiSolver};
 pub use warm_start::WarmStartCache;

@@ -1,81 +1,175 @@
-//! Active-set polish of a warm start: the previous step's impulses say which blocks
-//! stick, which are separated and which sit at a friction bound; with that guess the NCP
-//! is a linear system, solved exactly and then checked.
+//! Active-set polish: a guess of each block's mode — the previous step's impulses (a
+//! warm start) or the ADMM's iterate mid-solve — turns the NCP into a system of
+//! equations, solved by Newton's method and then checked (OSQP's solution polishing,
+//! Stellato et al. 2020 §4.2, extended to friction's sliding modes as a semi-smooth
+//! Newton on a fixed active set).
 //!
-//! From the guess λ⁰ each row is either free (its velocity is zero, its impulse unknown)
-//! or fixed (its impulse known):
+//! From the guess λ⁰ each block is in one mode:
 //!
 //! ```text
-//! cone, μ > 0:   λ⁰_N = 0             separated     three rows fixed at 0
-//!                ‖λ⁰_T‖ < μ λ⁰_N      sticking      three rows free
-//!                otherwise            sliding       no polish (the ADMM iterates)
-//! cone, μ = 0:   λ⁰_N > 0             at a limit    N free, T fixed at 0
-//! interval b:    |λ⁰_N| < b           sticking      N free, T fixed at 0
-//!                |λ⁰_N| = b           slipping      N fixed at ±b, T at 0
+//! cone, μ > 0:   λ⁰_N ≤ 0                 separated     λ = 0
+//!                ‖λ⁰_T‖ < μ λ⁰_N          sticking      σ = 0                        (3 rows)
+//!                otherwise                sliding       σ_N = 0,                     (3 rows)
+//!                                                       λ_T + μ λ_N σ_T/‖σ_T‖ = 0
+//! cone, μ = 0:   λ⁰_N > 0                 normal        σ_N = 0, λ_T = 0             (1 row)
+//! interval b:    |λ⁰_N| < b               normal        σ_N = 0                      (1 row)
+//!                |λ⁰_N| = b               at the bound  λ_N = ±b
 //! ```
 //!
-//! and the free impulses solve (G + R)_FF λ_F = −(g_F + (G + R)_FX λ_X), by a Cholesky
-//! factorization refused when ill-conditioned (a hyperstatic set — four corners of a box
-//! sticking — has a singular G_FF and no unique answer to polish). The candidate is
-//! accepted only if every block is in its set and the NCP criterion the ADMM's start test
-//! uses ([`super::cone::BlockSet::velocity_error`]) is within the tolerance: then it is a
-//! solution at the solver's own accuracy — exact up to rounding on the free rows — found
-//! with one small factorization instead of a penalty setup and several iterations. This
-//! is OSQP's solution polishing (Stellato et al. 2020, §4.2) applied to a warm start; it
-//! pays off when contact modes persist from one step to the next (a robot standing or
-//! walking on its stance feet), and costs one failed small solve when they do not.
+//! with σ = (G + R)λ + g. The sliding equations are the NCP's on the cone's edge: the
+//! physical normal velocity zero (σ + Γ(σ) on the dual cone's edge, seed 000 eq. 27) and
+//! the friction impulse opposing the slip at its bound (maximum dissipation). Sticking and
+//! normal rows are linear, so without a sliding block one Newton step solves them; the
+//! sliding rows' Jacobian (J_T = I + μ σ̂_T e_Nᵀ + (μ λ_N/‖σ_T‖)(I − σ̂_T σ̂_Tᵀ)(G + R)_T·)
+//! makes the system nonsymmetric, solved by LU (Cholesky without a sliding block). A
+//! hyperstatic set — four corners of a box sticking, a wheel's two edges — has a singular
+//! Newton matrix and is refused: its impulses are not unique, and once some of its blocks
+//! slide neither are its velocities (a proximal Newton step from the guess did solve such
+//! sets, but chose other solutions than the ADMM's: the bundled wheeled base then turned
+//! 3 % below its kinematic rate instead of 1 % above).
+//!
+//! A candidate is accepted only if every block stays in its mode's set and the NCP
+//! criterion of the ADMM's start test ([`super::cone::BlockSet::velocity_error`]) is
+//! within the tolerance: then it is a solution at the solver's own accuracy, found with a
+//! few small factorizations instead of (more) iterations. From a warm start it pays off
+//! when modes persist from one step to the next (a robot standing or walking on its stance
+//! feet); mid-solve ([`ModeWatch`]), once the ADMM's iterate has found the modes, it
+//! replaces the iterations that would only refine the impulses.
 
-use super::cone::{self, BlockSet};
-use super::dense::{Cholesky, NotPositiveDefinite};
+use super::cone::{self, BlockSet, Vec3c};
+use super::dense::{Cholesky, Lu};
 use super::problem::ContactProblem;
 use super::solver::{ContactModel, Residuals, SolveResult, WarmStart};
 
-/// More free rows than this are not polished: with rigid contacts G has rank at most the
-/// dofs, so a large free set is singular anyway.
-pub const MAX_FREE_ROWS: usize = 48;
+/// More unknown rows than this are not polished (the Newton matrix is dense, its LU
+/// n³/3 flops: 96 rows cost about what a hundred ADMM iterations on 32 contacts do).
+pub const MAX_FREE_ROWS: usize = 96;
 
-/// A factorization whose smallest pivot is below this fraction of its largest (of L, so
-/// the square root of the conditioning) is refused.
+/// How hard a guess is tried: Newton steps, and mode switches of the primal-dual
+/// active-set update, before it is given up.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Effort {
+    /// Newton steps on one set of modes (sliding blocks converge quadratically once their
+    /// slip direction is right; without them the first step is the solution).
+    pub newton: usize,
+    /// Mode switches ([`Polish::try_modes`]).
+    pub switches: usize,
+}
+
+impl Effort {
+    /// A warm start, tried on every step before the solver: cheap when it fails (the
+    /// previous step's modes, no switch).
+    pub const WARM_START: Self = Self { newton: 3, switches: 0 };
+    /// The ADMM's iterate, tried a few times a solve ([`ModeWatch`]).
+    pub const MID_SOLVE: Self = Self { newton: 3, switches: 3 };
+}
+
+/// A factorization whose smallest pivot is below this fraction of its largest (of
+/// Cholesky's L, so the square root of the conditioning; squared for LU's U) is refused.
 const PIVOT_RATIO: f64 = 1e-6;
+
+/// A cone block whose friction is within this fraction of its bound slides: the ADMM's
+/// projection puts sliding impulses on the edge to rounding.
+const EDGE: f64 = 1e-9;
+
+/// A block's mode (the module's table).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// λ = 0.
+    Separated,
+    /// σ = 0.
+    Sticking,
+    /// σ_N = 0 and the friction at its bound, opposing the slip.
+    Sliding,
+    /// σ_N = 0, no tangential impulse (a frictionless contact, a joint-friction interval
+    /// inside its band).
+    Normal,
+    /// A joint-friction interval at its bound.
+    Bound,
+}
+
+impl Mode {
+    /// The mode of impulse `l` in `set`.
+    pub fn of(set: &BlockSet, l: &Vec3c) -> Self {
+        match *set {
+            BlockSet::Cone(_) if l[2] <= 0.0 => Mode::Separated,
+            BlockSet::Cone(mu) if mu <= 0.0 => Mode::Normal,
+            BlockSet::Cone(mu) if cone::tangent_norm(l) < mu * l[2] * (1.0 - EDGE) => Mode::Sticking,
+            BlockSet::Cone(_) => Mode::Sliding,
+            BlockSet::Interval(b) if l[2].abs() < b => Mode::Normal,
+            BlockSet::Interval(_) => Mode::Bound,
+        }
+    }
+
+    /// The start of a block entering this mode from impulse `l`: zero when separated,
+    /// the normal part alone when normal, the bound held, on the cone when sliding.
+    fn start(self, set: &BlockSet, l: &Vec3c) -> Vec3c {
+        match (self, *set) {
+            (Mode::Separated, _) => [0.0; 3],
+            (Mode::Normal, _) => [0.0, 0.0, l[2]],
+            (Mode::Bound, BlockSet::Interval(b)) => [0.0, 0.0, b.copysign(l[2])],
+            (Mode::Sliding, _) => set.project(l),
+            _ => *l,
+        }
+    }
+
+    /// The block's unknown rows.
+    fn rows(self) -> &'static [usize] {
+        match self {
+            Mode::Separated | Mode::Bound => &[],
+            Mode::Normal => &[2],
+            Mode::Sticking | Mode::Sliding => &[0, 1, 2],
+        }
+    }
+}
 
 /// The polish's workspace, sized once.
 #[derive(Debug)]
 pub struct Polish {
+    lu: Lu,
     chol: Cholesky,
-    /// The free rows.
-    free: Vec<usize>,
-    /// The blocks with a free row.
-    active: Vec<usize>,
-    /// (G + R)_FF, then its factor.
-    a: Vec<f64>,
-    /// The right-hand side, then λ_F.
-    b: Vec<f64>,
     zeros: Vec<f64>,
+    modes: Vec<Mode>,
+    /// The blocks with unknown rows, each with the offset of its first in the system.
+    active: Vec<(usize, usize)>,
+    /// Unknown rows of the system.
+    unknowns: usize,
+    /// The Newton matrix (rows contiguous).
+    jacobian: Vec<f64>,
+    /// The residual F, then the Newton step.
+    residual: Vec<f64>,
+    step: Vec<f64>,
     /// Wᵀλ (the factor's columns).
     t: Vec<f64>,
+    /// The candidate (λ, σ, z).
+    candidate: SolveResult,
 }
 
 impl Polish {
-    /// A workspace for up to [`MAX_FREE_ROWS`] free rows, for problems whose factor W
-    /// has up to `cols` columns (their dofs).
-    pub fn with_capacity(cols: usize) -> Self {
+    /// A workspace for problems of up to `contacts` blocks and [`MAX_FREE_ROWS`] unknown
+    /// rows, whose factor W has up to `cols` columns (their dofs).
+    pub fn with_capacity(contacts: usize, cols: usize) -> Self {
         let n = MAX_FREE_ROWS;
         Self {
+            lu: Lu::with_capacity(n),
             chol: Cholesky::with_capacity(n),
-            free: Vec::with_capacity(n),
-            active: Vec::with_capacity(n),
-            a: Vec::with_capacity(n * n),
-            b: Vec::with_capacity(n),
             zeros: vec![0.0; n],
+            modes: Vec::with_capacity(contacts),
+            active: Vec::with_capacity(contacts),
+            unknowns: 0,
+            jacobian: Vec::with_capacity(n * n),
+            residual: Vec::with_capacity(n),
+            step: vec![0.0; n],
             t: vec![0.0; cols],
+            candidate: SolveResult::with_capacity(contacts, 0),
         }
     }
 
-    /// Tries the active set of `guess` on `problem` (G, or its factor W of at most the
-    /// capacity's columns). On success `result` holds λ, σ = (G + R)λ + g and
+    /// Tries the modes of a warm start `guess` on `problem` (G, or its factor W of at
+    /// most the capacity's columns). On success `result` holds λ, σ = (G + R)λ + g and
     /// z = σ + Γ(σ) (converged, no iteration, its complementarity residual the velocity
-    /// error) and true is returned; false when a block is new to the guess, or the guess
-    /// fails as described above (`result` is then to be reset).
+    /// error, the guess's eigenvector estimate passed on) and true is returned; false when
+    /// a block is new to the guess, or the guess fails (`result` untouched).
     pub fn try_solve(
         &mut self,
         problem: &ContactProblem,
@@ -85,138 +179,402 @@ impl Polish {
         result: &mut SolveResult,
     ) -> bool {
         let n = problem.contacts();
-        let m = 3 * n;
-        // The modes are the cone's: the pyramid's problem is not polished.
-        if model == ContactModel::Lcp
-            || n == 0
-            || guess.lambda.len() < m
-            || !guess.known.get(..n).is_some_and(|k| k.iter().all(|&x| x))
-        {
+        if guess.lambda.len() < 3 * n || !guess.known.get(..n).is_some_and(|k| k.iter().all(|&x| x)) {
             return false;
         }
-        result.reset(m);
-        if !self.select(problem, guess, &mut result.lambda) {
+        if !self.try_modes(problem, &guess.lambda[..3 * n], model, tolerance, Effort::WARM_START) {
             return false;
         }
-        self.free_rows_system(problem, &result.lambda, &mut result.sigma);
-        let nf = self.free.len();
-        if nf > 0 {
-            if self.factor(nf).is_err() {
-                return false;
-            }
-            self.chol.solve(&mut self.b);
-        }
-        for (&r, x) in self.free.iter().zip(&self.b) {
-            result.lambda[r] = *x;
-        }
-        let Some(error) = self.check(problem, model == ContactModel::Ncp, result) else { return false };
-        if error.is_nan() || error > tolerance {
-            return false;
-        }
-        result.converged = true;
-        result.stats.iterations = 0;
-        result.stats.residuals = Residuals { primal: 0.0, dual: 0.0, complementarity: error };
-        result.stats.polished = true;
+        result.reset(3 * n);
+        self.accept(0, result);
         // No power iteration here: the ADMM's estimate is passed on to the next step.
-        result.eigen.extend(guess.eigen.get(..m).into_iter().flatten());
+        result.eigen.extend(guess.eigen.get(..3 * n).into_iter().flatten());
         true
     }
 
-    /// The modes of the guess (the module's table): the free rows, the blocks with one,
-    /// and the fixed impulses λ_X in `lambda` (zero on the free rows). False when a block
-    /// slides or the free rows exceed [`MAX_FREE_ROWS`].
-    fn select(&mut self, problem: &ContactProblem, guess: &WarmStart, lambda: &mut [f64]) -> bool {
-        self.free.clear();
-        self.active.clear();
-        for (i, set) in problem.sets.iter().enumerate() {
-            let g = cone::block(&guess.lambda, i);
-            let mut fixed = [0.0; 3];
-            let free: &[usize] = match *set {
-                BlockSet::Cone(_) if g[2] <= 0.0 => &[],
-                BlockSet::Cone(0.0) => &[2],
-                BlockSet::Cone(mu) if cone::tangent_norm(&g) < mu * g[2] => &[0, 1, 2],
-                BlockSet::Cone(_) => return false,
-                BlockSet::Interval(b) if g[2].abs() < b => &[2],
-                BlockSet::Interval(b) => {
-                    fixed[2] = b.copysign(g[2]);
-                    &[]
+    /// Tries the modes of `lambda` (3 per block of `problem`): true when Newton's method
+    /// on them reaches a solution within `tolerance`, then held as the candidate for
+    /// [`Polish::accept`]. The pyramid's problem is not polished (its modes are not the
+    /// cone's), nor a CCP's sliding blocks (their edge equations are the NCP's).
+    pub fn try_modes(
+        &mut self,
+        problem: &ContactProblem,
+        lambda: &[f64],
+        model: ContactModel,
+        tolerance: f64,
+        effort: Effort,
+    ) -> bool {
+        let n = problem.contacts();
+        if model == ContactModel::Lcp || n == 0 || lambda.len() < 3 * n {
+            return false;
+        }
+        let ncp = model == ContactModel::Ncp;
+        self.select(problem, lambda, ncp) && self.newton(problem, ncp, tolerance, effort)
+    }
+
+    /// Newton's iterations from the candidate's start, to the tolerance (true); a block
+    /// that leaves its mode's set switches mode (at most [`MODE_SWITCHES`] times).
+    fn newton(&mut self, problem: &ContactProblem, ncp: bool, tolerance: f64, effort: Effort) -> bool {
+        let (mut switches, mut steps, mut last) = (0, 0, f64::INFINITY);
+        self.linear_start();
+        loop {
+            let c = &mut self.candidate;
+            if problem.has_delassus() || self.t.is_empty() {
+                problem.contact_velocity(&c.lambda, &mut c.sigma);
+            } else {
+                problem.contact_velocity_by_factor(&c.lambda, &mut c.sigma, &mut self.t);
+            }
+            match self.check(problem, ncp, tolerance) {
+                Check::Solved(error) => {
+                    self.candidate.stats.residuals = Residuals { primal: 0.0, dual: 0.0, complementarity: error };
+                    return true;
                 }
-            };
-            cone::set_block(lambda, i, &fixed);
-            if self.free.len() + free.len() > MAX_FREE_ROWS {
+                Check::Off if switches < effort.switches => {
+                    (switches, steps, last) = (switches + 1, 0, f64::INFINITY);
+                    if !self.switch_modes(problem, ncp, tolerance) {
+                        return false;
+                    }
+                    self.linear_start();
+                    continue;
+                }
+                Check::Off => return false,
+                // Newton's error shrinks on the right modes: growth says they are wrong. A
+                // linear set (no sliding block) is solved by its first step; more would
+                // only refine an ill-conditioned one towards impulses as large as its
+                // conditioning (internal forces between feet).
+                Check::Error(e) if steps >= effort.newton || e >= last || (steps > 0 && self.linear()) => {
+                    return false;
+                }
+                Check::Error(e) => last = e,
+            }
+            if !self.newton_step(problem) {
                 return false;
             }
-            if !free.is_empty() {
-                self.active.push(i);
-            }
-            self.free.extend(free.iter().map(|a| 3 * i + a));
-        }
-        true
-    }
-
-    /// The free rows' system: b = −(g + (G + R)·λ_X) on them (`lambda` holds λ_X, zero
-    /// on F; `sigma` is scratch) and (G + R)_FF in `a`, by the 3 × 3 blocks of the active
-    /// blocks' pairs (free rows ascending).
-    fn free_rows_system(&mut self, problem: &ContactProblem, lambda: &[f64], sigma: &mut [f64]) {
-        let nf = self.free.len();
-        self.b.clear();
-        if lambda.iter().all(|&x| x == 0.0) {
-            self.b.extend(self.free.iter().map(|&r| -problem.g[r]));
-        } else {
-            problem.contact_velocity_by_factor(lambda, sigma, &mut self.t);
-            self.b.extend(self.free.iter().map(|&r| -sigma[r]));
-        }
-        self.a.clear();
-        self.a.resize(nf * nf, 0.0);
-        let (mut ra, mut ca) = (0, 0);
-        for (x, &a) in self.active.iter().enumerate() {
-            let rows_a = self.free[ra..].iter().take_while(|&&r| r / 3 == a).count();
-            for &b in &self.active[..=x] {
-                let rows_b = self.free[ca..].iter().take_while(|&&r| r / 3 == b).count();
-                let block = problem.delassus_block(a, b);
-                for p in ra..ra + rows_a {
-                    for q in ca..ca + rows_b {
-                        let v = block[self.free[p] % 3][self.free[q] % 3];
-                        self.a[p * nf + q] = v;
-                        self.a[q * nf + p] = v;
-                    }
-                }
-                ca += rows_b;
-            }
-            ca = 0;
-            ra += rows_a;
-        }
-        for (k, &r) in self.free.iter().enumerate() {
-            self.a[k * nf + k] += problem.compliance[r];
+            steps += 1;
         }
     }
 
-    /// The candidate in `result.lambda` checked: every block in its set (else `None`),
-    /// then σ = (G + R)λ + g, z = σ + Γ(σ) and the NCP criterion, returned.
-    fn check(&mut self, problem: &ContactProblem, ncp: bool, result: &mut SolveResult) -> Option<f64> {
-        let (lambda, sigma) = (&result.lambda, &mut result.sigma);
-        problem.contact_velocity_by_factor(lambda, sigma, &mut self.t);
-        let mut error = 0.0f64;
+    /// The candidate of the last successful [`Polish::try_modes`] into `result`:
+    /// converged after `iterations` (0 from a warm start), polished.
+    /// `result` must be sized for the problem (its other counters are kept).
+    pub fn accept(&self, iterations: usize, result: &mut SolveResult) {
+        let c = &self.candidate;
+        result.lambda.copy_from_slice(&c.lambda);
+        result.sigma.copy_from_slice(&c.sigma);
+        result.dual.copy_from_slice(&c.dual);
+        result.converged = true;
+        result.stats.iterations = iterations;
+        result.stats.residuals = c.stats.residuals;
+        result.stats.polished = true;
+    }
+
+    /// The modes of `lambda`, the active blocks and the candidate's start: the guess on
+    /// the unknown rows, the fixed impulses elsewhere. False when the unknown rows exceed
+    /// [`MAX_FREE_ROWS`], or a CCP block slides.
+    fn select(&mut self, problem: &ContactProblem, lambda: &[f64], ncp: bool) -> bool {
+        let n = problem.contacts();
+        self.modes.clear();
+        self.candidate.reset(3 * n);
         for (i, set) in problem.sets.iter().enumerate() {
             let l = cone::block(lambda, i);
-            if set.distance(&l) > 0.0 || !l.iter().all(|x| x.is_finite()) {
-                return None;
+            let mode = Mode::of(set, &l);
+            if mode == Mode::Sliding && !ncp {
+                return false;
             }
-            let s = cone::block(sigma, i);
-            let z = cone::add(&s, &set.correction(ncp, &s));
-            error = error.max(set.velocity_error(&l, &z));
-            cone::set_block(&mut result.dual, i, &z);
+            cone::set_block(&mut self.candidate.lambda, i, &mode.start(set, &l));
+            self.modes.push(mode);
         }
-        Some(error)
+        self.layout(problem)
     }
 
-    /// Factors the nf × nf matrix in `a`, refusing an ill-conditioned one.
-    fn factor(&mut self, nf: usize) -> Result<(), NotPositiveDefinite> {
-        self.chol.factor(&self.a, &self.zeros[..nf], nf)?;
-        if self.chol.pivot_ratio() < PIVOT_RATIO {
-            return Err(NotPositiveDefinite { index: 0 });
+    /// A linear set's free rows cleared, so that its one Newton step solves
+    /// J λ_F = −(g + (G + R)λ_X)_F from the fixed impulses alone, as a direct solve does:
+    /// a step from the guess would add J⁻¹J λ⁰_F, rounded by J's conditioning.
+    fn linear_start(&mut self) {
+        if !self.linear() {
+            return;
         }
-        Ok(())
+        for &(a, _) in &self.active {
+            for &r in self.modes[a].rows() {
+                self.candidate.lambda[3 * a + r] = 0.0;
+            }
+        }
+    }
+
+    /// Whether no block slides: the Newton system is then linear.
+    fn linear(&self) -> bool {
+        self.active.iter().all(|&(a, _)| self.modes[a] != Mode::Sliding)
+    }
+
+    /// The active blocks and their offsets from the modes; false beyond [`MAX_FREE_ROWS`].
+    /// A set with more rigid unknown rows than the problem's dofs (the columns of its
+    /// factor W, when it has one) is refused here: its G_FF = W_F W_Fᵀ is singular, the
+    /// hyperstatic case [`Polish::factor`] would refuse after the work.
+    fn layout(&mut self, problem: &ContactProblem) -> bool {
+        self.active.clear();
+        self.unknowns = 0;
+        let mut rigid = 0;
+        for (i, mode) in self.modes.iter().enumerate() {
+            let rows = mode.rows();
+            if !rows.is_empty() {
+                self.active.push((i, self.unknowns));
+                self.unknowns += rows.len();
+                rigid += rows.iter().filter(|&&r| problem.compliance[3 * i + r] == 0.0).count();
+            }
+        }
+        let dofs = problem.delassus_factor().map_or(usize::MAX, |(_, cols)| cols);
+        self.unknowns <= MAX_FREE_ROWS && rigid <= dofs
+    }
+
+    /// The primal-dual active-set update after a check found blocks off their mode's
+    /// set: each such block takes the mode of its impulse ([`Mode::of`]: a sticking block
+    /// pushed out of the cone slides, one pulled through it separates, an interval beyond
+    /// its band holds the bound), and a separated block whose velocity is not in the dual
+    /// cone (it would penetrate) sticks. False when the new set is too large, or a CCP
+    /// block would slide.
+    fn switch_modes(&mut self, problem: &ContactProblem, ncp: bool, tolerance: f64) -> bool {
+        for (i, set) in problem.sets.iter().enumerate() {
+            let l = cone::block(&self.candidate.lambda, i);
+            let mode = self.modes[i];
+            let new = if mode == Mode::Separated {
+                let s = cone::block(&self.candidate.sigma, i);
+                let z = cone::add(&s, &set.correction(ncp, &s));
+                if set.dual_distance(&z) > tolerance { Mode::Sticking } else { mode }
+            } else if off_set(mode, set, &l) {
+                Mode::of(set, &l)
+            } else {
+                mode
+            };
+            if new == Mode::Sliding && !ncp {
+                return false;
+            }
+            if new != mode {
+                self.modes[i] = new;
+                cone::set_block(&mut self.candidate.lambda, i, &new.start(set, &l));
+            }
+        }
+        self.layout(problem)
+    }
+
+    /// The candidate checked, σ given: every block in its mode's set (else
+    /// [`Check::Off`]), then z = σ + Γ(σ) and the NCP criterion.
+    fn check(&mut self, problem: &ContactProblem, ncp: bool, tolerance: f64) -> Check {
+        let c = &mut self.candidate;
+        let mut error = 0.0f64;
+        let mut off = false;
+        for (i, set) in problem.sets.iter().enumerate() {
+            let l = cone::block(&c.lambda, i);
+            if !l.iter().all(|x| x.is_finite()) {
+                return Check::Off;
+            }
+            off |= off_set(self.modes[i], set, &l);
+            let s = cone::block(&c.sigma, i);
+            let z = cone::add(&s, &set.correction(ncp, &s));
+            error = error.max(set.velocity_error(&l, &z));
+            cone::set_block(&mut c.dual, i, &z);
+        }
+        match () {
+            _ if off => Check::Off,
+            _ if error <= tolerance => Check::Solved(error),
+            _ => Check::Error(error),
+        }
+    }
+
+    /// One Newton step on the unknown rows, σ given: F and its Jacobian (the module's
+    /// equations), λ ← λ − J⁻¹F, sliding blocks projected
+    /// back onto the cone. False when a sliding block has no slip to oppose or the matrix
+    /// is singular.
+    fn newton_step(&mut self, problem: &ContactProblem) -> bool {
+        let nr = self.unknowns;
+        self.jacobian.clear();
+        self.jacobian.resize(nr * nr, 0.0);
+        self.residual.clear();
+        self.residual.resize(nr, 0.0);
+        for &(a, ra) in &self.active {
+            let slip = match (self.modes[a], problem.sets[a]) {
+                (Mode::Sliding, BlockSet::Cone(mu)) => match Slip::of(mu, &self.candidate, a) {
+                    Some(slip) => Some(slip),
+                    None => return false,
+                },
+                _ => None,
+            };
+            let rows_a = self.modes[a].rows();
+            let (l, s) = (cone::block(&self.candidate.lambda, a), cone::block(&self.candidate.sigma, a));
+            for (p, &r) in rows_a.iter().enumerate() {
+                self.residual[ra + p] = slip.map_or(s[r], |slip| slip.residual(r, &l, &s));
+            }
+            for &(b, rb) in &self.active {
+                let mut gb = problem.delassus_block(a, b);
+                if a == b {
+                    for (k, row) in gb.iter_mut().enumerate() {
+                        row[k] += problem.compliance[3 * a + k];
+                    }
+                }
+                for (q, &c) in self.modes[b].rows().iter().enumerate() {
+                    for (p, &r) in rows_a.iter().enumerate() {
+                        let mut v = gb[r][c];
+                        if let Some(slip) = slip.filter(|_| r < 2) {
+                            v = slip.tangent_row(r, c, &gb, a == b);
+                        }
+                        self.jacobian[(ra + p) * nr + rb + q] = v;
+                    }
+                }
+            }
+        }
+        let symmetric = self.linear();
+        if !self.factor(nr, symmetric) {
+            return false;
+        }
+        self.solve(nr, symmetric);
+        for &(a, ra) in &self.active {
+            for (p, &r) in self.modes[a].rows().iter().enumerate() {
+                self.candidate.lambda[3 * a + r] -= self.step[ra + p];
+            }
+            if self.modes[a] == Mode::Sliding {
+                let l = problem.sets[a].project(&cone::block(&self.candidate.lambda, a));
+                cone::set_block(&mut self.candidate.lambda, a, &l);
+            }
+        }
+        true
+    }
+}
+
+impl Polish {
+    /// Factors the Newton matrix — by Cholesky when it is symmetric (no sliding block:
+    /// (G + R)_FF), else by LU — refusing a singular or nearly singular one (a
+    /// hyperstatic set: four corners of a box sticking, a wheel's two edges, have a
+    /// singular G_FF and no unique impulses; their velocities are not unique either once
+    /// some of them slide, and the ADMM's proximal iterations pick among them).
+    fn factor(&mut self, nr: usize, symmetric: bool) -> bool {
+        if symmetric {
+            self.chol.factor(&self.jacobian, &self.zeros[..nr], nr).is_ok() && self.chol.pivot_ratio() >= PIVOT_RATIO
+        } else {
+            self.lu.factor(&self.jacobian, nr).is_ok() && self.lu.pivot_ratio() >= PIVOT_RATIO * PIVOT_RATIO
+        }
+    }
+
+    /// The Newton step J⁻¹F into `step`, by the factor [`Polish::factor`] made.
+    fn solve(&mut self, nr: usize, symmetric: bool) {
+        if symmetric {
+            self.step[..nr].copy_from_slice(&self.residual);
+            self.chol.solve(&mut self.step[..nr]);
+        } else {
+            self.lu.solve(&self.residual, &mut self.step[..nr]);
+        }
+    }
+}
+
+/// What a check of the candidate found.
+#[derive(Copy, Clone, Debug, PartialEq)]
+enum Check {
+    /// A block left its mode's set (or the candidate is not finite).
+    Off,
+    /// The NCP criterion, above the tolerance.
+    Error(f64),
+    /// The NCP criterion, within the tolerance.
+    Solved(f64),
+}
+
+/// Whether impulse `l` of a block in `mode` has left the mode's set: outside the block's
+/// set (beyond rounding), or a sliding block without a normal impulse.
+fn off_set(mode: Mode, set: &BlockSet, l: &Vec3c) -> bool {
+    set.distance(l) > EDGE * cone::norm(l) || (mode == Mode::Sliding && l[2] <= 0.0)
+}
+
+/// A sliding block's linearization: μ, the slip direction σ̂_T and μλ_N/‖σ_T‖.
+#[derive(Copy, Clone, Debug)]
+struct Slip {
+    mu: f64,
+    dir: [f64; 2],
+    gain: f64,
+}
+
+impl Slip {
+    /// Block `i` of the candidate `c` sliding on a cone of friction `mu`; `None` without
+    /// a slip velocity (no direction to oppose).
+    fn of(mu: f64, c: &SolveResult, i: usize) -> Option<Self> {
+        let (l, s) = (cone::block(&c.lambda, i), cone::block(&c.sigma, i));
+        let norm = cone::tangent_norm(&s);
+        if norm <= 0.0 || !norm.is_finite() {
+            return None;
+        }
+        Some(Self { mu, dir: [s[0] / norm, s[1] / norm], gain: mu * l[2] / norm })
+    }
+
+    /// F on row `r`: σ_N, or λ_T + μ λ_N σ̂_T.
+    fn residual(&self, r: usize, l: &Vec3c, s: &Vec3c) -> f64 {
+        if r == 2 { s[2] } else { l[r] + self.mu * l[2] * self.dir[r] }
+    }
+
+    /// ∂F_r/∂λ_c of tangent row `r` against column `c` of a block whose (G + R) block
+    /// with this one is `gb`, `same` when it is this block: δ_rc + μ σ̂_r δ_cN +
+    /// (μλ_N/‖σ_T‖) Σ_u (δ_ru − σ̂_r σ̂_u) (G + R)_uc.
+    fn tangent_row(&self, r: usize, c: usize, gb: &[[f64; 3]; 3], same: bool) -> f64 {
+        let d = self.dir;
+        let projected = gb[r][c] - d[r] * (d[0] * gb[0][c] + d[1] * gb[1][c]);
+        let mut v = self.gain * projected;
+        if same {
+            if c == r {
+                v += 1.0;
+            }
+            if c == 2 {
+                v += self.mu * d[r];
+            }
+        }
+        v
+    }
+}
+
+/// When to polish the ADMM's iterate mid-solve: when its modes ([`Mode::of`] of y) have
+/// held for [`ModeWatch::STABLE`] iterations and are not the modes tried last, and not
+/// before twice the iteration of the last try (a geometric backoff: a try costs about what
+/// (unknown rows)³/(3 m²) iterations do, so failed tries cost a bounded fraction of the
+/// solve however long it runs, and a solve of k iterations tries at most log₂ k times).
+#[derive(Debug)]
+pub struct ModeWatch {
+    current: Vec<Mode>,
+    tried: Vec<Mode>,
+    stable: usize,
+    /// The earliest iteration of the next try.
+    next: usize,
+}
+
+impl ModeWatch {
+    /// Iterations the modes must hold.
+    pub const STABLE: usize = 3;
+
+    /// Room for `contacts` blocks.
+    pub fn with_capacity(contacts: usize) -> Self {
+        Self { current: Vec::with_capacity(contacts), tried: Vec::with_capacity(contacts), stable: 0, next: 0 }
+    }
+
+    /// A new solve.
+    pub fn reset(&mut self) {
+        self.current.clear();
+        self.tried.clear();
+        self.stable = 0;
+        self.next = 0;
+    }
+
+    /// The iterate `lambda` of `problem` after iteration `k`: true when its modes are
+    /// worth a try (then counted as one).
+    pub fn ready(&mut self, problem: &ContactProblem, lambda: &[f64], k: usize) -> bool {
+        let n = problem.contacts();
+        let mut changed = self.current.len() != n;
+        self.current.resize(n, Mode::Separated);
+        for (i, set) in problem.sets.iter().enumerate() {
+            let mode = Mode::of(set, &cone::block(lambda, i));
+            changed |= self.current[i] != mode;
+            self.current[i] = mode;
+        }
+        self.stable = if changed { 0 } else { self.stable + 1 };
+        if self.stable + 1 < Self::STABLE || k < self.next || self.current == self.tried {
+            return false;
+        }
+        self.tried.clear();
+        self.tried.extend_from_slice(&self.current);
+        self.next = 2 * k;
+        true
     }
 }
 
@@ -235,7 +593,7 @@ mod tests {
     }
 
     fn solve(problem: &ContactProblem, lambda: &[f64]) -> Option<SolveResult> {
-        let mut polish = Polish::with_capacity(0);
+        let mut polish = Polish::with_capacity(problem.contacts(), 0);
         let mut result = SolveResult::with_capacity(problem.contacts(), 0);
         polish.try_solve(problem, &guess(lambda), ContactModel::Ncp, 1e-9, &mut result).then_some(result)
     }
@@ -258,13 +616,56 @@ mod tests {
     }
 
     /// The same contact pushed sideways hard enough to slide: the sticking guess gives a
-    /// λ outside the cone, and a guess on the cone's edge is not polished at all.
+    /// λ outside the cone and is refused; a guess on the cone's edge slides, and Newton's
+    /// method finds the analytic answer. G = I, g = (2, 0, −1), μ = 0.5: σ_N = λ_N − 1 = 0
+    /// gives λ_N = 1, the friction −μλ_N along the slip, λ_T = (−0.5, 0), and the slip
+    /// σ_T = (1.5, 0) opposes it.
     #[test]
-    fn a_sliding_contact_is_left_to_the_solver() {
+    fn a_sliding_contact_slides_at_its_friction_bound() {
         let g = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
         let p = ContactProblem::from_dense(&rows(g), &[2.0, 0.0, -1.0], &[0.5], &[]).unwrap();
         assert!(solve(&p, &[0.0, 0.0, 1.0]).is_none(), "sticking would need |λ_T| = 2 > μλ_N");
-        assert!(solve(&p, &[-0.5, 0.0, 1.0]).is_none(), "a guess at the cone's edge slides");
+        let r = solve(&p, &[-0.3, 0.1, 0.6]).expect("a guess at the cone's edge slides");
+        for (x, want) in r.lambda.iter().zip([-0.5, 0.0, 1.0]) {
+            assert!((x - want).abs() < 1e-12, "{:?}", r.lambda);
+        }
+        for (x, want) in r.sigma.iter().zip([1.5, 0.0, 0.0]) {
+            assert!((x - want).abs() < 1e-12, "{:?}", r.sigma);
+        }
+    }
+
+    /// Two contacts sliding on a coupled G (off-diagonal tangent terms): from the modes
+    /// of a loose ADMM solve (1e-3), Newton's method reaches the tight one's impulses
+    /// (1e-12) to 1.4e-8 (the polish stops at its tolerance, 1e-9 in velocity), each
+    /// friction on its edge opposing its own slip.
+    #[test]
+    fn coupled_sliding_contacts_converge() {
+        use crate::contact::{AdmmSettings, AdmmSolver, Solver, StoppingRule};
+        let a = [[1.0, 0.2, 0.1], [0.2, 1.2, 0.05], [0.1, 0.05, 0.9]];
+        let c = 0.3;
+        let g: Vec<Vec<f64>> =
+            (0..6).map(|i| (0..6).map(|j| a[i % 3][j % 3] * if i / 3 == j / 3 { 1.0 } else { c }).collect()).collect();
+        let p = ContactProblem::from_dense(&g, &[1.5, 0.4, -1.0, -0.2, 1.8, -0.8], &[0.4, 0.4], &[]).unwrap();
+        let admm = |absolute: f64| {
+            let stop = StoppingRule { absolute, max_iterations: 10_000, ..Default::default() };
+            let mut solver = AdmmSolver::with_capacity(2, AdmmSettings { stop, ..Default::default() });
+            let mut r = SolveResult::with_capacity(2, 0);
+            solver.solve(&p, None, &mut r).unwrap();
+            assert!(r.converged);
+            r
+        };
+        let (loose, tight) = (admm(1e-3), admm(1e-12));
+        let r = solve(&p, &loose.lambda).expect("both slide");
+        for i in 0..2 {
+            let (l, s) = (cone::block(&r.lambda, i), cone::block(&r.sigma, i));
+            assert_eq!(Mode::of(&BlockSet::Cone(0.4), &l), Mode::Sliding);
+            assert!(s[2].abs() < 1e-9, "{s:?}");
+            let along = (l[0] * s[0] + l[1] * s[1]) / (cone::tangent_norm(&l) * cone::tangent_norm(&s));
+            assert!((along + 1.0).abs() < 1e-9, "friction opposes the slip: {along}");
+        }
+        for (x, t) in r.lambda.iter().zip(&tight.lambda) {
+            assert!((x - t).abs() < 5e-8, "{:?} against {:?}", r.lambda, tight.lambda);
+        }
     }
 
     /// A separated contact stays separated (λ = 0) when its gap velocity is positive, and
@@ -280,13 +681,14 @@ mod tests {
     }
 
     /// Two contacts at the same point (a hyperstatic pair: G singular) have no unique
-    /// impulses: refused.
+    /// impulses: refused, sticking or sliding.
     #[test]
     fn a_singular_active_set_is_refused() {
         let a = [[2.0, 0.1, 0.3], [0.1, 1.5, 0.2], [0.3, 0.2, 1.0]];
         let g: Vec<Vec<f64>> = (0..6).map(|i| (0..6).map(|j| a[i % 3][j % 3]).collect()).collect();
         let p = ContactProblem::from_dense(&g, &[0.1, -0.05, -1.0, 0.1, -0.05, -1.0], &[0.8, 0.8], &[]).unwrap();
         assert!(solve(&p, &[0.0, 0.0, 0.2, 0.0, 0.0, 0.3]).is_none());
+        assert!(solve(&p, &[0.16, 0.0, 0.2, 0.24, 0.0, 0.3]).is_none());
     }
 
     /// Joint friction: a joint inside its band sticks (its impulse balances g), one at its

@@ -70,8 +70,8 @@ pub struct ContactSettings {
     pub stop: StoppingRule,
     /// How contacts become the problem.
     pub problem: ProblemSettings,
-    /// Before the solver, try the previous step's contact modes as an exact linear solve
-    /// ([`super::polish`]).
+    /// Before the solver, try the previous step's contact modes, and within seed 000's
+    /// ADMM its iterate's, by Newton's method on them ([`super::polish`]).
     pub polish: bool,
     /// What a step does with a solve that missed its tolerance.
     pub fallback: Fallback,
@@ -81,6 +81,23 @@ pub struct ContactSettings {
     /// Anderson acceleration's depth for seed 000's ADMM (0: the paper's iteration;
     /// [`super::admm::AdmmSettings::anderson`]). Other solvers ignore it.
     pub anderson: usize,
+}
+
+/// What the simulator adds to seed 000's ADMM ([`SolverKind::build`]; other solvers
+/// ignore it): Anderson acceleration and the polish of its iterate mid-solve.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct AdmmOptions {
+    /// Anderson's depth ([`super::admm::AdmmSettings::anderson`], `contact.anderson`).
+    pub anderson: usize,
+    /// The mid-solve polish ([`super::admm::AdmmSettings::polish`], `contact.polish`).
+    pub polish: bool,
+}
+
+impl Default for AdmmOptions {
+    /// The simulator's defaults: depth [`DEFAULT_ANDERSON`], polished.
+    fn default() -> Self {
+        Self { anderson: DEFAULT_ANDERSON, polish: true }
+    }
 }
 
 /// Anderson depth of the simulator's ADMM by default: 5, as Pinocchio 4's
@@ -112,20 +129,25 @@ impl Default for ContactSettings {
 impl ContactSettings {
     /// The solver, sized for `capacity` contacts.
     pub fn build_solver(&self, capacity: usize) -> Box<dyn Solver + Send + Sync> {
-        self.solver.build(self.model, self.stop, self.anderson, capacity, false)
+        self.solver.build(self.model, self.stop, self.admm_options(), capacity, false)
+    }
+
+    /// The ADMM's options these settings give ([`AdmmOptions`]).
+    pub fn admm_options(&self) -> AdmmOptions {
+        AdmmOptions { anderson: self.anderson, polish: self.polish }
     }
 }
 
 impl SolverKind {
     /// This solver for `model` (where it applies) with `stop` and, for seed 000's ADMM,
-    /// `anderson`'s depth, sized for `capacity` contacts; with `record`, it keeps its
+    /// the `admm` options, sized for `capacity` contacts; with `record`, it keeps its
     /// residuals of every iteration in the result's history (as far as the history's
     /// capacity goes).
     pub fn build(
         self,
         model: ContactModel,
         stop: StoppingRule,
-        anderson: usize,
+        admm: AdmmOptions,
         capacity: usize,
         record: bool,
     ) -> Box<dyn Solver + Send + Sync> {
@@ -133,7 +155,14 @@ impl SolverKind {
         match self {
             SolverKind::Admm => Box::new(AdmmSolver::with_capacity(
                 capacity,
-                AdmmSettings { model, stop, record_history, anderson, ..Default::default() },
+                AdmmSettings {
+                    model,
+                    stop,
+                    record_history,
+                    anderson: admm.anderson,
+                    polish: admm.polish,
+                    ..Default::default()
+                },
             )),
             SolverKind::Pgs => Box::new(PgsSolver::with_capacity(
                 capacity,

@@ -128,7 +128,7 @@ pub(crate) fn finish_from_impulses(problem: &ContactProblem, lambda: &[f64], res
 mod tests {
     use super::*;
     use crate::contact::SolverKind;
-    use crate::contact::{ContactModel, DEFAULT_ANDERSON, StoppingRule};
+    use crate::contact::{AdmmOptions, ContactModel, StoppingRule};
 
     /// Two unit contacts resting on the ground (G = I, g = (0, 0, −1) each).
     fn two_contacts() -> ContactProblem {
@@ -147,14 +147,14 @@ mod tests {
         for kind in SolverKind::ALL {
             let stop = StoppingRule { absolute: 1e-10, ..Default::default() };
             let mut result = SolveResult::with_capacity(2, 0);
-            let e = kind.build(ContactModel::Ncp, stop, DEFAULT_ANDERSON, 1, false).solve(
+            let e = kind.build(ContactModel::Ncp, stop, AdmmOptions::default(), 1, false).solve(
                 &two_contacts(),
                 None,
                 &mut result,
             );
             assert_eq!(e, Err(SolveError::Capacity { contacts: 2, capacity: 1 }), "{kind:?}");
             assert!(result.lambda.is_empty() && !result.converged, "{kind:?}");
-            let mut solver = kind.build(ContactModel::Ncp, stop, DEFAULT_ANDERSON, 2, false);
+            let mut solver = kind.build(ContactModel::Ncp, stop, AdmmOptions::default(), 2, false);
             let e = solver.solve(&no_g, None, &mut result);
             assert_eq!(e, Err(SolveError::NoDelassus { solver: solver.name() }), "{kind:?}");
             assert!(result.lambda.is_empty() && !result.converged, "{kind:?}");

@@ -111,7 +111,7 @@ impl FloatingBase {
             rows: Vec::with_capacity(3 * capacity),
             prior: Vec::with_capacity(3 * capacity),
             inv_weight: Vec::with_capacity(3 * capacity),
-            polish: Polish::with_capacity(6),
+            polish: Polish::with_capacity(capacity, 6),
             ids: Vec::with_capacity(capacity),
             residual: [0.0; 6],
         }

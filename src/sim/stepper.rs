@@ -168,7 +168,7 @@ impl Stepper {
             dt,
             settings: contact.problem,
             solver: contact.build_solver(blocks),
-            polish: contact.polish.then(|| Polish::with_capacity(nv)),
+            polish: contact.polish.then(|| Polish::with_capacity(blocks, nv)),
             fallback: contact.fallback,
             ccp: {
                 // Its own cap: the solver's may be tight (PGS's sweeps are cheap), the
@@ -181,7 +181,7 @@ impl Stepper {
                     && contact.model == ContactModel::Ccp
                     && contact.stop.max_iterations == stop.max_iterations;
                 (contact.fallback == Fallback::Ccp && !same).then(|| {
-                    let solver = SolverKind::Admm.build(ContactModel::Ccp, stop, contact.anderson, blocks, false);
+                    let solver = SolverKind::Admm.build(ContactModel::Ccp, stop, contact.admm_options(), blocks, false);
                     (solver, SolveResult::with_capacity(blocks, 0))
                 })
             },
