@@ -4,8 +4,9 @@
 //! the bundled arm pushing a box, a pile of boxes. Each step's wall time (the drive's
 //! joint PD included, as in examples/sim_timing.rs), contacts, ADMM iterations, whether
 //! it was polished, converged or took a fallback, its NCP criterion ε_abs (seed 002
-//! §2.3, force units), the deepest penetration at its start and the lowest body frame
-//! (robot joint frames, free bodies' centres: the tunnelling check) go to `--json OUT`,
+//! §2.3, force units), the deepest penetration at its start, the lowest body frame
+//! (robot joint frames, free bodies' centres: the tunnelling check) and whether the
+//! stepper's guard refused its impulses (`refused`) go to `--json OUT`,
 //! with the final configuration and free bodies' centres.
 //!
 //!   cargo run --release --example sim_dynamic -- --robot solo12|quadruped|talos|arm7|none
@@ -234,7 +235,7 @@ fn main() {
     let mut stepper = Stepper::new(&world, DT, &contact.settings(), 8 * drive.boxes.len() + 2 * world.nv() + 256);
     let mut tau = vec![0.0; world.nv()];
     let pieces = drive.reference.len().max(drive.tau.len()).max(drive.push.len()).max(1);
-    let mut out: [Vec<f64>; 9] = std::array::from_fn(|_| Vec::with_capacity(steps));
+    let mut out: [Vec<f64>; 10] = std::array::from_fn(|_| Vec::with_capacity(steps));
     let start = Instant::now();
     for k in 0..steps {
         let p = (k / drive.piece).min(pieces - 1);
@@ -252,6 +253,7 @@ fn main() {
             r.metrics.eps_abs,
             r.max_penetration,
             lowest(&world),
+            f64::from(u8::from(r.refused)),
         ];
         for (column, x) in out.iter_mut().zip(row) {
             column.push(x);
@@ -274,6 +276,7 @@ fn main() {
         "eps_abs",
         "penetration",
         "lowest",
+        "refused",
     ];
     let mut doc = serde_json::Map::new();
     doc.insert("steps".into(), out[0].len().into());

@@ -21,6 +21,7 @@ use signorini::runtime::{
     Counters, EffortCommand, Job, LoopReport, LoopSettings, Tick, mailbox, run_loop, sample_ring,
 };
 
+mod common;
 mod counting;
 use counting::allocations_here;
 
@@ -364,4 +365,33 @@ fn the_stepper_allocates_nothing_with_many_bodies_in_islands() {
     }
     assert_eq!(allocations_here() - before, 0, "heap allocations while stepping 60 boxes in islands");
     assert!(most_islands >= 6 && most_contacts >= 100, "{most_islands} islands, {most_contacts} contacts");
+}
+
+/// The stepper's fallback and guard on unconverged steps (a solver whose impulses are a
+/// million times too large, or NaN reported converged: tests/solver_faults.rs): with the
+/// CCP fallback or none, refusing and scaling the impulses allocates nothing after the
+/// first step.
+#[test]
+fn the_stepper_allocates_nothing_when_its_guard_refuses_impulses() {
+    use common::{Fault, Faulty};
+    use signorini::config::{ContactConfig, Fallback};
+    use signorini::scenes::worlds;
+    use signorini::sim::Stepper;
+    for fault in [Fault::Amplified(1e6), Fault::NotANumber] {
+        for fallback in [Fallback::Ccp, Fallback::None] {
+            let mut world = worlds::box_layout(&[[0.0, 0.0, 0.05, 0.0], [0.3, 0.0, 0.05, 0.5]], 1.0, 0.05, 0.6);
+            let contact = ContactConfig { polish: false, fallback, ..Default::default() }.settings();
+            let solver = Box::new(Faulty::around_admm(&contact, Stepper::blocks(&world, 32), fault));
+            let mut stepper = Stepper::with_solver(&world, 1e-3, &contact, 32, solver);
+            stepper.step(&mut world, &[]);
+            let before = allocations_here();
+            let mut refused = 0;
+            for _ in 0..100 {
+                refused += usize::from(stepper.step(&mut world, &[]).refused);
+            }
+            assert_eq!(allocations_here() - before, 0, "{fault:?}, {fallback:?}: heap allocations while stepping");
+            let expected = if fallback == Fallback::None { 100 } else { 0 };
+            assert_eq!(refused, expected, "{fault:?}, {fallback:?}");
+        }
+    }
 }

@@ -179,6 +179,7 @@ class StepInfo:
     criteria: Criteria
     max_penetration: float
     fallback: str  # "none" unless the solve missed its tolerance ("warm_start", "ccp")
+    refused: bool  # the guard scaled down impulses that were not finite or created energy
 
 class World:
     """One simulated world: a robot, its environment and free bodies; one step = free

@@ -30,6 +30,9 @@ pub struct PyStepInfo {
     pub max_penetration: f64,
     /// `"none"`, or the fallback whose impulses the step used (`"warm_start"`, `"ccp"`).
     pub fallback: &'static str,
+    /// Whether the stepper's guard refused the impulses the unconverged solve left (not
+    /// finite, or creating kinetic energy) and applied them scaled down.
+    pub refused: bool,
 }
 
 impl PyStepInfo {
@@ -48,6 +51,7 @@ impl PyStepInfo {
                 Fallback::WarmStart => "warm_start",
                 Fallback::Ccp => "ccp",
             },
+            refused: r.refused,
         })
     }
 }

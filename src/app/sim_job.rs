@@ -12,7 +12,8 @@
 //! reset to the initial one and, by `sim.on_non_finite`, the simulation runs on (time
 //! too) or halts until a reset of the state; either is counted. The sensors (`sensors:`)
 //! are measured after each step and their readings ride in the samples. A step whose
-//! contact solve used `contact.fallback` is counted. The I/O side's requests
+//! contact solve used `contact.fallback`, or whose impulses the stepper's guard refused,
+//! is counted. The I/O side's requests
 //! ([`SimRequests`]: resets by scope, playing, pausing, steps while paused) are read at the
 //! top of each tick. Nothing allocates after start-up.
 
@@ -396,6 +397,9 @@ impl SimJob {
         }
         if report.fallback != Fallback::None {
             Counters::bump(&self.counters.solver_fallbacks);
+        }
+        if report.refused {
+            Counters::bump(&self.counters.impulses_refused);
         }
         if report.contacts_dropped > 0 {
             self.counters.contacts_dropped.fetch_add(report.contacts_dropped as u64, Ordering::Relaxed);

@@ -57,7 +57,9 @@
 //! velocities û (which satisfy the SCC with λ exactly) with the velocity λ produces. Both
 //! below the tolerance: λ solves the (virtual-node) problem to it. The solver's residuals
 //! are (consistency, increment, 0); the shared [`super::Metrics`] measure the problem
-//! itself, where the virtual nodes' compliance shows.
+//! itself, where the virtual nodes' compliance shows. A non-finite increment (the
+//! iteration diverged: Chebyshev's ν on a long chain) stops it unconverged; both norms
+//! carry a NaN row through rather than skip it.
 //!
 //! Seed 004 uses the midpoint velocity v̂ = (v_k + v_{k+1})/2; here the unknown is the
 //! end-of-step velocity of the problem every solver shares (seed 000 eq. 22), so the
@@ -367,7 +369,7 @@ impl Workspace {
         let mut du: f64 = 0.0;
         for r in 0..self.u.len() {
             let x = nu * (gamma * (self.u_hat[r] - self.u[r]) + self.u[r] - self.u_prev[r]) + self.u_prev[r];
-            du = du.max((x - self.u[r]).abs());
+            du = max_or_nan(du, (x - self.u[r]).abs());
             self.u_prev[r] = self.u[r];
             self.u[r] = x;
         }
@@ -381,7 +383,7 @@ impl Workspace {
         let mut consistency: f64 = 0.0;
         for r in 0..self.lambda.len() {
             let sigma = f.row_dot(r, &self.t) + f.problem.g[r] + self.lambda[r] / self.k[r];
-            consistency = consistency.max((self.u_hat[r] - sigma).abs());
+            consistency = max_or_nan(consistency, (self.u_hat[r] - sigma).abs());
         }
         consistency
     }
@@ -414,6 +416,13 @@ impl Workspace {
         }
         residuals
     }
+}
+
+/// The larger of `a` and `b`, NaN if either is: the ∞-norms of the stopping test must see
+/// a row that overflowed (`f64::max` returns the other operand, so a NaN iterate would
+/// read as converged).
+fn max_or_nan(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() { f64::NAN } else { a.max(b) }
 }
 
 /// Chebyshev's state: ν, the last increment and the spectral-radius estimate ϱ.
@@ -506,5 +515,28 @@ mod tests {
         }
         // An interval clamps its row and zeroes the others.
         assert_eq!(strict(&BlockSet::Interval(0.5), &[1.0, 2.0, -3.0]), [0.0, 0.0, -0.5]);
+    }
+
+    /// An iteration that diverges (here forced by over-relaxing every update threefold;
+    /// Chebyshev's ν does it on the 300-bead cable, tests/sim_cable.rs) overflows its nodes'
+    /// velocities to ±∞, then NaN: the increment and the certificate must say so, not
+    /// skip the NaN rows (`f64::max` drops a NaN operand) and report a NaN λ converged.
+    #[test]
+    fn a_diverging_iteration_is_never_reported_converged() {
+        let rows: Vec<Vec<f64>> = (0..6).map(|i| (0..6).map(|j| f64::from(u8::from(i == j))).collect()).collect();
+        let problem = ContactProblem::from_dense(&rows, &[0.3, 0.0, -1.0, 0.0, 0.2, -1.0], &[0.5, 0.5], &[]).unwrap();
+        let settings = VfpiSettings { under_relaxation: 3.0, chebyshev_start: 0, ..Default::default() };
+        let mut solver = VfpiSolver::with_capacity(2, settings);
+        let mut result = SolveResult::with_capacity(2, 0);
+        solver.solve(&problem, None, &mut result).unwrap();
+        let finite = result.lambda.iter().all(|x| x.is_finite());
+        assert!(!finite, "the over-relaxed iteration diverges: {:?}", result.lambda);
+        assert!(!result.converged, "a NaN λ reported converged after {} iterations", result.stats.iterations);
+        assert!(result.stats.iterations < settings.stop.max_iterations, "stopped at the first non-finite increment");
+        // The plain iteration converges on the same problem: λ_N = 1 per contact, less the
+        // virtual nodes' compliance (1/`stiffness` relative).
+        let mut solver = VfpiSolver::with_capacity(2, VfpiSettings::default());
+        solver.solve(&problem, None, &mut result).unwrap();
+        assert!(result.converged && (result.lambda[2] - 1.0).abs() < 1e-3, "{:?}", result.lambda);
     }
 }

@@ -58,6 +58,10 @@ pub struct Counters {
     pub sim_resets: AtomicU64,
     /// Solves that missed their tolerance and whose step used `contact.fallback`'s impulses.
     pub solver_fallbacks: AtomicU64,
+    /// Simulator steps whose unconverged contact solve left impulses the stepper's guard
+    /// refused (not finite, or creating kinetic energy) and applied scaled down (the step
+    /// report's `refused`).
+    pub impulses_refused: AtomicU64,
     /// Contacts a simulator step dropped because more than `collision.max_contacts` were
     /// found (the deepest are kept).
     pub contacts_dropped: AtomicU64,
@@ -126,6 +130,8 @@ pub struct CounterSnapshot {
     pub sim_resets: u64,
     /// See [`Counters::solver_fallbacks`].
     pub solver_fallbacks: u64,
+    /// See [`Counters::impulses_refused`].
+    pub impulses_refused: u64,
     /// See [`Counters::contacts_dropped`].
     pub contacts_dropped: u64,
     /// See [`Counters::sim_halts`].
@@ -208,6 +214,7 @@ impl Counters {
             steps_not_converged: get(&self.steps_not_converged),
             sim_resets: get(&self.sim_resets),
             solver_fallbacks: get(&self.solver_fallbacks),
+            impulses_refused: get(&self.impulses_refused),
             contacts_dropped: get(&self.contacts_dropped),
             sim_halts: get(&self.sim_halts),
             sim_halted: get(&self.sim_halted),

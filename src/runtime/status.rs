@@ -112,6 +112,10 @@ fn problems(
         (now.steps_not_converged - before.steps_not_converged, "contact solves missed the tolerance"),
         (now.solver_fallbacks - before.solver_fallbacks, "steps used the contact fallback"),
         (
+            now.impulses_refused - before.impulses_refused,
+            "steps refused their contact impulses (not finite or creating energy: scaled down)",
+        ),
+        (
             now.contacts_dropped - before.contacts_dropped,
             "contacts dropped beyond collision.max_contacts (the deepest kept)",
         ),
@@ -180,6 +184,7 @@ fn values(
         ("steps_not_converged_total", now.steps_not_converged.to_string()),
         ("sim_resets_total", now.sim_resets.to_string()),
         ("solver_fallbacks_total", now.solver_fallbacks.to_string()),
+        ("contact_impulses_refused_total", now.impulses_refused.to_string()),
         ("contacts_dropped_total", now.contacts_dropped.to_string()),
         ("sim_halts_total", now.sim_halts.to_string()),
         ("sim_halted", (now.sim_halted > 0).to_string()),

@@ -8,7 +8,8 @@
 //!    reach (unilateral μ = 0 blocks) and the joints' Coulomb friction (interval blocks,
 //!    [`crate::contact::joint_blocks`]): the contact problem (G, g) of the step;
 //! 3. solve: from the previous step's impulses (warm start by contact id), the warm
-//!    start's active set polished, else the solver, else its fallback; with
+//!    start's active set polished, else the solver, else its fallback, then the guard
+//!    (impulses that would create kinetic energy are scaled down, [`Stepper::guard`]); with
 //!    `contact.islands`, each island of the contacts ([`crate::contact::islands`]: the
 //!    bodies connected through contacts) assembled and solved so on its own when there
 //!    are several, the report aggregating them;
@@ -68,6 +69,25 @@ pub struct StepReport {
     /// The fallback whose impulses the step used because the solve missed its tolerance
     /// (`contact.fallback`), `None` otherwise.
     pub fallback: Fallback,
+    /// Whether the guard refused the impulses the unconverged solve and its fallback
+    /// left (not finite, or adding kinetic energy beyond the position bias's work) and
+    /// the step applied them scaled down instead ([`Stepper::guard`]).
+    pub refused: bool,
+}
+
+/// Which way stage 3 took on one problem: polished, the fallback used, and whether the
+/// guard refused the impulses.
+#[derive(Copy, Clone, Debug)]
+struct Solved {
+    polished: bool,
+    fallback: Fallback,
+    refused: bool,
+}
+
+impl Solved {
+    /// Not polished, no fallback (not [`Fallback`]'s default, the configuration's `ccp`),
+    /// nothing refused.
+    const PLAIN: Self = Self { polished: false, fallback: Fallback::None, refused: false };
 }
 
 /// What the solve of one problem (the step's, or one island's) did, for the report.
@@ -79,6 +99,7 @@ struct Outcome {
     factorizations: usize,
     metrics: Metrics,
     fallback: Fallback,
+    refused: bool,
 }
 
 impl Outcome {
@@ -90,11 +111,12 @@ impl Outcome {
         factorizations: 0,
         metrics: Metrics { eps_p: 0.0, eps_d: 0.0, eps_c: 0.0, eps_abs: 0.0, signorini: 0.0, mdp: 0.0 },
         fallback: Fallback::None,
+        refused: false,
     };
 
     /// Two islands' outcomes as one step's: iterations and factorizations summed,
     /// converged and polished only if both are, the worst NCP criterion, the fallback
-    /// of the last island that took one.
+    /// of the last island that took one, refused if either was.
     fn and(self, other: &Self) -> Self {
         Self {
             iterations: self.iterations + other.iterations,
@@ -103,6 +125,7 @@ impl Outcome {
             factorizations: self.factorizations + other.factorizations,
             metrics: self.metrics.worst(&other.metrics),
             fallback: if other.fallback == Fallback::None { self.fallback } else { other.fallback },
+            refused: self.refused || other.refused,
         }
     }
 }
@@ -303,8 +326,8 @@ impl Stepper {
             self.solve_islands(world)
         } else {
             let assembled = self.assemble(world).is_ok();
-            let (polished, fallback) = self.solve(assembled);
-            self.outcome(polished, fallback)
+            let solved = self.solve(assembled);
+            self.outcome(solved)
         };
         self.integrate(world, split);
         self.record(outcome, split);
@@ -379,10 +402,10 @@ impl Stepper {
 
     /// Stage 3, the impulses λ of the assembled problem: the warm start by contact id,
     /// then its active set solved exactly ([`Polish`]), else the solver (G built for it)
-    /// and, when it misses its tolerance, the fallback; the warm start stored for the next
-    /// step. No problem (none assembled, or no contact) is no impulse. Returns whether the
-    /// step was polished and the fallback used.
-    fn solve(&mut self, assembled: bool) -> (bool, Fallback) {
+    /// and, when it misses its tolerance, the fallback and the guard; the warm start stored
+    /// for the next step. No problem (none assembled, or no contact) is no impulse.
+    /// Returns the way it took.
+    fn solve(&mut self, assembled: bool) -> Solved {
         let solved = self.solve_problem(assembled);
         if !assembled || self.problem.contacts() == 0 {
             self.cache.clear();
@@ -394,18 +417,18 @@ impl Stepper {
 
     /// Stage 3 on the assembled problem (the step's or an island's), the warm start
     /// cache left as it is.
-    fn solve_problem(&mut self, assembled: bool) -> (bool, Fallback) {
+    fn solve_problem(&mut self, assembled: bool) -> Solved {
         if !assembled || self.problem.contacts() == 0 {
             self.result.lambda.clear();
             self.result.stats.iterations = 0;
             self.result.converged = assembled;
-            return (false, Fallback::None);
+            return Solved::PLAIN;
         }
         self.cache.guess(self.problem.ids(), &mut self.warm);
         let model = self.solver.model();
         let polished = (self.polish.as_mut())
             .is_some_and(|p| p.try_solve(&self.problem, &self.warm, model, self.tolerance, &mut self.result));
-        let mut fallback = Fallback::None;
+        let mut solved = Solved { polished, ..Solved::PLAIN };
         if !polished {
             self.problem.build_delassus();
             if self.solver.solve(&self.problem, Some(&self.warm), &mut self.result).is_err() {
@@ -413,11 +436,14 @@ impl Stepper {
                 // it. Were it to, the step has no impulses and did not converge.
                 self.result.reset(3 * self.problem.contacts());
             }
+            // Impulses that are not numbers solve nothing, whatever the solver says.
+            self.result.converged &= self.result.lambda.iter().all(|x| x.is_finite());
             if !self.result.converged && self.fallback != Fallback::None {
-                fallback = self.fall_back(self.dt);
+                solved.fallback = self.fall_back(self.dt);
             }
+            solved.refused = !self.result.converged && self.guard();
         }
-        (polished, fallback)
+        solved
     }
 
     /// Stages 2 and 3 island by island ([`Islands`]): each assembled from its contacts
@@ -467,7 +493,7 @@ impl Stepper {
                 Build::Factor,
             )
             .is_ok();
-        let (polished, fallback) = self.solve_problem(assembled);
+        let solved = self.solve_problem(assembled);
         let lambda = &self.result.lambda;
         if assembled && lambda.len() == 3 * self.problem.contacts() {
             let nc = self.contacts.len();
@@ -486,7 +512,7 @@ impl Stepper {
         for &b in &self.island_bodies {
             self.island_column[b] = Subset::NONE;
         }
-        self.outcome(polished, fallback)
+        self.outcome(solved)
     }
 
     /// The free bodies of the island in `island_contacts` and `island_joints` (their
@@ -534,8 +560,9 @@ impl Stepper {
     /// smaller — with the cone violation and the complementarity taken relative to the
     /// candidate's largest force, so that no impulse at all (ε_p = ε_c = 0) does not beat a
     /// heavy stack's nearly right impulses (ε_c large in newtons) while it lets the stack
-    /// fall (ε_d, the approach acceleration, large). A non-finite candidate always loses.
-    /// Returns the one used.
+    /// fall (ε_d, the approach acceleration, large). A candidate that is not finite, or
+    /// that the guard would refuse (it adds kinetic energy, [`Stepper::guard`]), always
+    /// loses. Returns the one used.
     fn fall_back(&mut self, dt: f64) -> Fallback {
         let n = self.problem.contacts();
         let sigma = &mut self.sigma[..3 * n];
@@ -544,6 +571,9 @@ impl Stepper {
                 return f64::INFINITY;
             }
             let m = Metrics::evaluate(problem, lambda, dt, ContactModel::Ncp, sigma);
+            if !Energy::of_velocities(problem, lambda, sigma).accepted() {
+                return f64::INFINITY;
+            }
             let force = lambda.iter().fold(0.0f64, |f, x| f.max(x.abs())) / dt;
             let relative = |e: f64| if force > 0.0 { e / force } else { e };
             m.eps_d.max(relative(m.eps_c)).max(relative(m.eps_p))
@@ -571,6 +601,53 @@ impl Stepper {
             self.result.dual.copy_from_slice(&self.result.sigma);
         }
         used
+    }
+
+    /// Stage 3's guard, after a solve that missed its tolerance (and its fallback): the
+    /// impulses λ it leaves must not create kinetic energy. Every exact solution of the
+    /// step's problem, NCP, CCP or pyramid LCP, rigid or compliant, does no positive work
+    /// on the end-of-step contact velocities σ = (G + R)λ + g: λᵀσ ≤ 0 (Signorini
+    /// λ_N σ_N = 0; maximum dissipation λ_T·σ_T = −μλ_N‖σ_T‖; the CCP's λ ⊥ σ; a joint
+    /// friction interval's λσ = −F|σ|). So its energy f(λ) = ½λᵀ(G + R)λ + λᵀg is at most
+    /// −½λᵀ(G + R)λ ≤ 0 = f(0) — and since the kinetic energy the impulses add to the free
+    /// motion is ½‖v⁺‖²_M − ½‖v_f‖²_M = λᵀJv_f + ½λᵀGλ = f(λ) − ½λᵀRλ − λᵀγ (g = Jv_f +
+    /// γ), f(λ) ≤ 0 says the contacts add none beyond the work −λᵀγ of the position bias
+    /// (the gap and restitution terms), at any scale of masses, speeds or Δt. Impulses
+    /// with f(λ) > 0 are refused: they do worse than no impulse at all on the convex
+    /// objective, and they are how an unconverged iterate pumps energy into a scene step
+    /// after step until it is no longer finite. No tolerance: an iterate near a solution
+    /// has f ≈ −½λᵀ(G + R)λ, far below 0. Impulses that are not finite are refused too.
+    ///
+    /// The step then applies the same impulses scaled by s = clamp(−λᵀg / λᵀ(G + R)λ, 0,
+    /// 1), the minimizer of f along them (f(sλ) = −(λᵀg)²/2λᵀ(G + R)λ ≤ 0): each block
+    /// stays in its cone or interval (s ≤ 1), the friction keeps the direction the solver
+    /// gave it, and what the impulses do against the free contact velocities g is kept
+    /// while the energy they would create is not. No impulse (s = 0) when they are not
+    /// finite or push along g. The fallback already preferred a candidate the guard
+    /// accepts ([`Stepper::fall_back`]); holding the velocities instead would drop gravity
+    /// and the joint torques of the step, dropping the contacts would let bodies fall
+    /// through each other. Returns whether it refused them.
+    fn guard(&mut self) -> bool {
+        let n = self.problem.contacts();
+        let (lambda, sigma) = (&mut self.result.lambda, &mut self.sigma[..3 * n]);
+        if lambda.len() != 3 * n {
+            return false;
+        }
+        let scale = if lambda.iter().all(|x| x.is_finite()) {
+            let energy = Energy::of(&self.problem, lambda, sigma);
+            if energy.accepted() {
+                return false;
+            }
+            energy.best_scale()
+        } else {
+            0.0
+        };
+        for x in lambda.iter_mut() {
+            *x = if scale > 0.0 { *x * scale } else { 0.0 };
+        }
+        self.problem.contact_velocity(&self.result.lambda, &mut self.result.sigma);
+        self.result.dual.copy_from_slice(&self.result.sigma);
+        true
     }
 
     /// Stage 4, semi-implicit Euler: v⁺ = v_f + M⁻¹Jᵀλ (seed 000 eq. 22; M's factors of
@@ -612,7 +689,8 @@ impl Stepper {
     /// The outcome of the problem just solved, with the NCP criterion of its impulses
     /// whatever the solver solves: a CCP's lift-off and an LCP's anisotropy show there
     /// (the same yardstick for every solver, seed 002).
-    fn outcome(&mut self, polished: bool, fallback: Fallback) -> Outcome {
+    fn outcome(&mut self, solved: Solved) -> Outcome {
+        let Solved { polished, fallback, refused } = solved;
         let (n, dt, ncp) = (self.problem.contacts(), self.dt, ContactModel::Ncp);
         let metrics = if polished {
             Metrics::of_velocities(&self.problem, &self.result.lambda, &self.result.sigma, dt, ncp)
@@ -628,6 +706,7 @@ impl Stepper {
             factorizations: if n > 0 { self.result.stats.factorizations } else { 0 },
             metrics,
             fallback,
+            refused,
         }
     }
 
@@ -647,7 +726,43 @@ impl Stepper {
             metrics: outcome.metrics,
             max_penetration: self.contacts.contacts().iter().fold(0.0f64, |m, c| m.max(-c.distance)),
             fallback: outcome.fallback,
+            refused: outcome.refused,
         };
+    }
+}
+
+/// The energy terms of impulses λ for a problem ([`Stepper::guard`]): λᵀg and
+/// λᵀ(G + R)λ, from σ = (G + R)λ + g.
+#[derive(Copy, Clone, Debug)]
+struct Energy {
+    along_g: f64,
+    quadratic: f64,
+}
+
+impl Energy {
+    /// The terms of `lambda`, with `sigma` (3 n_c) scratch left holding σ.
+    fn of(problem: &ContactProblem, lambda: &[f64], sigma: &mut [f64]) -> Self {
+        problem.contact_velocity(lambda, sigma);
+        Self::of_velocities(problem, lambda, sigma)
+    }
+
+    /// The terms of `lambda` whose σ is `sigma` (as [`Metrics::evaluate`] leaves it).
+    fn of_velocities(problem: &ContactProblem, lambda: &[f64], sigma: &[f64]) -> Self {
+        let along_g = crate::dynamics::dot(lambda, problem.g());
+        let work = crate::dynamics::dot(lambda, sigma);
+        Self { along_g, quadratic: work - along_g }
+    }
+
+    /// Whether f(λ) = ½λᵀ(G + R)λ + λᵀg ≤ 0: the impulses add no kinetic energy beyond
+    /// the position bias's work (false when a term is NaN).
+    fn accepted(&self) -> bool {
+        0.5 * self.quadratic + self.along_g <= 0.0
+    }
+
+    /// The s in [0, 1] minimizing f(sλ): −λᵀg / λᵀ(G + R)λ, 0 when λ pushes along g or
+    /// has no energy.
+    fn best_scale(&self) -> f64 {
+        if self.quadratic > 0.0 && self.along_g < 0.0 { (-self.along_g / self.quadratic).min(1.0) } else { 0.0 }
     }
 }
 

@@ -127,3 +127,58 @@ pub fn fixture_contacts(
         })
         .collect()
 }
+
+/// A solver that goes wrong in a set way around seed 000's ADMM (tests/solver_faults.rs,
+/// tests/loop_allocations.rs: the stepper's fallback and guard).
+pub struct Faulty {
+    inner: Box<dyn signorini::contact::Solver + Send + Sync>,
+    fault: Fault,
+}
+
+/// How [`Faulty`] goes wrong.
+#[derive(Copy, Clone, Debug)]
+pub enum Fault {
+    /// The ADMM's impulses times this factor, reported unconverged (finite but absurd).
+    Amplified(f64),
+    /// NaN impulses reported converged.
+    NotANumber,
+}
+
+impl Faulty {
+    /// Around the ADMM of `contact`'s stopping rule and Anderson depth, for `blocks` blocks.
+    pub fn around_admm(contact: &signorini::contact::ContactSettings, blocks: usize, fault: Fault) -> Self {
+        use signorini::contact::{ContactModel, SolverKind};
+        let inner = SolverKind::Admm.build(ContactModel::Ncp, contact.stop, contact.anderson, blocks, false);
+        Self { inner, fault }
+    }
+}
+
+impl signorini::contact::Solver for Faulty {
+    fn name(&self) -> &'static str {
+        "faulty"
+    }
+
+    fn model(&self) -> signorini::contact::ContactModel {
+        signorini::contact::ContactModel::Ncp
+    }
+
+    fn solve(
+        &mut self,
+        problem: &signorini::contact::ContactProblem,
+        warm: Option<&signorini::contact::WarmStart>,
+        result: &mut signorini::contact::SolveResult,
+    ) -> Result<(), signorini::contact::SolveError> {
+        self.inner.solve(problem, warm, result)?;
+        match self.fault {
+            Fault::Amplified(factor) => {
+                result.lambda.iter_mut().for_each(|x| *x *= factor);
+                result.converged = false;
+            }
+            Fault::NotANumber => {
+                result.lambda.fill(f64::NAN);
+                result.converged = true;
+            }
+        }
+        Ok(())
+    }
+}
