@@ -148,7 +148,7 @@ impl Faulty {
     /// Around the ADMM of `contact`'s stopping rule and Anderson depth, for `blocks` blocks.
     pub fn around_admm(contact: &signorini::contact::ContactSettings, blocks: usize, fault: Fault) -> Self {
         use signorini::contact::{ContactModel, SolverKind};
-        let inner = SolverKind::Admm.build(ContactModel::Ncp, contact.stop, contact.anderson, blocks, false);
+        let inner = SolverKind::Admm.build(ContactModel::Ncp, contact.stop, contact.admm_options(), blocks, false);
         Self { inner, fault }
     }
 }
