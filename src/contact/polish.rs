@@ -64,6 +64,9 @@ impl Effort {
     pub const MID_SOLVE: Self = Self { newton: 3, switches: 3 };
 }
 
+/// Halvings of a Newton step that grew the error, before the modes are given up.
+const HALVINGS: usize = 2;
+
 /// A factorization whose smallest pivot is below this fraction of its largest (of
 /// Cholesky's L, so the square root of the conditioning; squared for LU's U) is refused.
 const PIVOT_RATIO: f64 = 1e-6;
@@ -143,6 +146,8 @@ pub struct Polish {
     t: Vec<f64>,
     /// The candidate (λ, σ, z).
     candidate: SolveResult,
+    /// λ before the last Newton step.
+    previous: Vec<f64>,
 }
 
 impl Polish {
@@ -162,6 +167,7 @@ impl Polish {
             step: vec![0.0; n],
             t: vec![0.0; cols],
             candidate: SolveResult::with_capacity(contacts, 0),
+            previous: Vec::with_capacity(3 * contacts),
         }
     }
 
@@ -215,7 +221,7 @@ impl Polish {
     /// Newton's iterations from the candidate's start, to the tolerance (true); a block
     /// that leaves its mode's set switches mode (at most [`MODE_SWITCHES`] times).
     fn newton(&mut self, problem: &ContactProblem, ncp: bool, tolerance: f64, effort: Effort) -> bool {
-        let (mut switches, mut steps, mut last) = (0, 0, f64::INFINITY);
+        let (mut switches, mut steps, mut halvings, mut last) = (0, 0, 0, f64::INFINITY);
         self.linear_start();
         loop {
             let c = &mut self.candidate;
@@ -230,7 +236,7 @@ impl Polish {
                     return true;
                 }
                 Check::Off if switches < effort.switches => {
-                    (switches, steps, last) = (switches + 1, 0, f64::INFINITY);
+                    (switches, steps, halvings, last) = (switches + 1, 0, 0, f64::INFINITY);
                     if !self.switch_modes(problem, ncp, tolerance) {
                         return false;
                     }
@@ -238,15 +244,24 @@ impl Polish {
                     continue;
                 }
                 Check::Off => return false,
-                // Newton's error shrinks on the right modes: growth says they are wrong. A
-                // linear set (no sliding block) is solved by its first step; more would
+                // A step that grew the error overshot (the slip direction's linearization
+                // holds for changes small against the slip): half of it, twice at most;
+                // then the modes are wrong.
+                Check::Error(e) if e >= last && halvings < HALVINGS => {
+                    halvings += 1;
+                    self.halve_step(problem);
+                    continue;
+                }
+                // A linear set (no sliding block) is solved by its first step; more would
                 // only refine an ill-conditioned one towards impulses as large as its
                 // conditioning (internal forces between feet).
                 Check::Error(e) if steps >= effort.newton || e >= last || (steps > 0 && self.linear()) => {
                     return false;
                 }
-                Check::Error(e) => last = e,
+                Check::Error(e) => (last, halvings) = (e, 0),
             }
+            self.previous.clear();
+            self.previous.extend_from_slice(&self.candidate.lambda);
             if !self.newton_step(problem) {
                 return false;
             }
@@ -301,6 +316,21 @@ impl Polish {
         }
     }
 
+    /// The last Newton step halved: λ back to the midpoint of it and its start, sliding
+    /// blocks projected onto their cones again.
+    fn halve_step(&mut self, problem: &ContactProblem) {
+        for &(a, _) in &self.active {
+            for &r in self.modes[a].rows() {
+                let j = 3 * a + r;
+                self.candidate.lambda[j] = 0.5 * (self.candidate.lambda[j] + self.previous[j]);
+            }
+            if self.modes[a] == Mode::Sliding {
+                let l = problem.sets[a].project(&cone::block(&self.candidate.lambda, a));
+                cone::set_block(&mut self.candidate.lambda, a, &l);
+            }
+        }
+    }
+
     /// Whether no block slides: the Newton system is then linear.
     fn linear(&self) -> bool {
         self.active.iter().all(|&(a, _)| self.modes[a] != Mode::Sliding)
@@ -329,8 +359,9 @@ impl Polish {
     /// The primal-dual active-set update after a check found blocks off their mode's
     /// set: each such block takes the mode of its impulse ([`Mode::of`]: a sticking block
     /// pushed out of the cone slides, one pulled through it separates, an interval beyond
-    /// its band holds the bound), and a separated block whose velocity is not in the dual
-    /// cone (it would penetrate) sticks. False when the new set is too large, or a CCP
+    /// its band holds the bound), a sliding block that does not slide ([`slides`]) sticks,
+    /// and a separated block whose velocity is not in the dual cone (it would penetrate)
+    /// sticks. False when the new set is too large, or a CCP
     /// block would slide.
     fn switch_modes(&mut self, problem: &ContactProblem, ncp: bool, tolerance: f64) -> bool {
         for (i, set) in problem.sets.iter().enumerate() {
@@ -340,6 +371,8 @@ impl Polish {
                 let s = cone::block(&self.candidate.sigma, i);
                 let z = cone::add(&s, &set.correction(ncp, &s));
                 if set.dual_distance(&z) > tolerance { Mode::Sticking } else { mode }
+            } else if mode == Mode::Sliding && !slides(&l, &cone::block(&self.candidate.sigma, i), tolerance) {
+                Mode::Sticking
             } else if off_set(mode, set, &l) {
                 Mode::of(set, &l)
             } else {
@@ -367,8 +400,8 @@ impl Polish {
             if !l.iter().all(|x| x.is_finite()) {
                 return Check::Off;
             }
-            off |= off_set(self.modes[i], set, &l);
             let s = cone::block(&c.sigma, i);
+            off |= off_set(self.modes[i], set, &l) || (self.modes[i] == Mode::Sliding && !slides(&l, &s, tolerance));
             let z = cone::add(&s, &set.correction(ncp, &s));
             error = error.max(set.velocity_error(&l, &z));
             cone::set_block(&mut c.dual, i, &z);
@@ -479,6 +512,15 @@ enum Check {
 /// set (beyond rounding), or a sliding block without a normal impulse.
 fn off_set(mode: Mode, set: &BlockSet, l: &Vec3c) -> bool {
     set.distance(l) > EDGE * cone::norm(l) || (mode == Mode::Sliding && l[2] <= 0.0)
+}
+
+/// Whether a block on its cone's edge with impulse `l` and contact velocity `s` slides:
+/// it slips by more than `tolerance` and its friction does not push along the slip. One
+/// that does not slip is sticking on the edge (its slip direction is rounding, and
+/// Newton's linearization of it, with gain μλ_N/‖σ_T‖, would explode); one whose
+/// friction pushes along the slip sticks (the primal-dual active-set rule for friction).
+fn slides(l: &Vec3c, s: &Vec3c, tolerance: f64) -> bool {
+    cone::tangent_norm(s) > tolerance && l[0] * s[0] + l[1] * s[1] <= 0.0
 }
 
 /// A sliding block's linearization: μ, the slip direction σ̂_T and μλ_N/‖σ_T‖.
@@ -666,6 +708,26 @@ mod tests {
         for (x, t) in r.lambda.iter().zip(&tight.lambda) {
             assert!((x - t).abs() < 5e-8, "{:?} against {:?}", r.lambda, tight.lambda);
         }
+    }
+
+    /// A contact that sticks, guessed on its cone's edge (as an ADMM iterate can be): the
+    /// warm start's effort (no mode switch) refuses it; mid-solve, the primal-dual update
+    /// switches it to sticking and finds λ = −g exactly. G = I, g = (0.3, 0, −1), μ 0.5.
+    #[test]
+    fn a_sticking_contact_guessed_sliding_is_switched_mid_solve() {
+        let g = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+        let p = ContactProblem::from_dense(&rows(g), &[0.3, 0.0, -1.0], &[0.5], &[]).unwrap();
+        let edge = [-0.5, 0.0, 1.0];
+        let mut polish = Polish::with_capacity(1, 0);
+        assert!(!polish.try_modes(&p, &edge, ContactModel::Ncp, 1e-9, Effort::WARM_START));
+        assert!(polish.try_modes(&p, &edge, ContactModel::Ncp, 1e-9, Effort::MID_SOLVE));
+        let mut r = SolveResult::with_capacity(1, 0);
+        r.reset(3);
+        polish.accept(7, &mut r);
+        for (x, want) in r.lambda.iter().zip([-0.3, 0.0, 1.0]) {
+            assert!((x - want).abs() < 1e-15, "{:?}", r.lambda);
+        }
+        assert!(r.converged && r.stats.polished && r.stats.iterations == 7);
     }
 
     /// A separated contact stays separated (λ = 0) when its gap velocity is positive, and
