@@ -1,8 +1,9 @@
 //! The two measurements of the benchmark.
 //!
 //! - [`trajectory`]: a scenario simulated with one solver at one tolerance, warm-started
-//!   step to step as the simulator runs (the active-set polish off, so that each solver
-//!   does its own work): time per step, iterations, the seed 002 criteria of every step
+//!   step to step as the simulator runs (the warm start's active-set polish off, so that
+//!   each solver does its own work; seed 000's ADMM polishes its own iterate, as the
+//!   simulator's does): time per step, iterations, the seed 002 criteria of every step
 //!   (ε_p, ε_d, ε_c in force units, the Signorini and maximum-dissipation parts), the
 //!   deepest penetration, the scene's own measures, and the trajectory error
 //!   Σ‖q − q̄‖Δt (seed 002 §IV-A) against the reference run (seed 000's ADMM on the NCP at
