@@ -42,12 +42,12 @@ impl Metrics {
     /// The larger of each criterion of `self` and `other` (the worst over steps).
     pub fn worst(self, other: &Self) -> Self {
         Self {
-            eps_p: self.eps_p.max(other.eps_p),
-            eps_d: self.eps_d.max(other.eps_d),
-            eps_c: self.eps_c.max(other.eps_c),
-            eps_abs: self.eps_abs.max(other.eps_abs),
-            signorini: self.signorini.max(other.signorini),
-            mdp: self.mdp.max(other.mdp),
+            eps_p: max_or_nan(self.eps_p, other.eps_p),
+            eps_d: max_or_nan(self.eps_d, other.eps_d),
+            eps_c: max_or_nan(self.eps_c, other.eps_c),
+            eps_abs: max_or_nan(self.eps_abs, other.eps_abs),
+            signorini: max_or_nan(self.signorini, other.signorini),
+            mdp: max_or_nan(self.mdp, other.mdp),
         }
     }
 
@@ -80,19 +80,47 @@ impl Metrics {
             let l = cone::block(lambda, i).map(|x| x * inv);
             let c = cone::block(sigma, i).map(|x| x * inv);
             let z = cone::add(&c, &set.correction(model == ContactModel::Ncp, &c));
-            out.eps_p = out.eps_p.max(set.distance(&l));
-            out.eps_d = out.eps_d.max(set.dual_distance(&z));
+            out.eps_p = max_or_nan(out.eps_p, set.distance(&l));
+            out.eps_d = max_or_nan(out.eps_d, set.dual_distance(&z));
             let gap = set.gap(&l, &z);
-            out.eps_c = out.eps_c.max(gap);
+            out.eps_c = max_or_nan(out.eps_c, gap);
             match set {
                 BlockSet::Cone(mu) => {
-                    out.signorini = out.signorini.max((l[2] * c[2]).abs());
-                    out.mdp = out.mdp.max((mu * l[2] * cone::tangent_norm(&c) + l[0] * c[0] + l[1] * c[1]).abs());
+                    out.signorini = max_or_nan(out.signorini, (l[2] * c[2]).abs());
+                    out.mdp =
+                        max_or_nan(out.mdp, (mu * l[2] * cone::tangent_norm(&c) + l[0] * c[0] + l[1] * c[1]).abs());
                 }
-                BlockSet::Interval(_) => out.mdp = out.mdp.max(gap),
+                BlockSet::Interval(_) => out.mdp = max_or_nan(out.mdp, gap),
             }
         }
-        out.eps_abs = out.eps_p.max(out.eps_d).max(out.eps_c);
+        out.eps_abs = max_or_nan(max_or_nan(out.eps_p, out.eps_d), out.eps_c);
         out
+    }
+}
+
+/// The larger of `a` and `b`, NaN if either is: an ∞-norm or a worst case must see a row
+/// that is not a number (`f64::max` returns the other operand, so NaN impulses would read
+/// as ε = 0 and a diverged iterate as converged).
+pub(crate) fn max_or_nan(a: f64, b: f64) -> f64 {
+    if a.is_nan() || b.is_nan() { f64::NAN } else { a.max(b) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A point mass at rest (G = I, g = (0, 0, −1), μ 0.5): its exact impulse scores 0;
+    /// an impulse with a NaN row scores NaN, not the other rows' 0 (`f64::max` would drop
+    /// it), and so does the worst over that step and a good one.
+    #[test]
+    fn a_nan_impulse_is_never_scored_as_exact() {
+        let g = vec![vec![1.0, 0.0, 0.0], vec![0.0, 1.0, 0.0], vec![0.0, 0.0, 1.0]];
+        let p = ContactProblem::from_dense(&g, &[0.0, 0.0, -1.0], &[0.5], &[]).unwrap();
+        let mut sigma = [0.0; 3];
+        let exact = Metrics::evaluate(&p, &[0.0, 0.0, 1.0], 1.0, ContactModel::Ncp, &mut sigma);
+        assert_eq!(exact.eps_abs, 0.0);
+        let broken = Metrics::evaluate(&p, &[f64::NAN, 0.0, 1.0], 1.0, ContactModel::Ncp, &mut sigma);
+        assert!(broken.eps_abs.is_nan() && broken.eps_p.is_nan(), "{broken:?}");
+        assert!(exact.worst(&broken).eps_abs.is_nan());
     }
 }

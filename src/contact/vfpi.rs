@@ -67,6 +67,7 @@
 
 use super::cone::{self, BlockSet};
 use super::dense::{Cholesky, dot};
+use super::metrics::max_or_nan;
 use super::problem::ContactProblem;
 use super::solve_skeleton::{self, Needs};
 use super::solver::{ContactModel, Residuals, SolveError, SolveResult, Solver, StoppingRule, WarmStart};
@@ -416,13 +417,6 @@ impl Workspace {
         }
         residuals
     }
-}
-
-/// The larger of `a` and `b`, NaN if either is: the ∞-norms of the stopping test must see
-/// a row that overflowed (`f64::max` returns the other operand, so a NaN iterate would
-/// read as converged).
-fn max_or_nan(a: f64, b: f64) -> f64 {
-    if a.is_nan() || b.is_nan() { f64::NAN } else { a.max(b) }
 }
 
 /// Chebyshev's state: ν, the last increment and the spectral-radius estimate ϱ.
