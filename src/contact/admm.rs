@@ -45,8 +45,8 @@
 //! ([`super::polish::ModeWatch`]) and stops with its solution when that meets the
 //! tolerance (OSQP's polishing, extended to sliding modes): on the dynamic suite
 //! (scripts/bench_sim.py --part dynamic) solo12 under random torques and pushes took 46.7
-//! ADMM iterations a step on average with the polish of sticking warm starts alone, 10.3
-//! with this and the sliding modes (4.58 → 1.51 times MuJoCo's step).
+//! ADMM iterations a step on average with the polish of sticking warm starts alone, 7.8
+//! with this and the sliding modes (4.58 → 1.31 times MuJoCo's step).
 //!
 //! Defaults (η = 1e-6, p₀ = 0.2, Δp = 0.05, α = 10, 20 power iterations) are Pinocchio's
 //! where the paper is silent. Unlike Pinocchio, ρ is not scaled by an extra factor τ:
@@ -517,8 +517,9 @@ impl AdmmSolver {
         }
     }
 
-    /// Whether the iterate `y`'s modes after iteration `k`, when the watch says they are worth a try, solve
-    /// the problem ([`Polish::try_modes`]; the candidate is then the polish's).
+    /// Whether the iterate `y`'s modes after iteration `k`, when the watch says they are
+    /// worth a try, solve the problem ([`Polish::try_modes`]; the candidate is then the
+    /// polish's).
     fn polish_iterate(&mut self, problem: &ContactProblem, y: &[f64], k: usize) -> bool {
         let s = self.settings;
         let Some((polish, watch)) = self.polish.as_mut() else { return false };
