@@ -9,7 +9,7 @@
 //!    [`crate::contact::joint_blocks`]): the contact problem (G, g) of the step;
 //! 3. solve: from the previous step's impulses (warm start by contact id), the warm
 //!    start's active set polished, else the solver, else its fallback, then the guard
-//!    (impulses that would create kinetic energy are scaled down, [`Stepper::guard`]); with
+//!    (impulses that would create kinetic energy are scaled down, `Stepper::guard`); with
 //!    `contact.islands`, each island of the contacts ([`crate::contact::islands`]: the
 //!    bodies connected through contacts) assembled and solved so on its own when there
 //!    are several, the report aggregating them;
@@ -71,7 +71,7 @@ pub struct StepReport {
     pub fallback: Fallback,
     /// Whether the guard refused the impulses the unconverged solve and its fallback
     /// left (not finite, or adding kinetic energy beyond the position bias's work) and
-    /// the step applied them scaled down instead ([`Stepper::guard`]).
+    /// the step applied them scaled down instead (`Stepper::guard`).
     pub refused: bool,
 }
 
