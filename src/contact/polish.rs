@@ -21,12 +21,17 @@
 //! the friction impulse opposing the slip at its bound (maximum dissipation). Sticking and
 //! normal rows are linear, so without a sliding block one Newton step solves them; the
 //! sliding rows' Jacobian (J_T = I + μ σ̂_T e_Nᵀ + (μ λ_N/‖σ_T‖)(I − σ̂_T σ̂_Tᵀ)(G + R)_T·)
-//! makes the system nonsymmetric, solved by LU (Cholesky without a sliding block). A
-//! hyperstatic set — four corners of a box sticking, a wheel's two edges — has a singular
-//! Newton matrix and is refused: its impulses are not unique, and once some of its blocks
-//! slide neither are its velocities (a proximal Newton step from the guess did solve such
-//! sets, but chose other solutions than the ADMM's: the bundled wheeled base then turned
-//! 3 % below its kinematic rate instead of 1 % above).
+//! makes the system nonsymmetric, solved by LU (Cholesky without a sliding block).
+//!
+//! A hyperstatic set — four corners of a box, a robot's flat feet, a wheel's two edges —
+//! has a singular Newton matrix: its impulses are not unique. Sticking (a linear set), its
+//! velocities are (σ_F = 0): it is solved by proximal-point steps on (G + R)_FF + εI from
+//! λ_F = 0, which converge to the impulses of least norm (no internal forces between the
+//! corners), on the joint-space side W_Fᵀ W_F when the problem's factor W has fewer
+//! columns than the set has rows ([`Polish::factor_joint_space`]). Once some of its blocks
+//! slide, neither are its velocities unique, and the set is refused (a proximal Newton
+//! step did solve such sets, but chose other solutions than the ADMM's: the bundled wheeled
+//! base then turned 3 % below its kinematic rate instead of 1 % above).
 //!
 //! A candidate is accepted only if every block stays in its mode's set and the NCP
 //! criterion of the ADMM's start test ([`super::cone::BlockSet::velocity_error`]) is
@@ -72,6 +77,14 @@ const HALVINGS: usize = 2;
 /// A factorization whose smallest pivot is below this fraction of its largest (of
 /// Cholesky's L, so the square root of the conditioning; squared for LU's U) is refused.
 const PIVOT_RATIO: f64 = 1e-6;
+
+/// The proximal term of a hyperstatic linear set, relative to the largest diagonal entry
+/// of its Newton matrix ([`Polish::factor`]). Each proximal step shrinks the error along
+/// an eigenvalue s of G_FF by ε/(ε + s); a feet's rotational eigenvalues are about 1e-4
+/// of its largest (talos), so two steps reach 1e-10 relative. Small enough against the
+/// eigenvalues, large enough that the factor's pivots stay above [`PIVOT_RATIO`]
+/// (√1e-9 ≈ 3e-5).
+const PROXIMAL: f64 = 1e-9;
 
 /// A cone block whose friction is within this fraction of its bound slides: the ADMM's
 /// projection puts sliding impulses on the edge to rounding.
@@ -141,6 +154,22 @@ pub struct Polish {
     unknowns: usize,
     /// The Newton matrix (rows contiguous).
     jacobian: Vec<f64>,
+    /// Whether the set has more rigid unknown rows than the problem's dofs (G_FF singular).
+    hyperstatic: bool,
+    /// Whether every unknown row is rigid (R = 0: G_FF = W_F W_Fᵀ).
+    rigid: bool,
+    /// The columns of W when the last factor was of the joint-space matrix
+    /// W_Fᵀ W_F + εI ([`Polish::factor_joint_space`]); 0 otherwise.
+    joint_space: usize,
+    /// W_Fᵀ W_F (rows contiguous), and a vector over W's columns.
+    normal: Vec<f64>,
+    joint: Vec<f64>,
+    /// Whether the factor is of the current set (a linear set's matrix does not change
+    /// with λ).
+    factored: bool,
+    /// The proximal term ε of the last factorization (0: none), ε on `shift`'s rows.
+    proximal: f64,
+    shift: Vec<f64>,
     /// The residual F.
     residual: Vec<f64>,
     /// The Newton step J⁻¹F.
@@ -166,6 +195,14 @@ impl Polish {
             active: Vec::with_capacity(contacts),
             unknowns: 0,
             jacobian: Vec::with_capacity(n * n),
+            hyperstatic: false,
+            rigid: false,
+            joint_space: 0,
+            normal: Vec::with_capacity(n * n),
+            joint: vec![0.0; n],
+            factored: false,
+            proximal: 0.0,
+            shift: vec![0.0; n],
             residual: Vec::with_capacity(n),
             step: vec![0.0; n],
             t: vec![0.0; cols],
@@ -257,8 +294,11 @@ impl Polish {
                 }
                 // A linear set (no sliding block) is solved by its first step; more would
                 // only refine an ill-conditioned one towards impulses as large as its
-                // conditioning (internal forces between feet).
-                Check::Error(e) if steps >= effort.newton || e >= last || (steps > 0 && self.linear()) => {
+                // conditioning (internal forces between feet). A hyperstatic one takes
+                // proximal steps, each shrinking the error by the factor's ε/(ε + s).
+                Check::Error(e)
+                    if steps >= effort.newton || e >= last || (steps > 0 && self.linear() && self.proximal == 0.0) =>
+                {
                     return false;
                 }
                 Check::Error(e) => (last, halvings) = (e, 0),
@@ -341,11 +381,13 @@ impl Polish {
 
     /// The active blocks and their offsets from the modes; false beyond [`MAX_FREE_ROWS`].
     /// A set with more rigid unknown rows than the problem's dofs (the columns of its
-    /// factor W, when it has one) is refused here: its G_FF = W_F W_Fᵀ is singular, the
-    /// hyperstatic case [`Polish::factor`] would refuse after the work.
+    /// factor W, when it has one) has a singular G_FF = W_F W_Fᵀ: refused here when a
+    /// block slides (the hyperstatic case [`Polish::factor`] would refuse after the
+    /// work), marked for the proximal factor when the set is linear.
     fn layout(&mut self, problem: &ContactProblem) -> bool {
         self.active.clear();
         self.unknowns = 0;
+        self.factored = false;
         let mut rigid = 0;
         for (i, mode) in self.modes.iter().enumerate() {
             let rows = mode.rows();
@@ -356,7 +398,9 @@ impl Polish {
             }
         }
         let dofs = problem.delassus_factor().map_or(usize::MAX, |(_, cols)| cols);
-        self.unknowns <= MAX_FREE_ROWS && rigid <= dofs
+        self.hyperstatic = rigid > dofs;
+        self.rigid = rigid == self.unknowns;
+        self.unknowns <= MAX_FREE_ROWS && (!self.hyperstatic || self.linear())
     }
 
     /// The primal-dual active-set update after a check found blocks off their mode's
@@ -420,13 +464,51 @@ impl Polish {
 
     /// One Newton step on the unknown rows, σ given: F and its Jacobian (the module's
     /// equations), λ ← λ − J⁻¹F, sliding blocks projected back onto the cone. False when
-    /// a sliding block has no slip to oppose or the matrix is singular.
+    /// a sliding block has no slip to oppose or the matrix is singular. A linear set's
+    /// matrix is (G + R)_FF whatever λ: factored on its first step only.
     fn newton_step(&mut self, problem: &ContactProblem) -> bool {
         let nr = self.unknowns;
-        self.jacobian.clear();
-        self.jacobian.resize(nr * nr, 0.0);
         self.residual.clear();
         self.residual.resize(nr, 0.0);
+        let symmetric = self.linear();
+        if symmetric {
+            for &(a, ra) in &self.active {
+                let s = cone::block(&self.candidate.sigma, a);
+                for (p, &r) in self.modes[a].rows().iter().enumerate() {
+                    self.residual[ra + p] = s[r];
+                }
+            }
+        }
+        if !(symmetric && self.factored) {
+            let joint_space = symmetric && self.hyperstatic && self.rigid;
+            let factored = match problem.delassus_factor() {
+                Some((w, cols)) if joint_space && cols <= MAX_FREE_ROWS => self.factor_joint_space(problem, w, cols),
+                _ => self.jacobian_and_residual(problem) && self.factor(nr, symmetric),
+            };
+            if !factored {
+                return false;
+            }
+        }
+        self.factored = true;
+        self.solve(problem, nr, symmetric);
+        for &(a, ra) in &self.active {
+            for (p, &r) in self.modes[a].rows().iter().enumerate() {
+                self.candidate.lambda[3 * a + r] -= self.step[ra + p];
+            }
+            if self.modes[a] == Mode::Sliding {
+                let l = problem.sets[a].project(&cone::block(&self.candidate.lambda, a));
+                cone::set_block(&mut self.candidate.lambda, a, &l);
+            }
+        }
+        true
+    }
+
+    /// The Newton matrix and F of the unknown rows (the module's equations), σ given;
+    /// false when a sliding block has no slip to oppose.
+    fn jacobian_and_residual(&mut self, problem: &ContactProblem) -> bool {
+        let (nr, linear) = (self.unknowns, self.linear());
+        self.jacobian.clear();
+        self.jacobian.resize(nr * nr, 0.0);
         for &(a, ra) in &self.active {
             let slip = match (self.modes[a], problem.sets[a]) {
                 (Mode::Sliding, BlockSet::Cone(mu)) => match Slip::of(mu, &self.candidate, a) {
@@ -441,6 +523,13 @@ impl Polish {
                 self.residual[ra + p] = slip.map_or(s[r], |slip| slip.residual(r, &l, &s));
             }
             for &(b, rb) in &self.active {
+                if linear && b < a {
+                    // (G + R)_FF is symmetric: the block row of b is done.
+                    for (q, p) in (0..self.modes[b].rows().len()).flat_map(|q| (0..rows_a.len()).map(move |p| (q, p))) {
+                        self.jacobian[(ra + p) * nr + rb + q] = self.jacobian[(rb + q) * nr + ra + p];
+                    }
+                    continue;
+                }
                 let mut gb = problem.delassus_block(a, b);
                 if a == b {
                     for (k, row) in gb.iter_mut().enumerate() {
@@ -458,41 +547,107 @@ impl Polish {
                 }
             }
         }
-        let symmetric = self.linear();
-        if !self.factor(nr, symmetric) {
-            return false;
-        }
-        self.solve(nr, symmetric);
-        for &(a, ra) in &self.active {
-            for (p, &r) in self.modes[a].rows().iter().enumerate() {
-                self.candidate.lambda[3 * a + r] -= self.step[ra + p];
-            }
-            if self.modes[a] == Mode::Sliding {
-                let l = problem.sets[a].project(&cone::block(&self.candidate.lambda, a));
-                cone::set_block(&mut self.candidate.lambda, a, &l);
-            }
-        }
         true
     }
 }
 
 impl Polish {
     /// Factors the Newton matrix — by Cholesky when it is symmetric (no sliding block:
-    /// (G + R)_FF), else by LU — refusing a singular or nearly singular one (a
-    /// hyperstatic set: four corners of a box sticking, a wheel's two edges, have a
-    /// singular G_FF and no unique impulses; their velocities are not unique either once
-    /// some of them slide, and the ADMM's proximal iterations pick among them).
+    /// (G + R)_FF), else by LU — refusing a singular or nearly singular LU (a
+    /// hyperstatic set with sliding blocks: a wheel's two edges have no unique impulses,
+    /// nor unique velocities once some of them slide, and the ADMM's proximal iterations
+    /// pick among them). A singular symmetric one (four corners of a box sticking: unique
+    /// velocities, σ_F = 0, but not impulses) is factored with a proximal term,
+    /// (G + R)_FF + εI: its steps are the proximal-point iteration from the linear start
+    /// λ_F = 0, which converges to the impulses of least norm among the solutions (the
+    /// range of G_FF is corrected, its null space kept at zero: no internal forces
+    /// between the corners), where a plain step would have no answer.
     fn factor(&mut self, nr: usize, symmetric: bool) -> bool {
-        if symmetric {
-            self.chol.factor(&self.jacobian, &self.zeros[..nr], nr).is_ok() && self.chol.pivot_ratio() >= PIVOT_RATIO
-        } else {
-            self.lu.factor(&self.jacobian, nr).is_ok() && self.lu.pivot_ratio() >= PIVOT_RATIO * PIVOT_RATIO
+        (self.proximal, self.joint_space) = (0.0, 0);
+        if !symmetric {
+            return self.lu.factor(&self.jacobian, nr).is_ok() && self.lu.pivot_ratio() >= PIVOT_RATIO * PIVOT_RATIO;
         }
+        if !self.hyperstatic
+            && self.chol.factor(&self.jacobian, &self.zeros[..nr], nr).is_ok()
+            && self.chol.pivot_ratio() >= PIVOT_RATIO
+        {
+            return true;
+        }
+        let largest = (0..nr).map(|i| self.jacobian[i * nr + i]).fold(0.0f64, f64::max);
+        self.proximal = PROXIMAL * largest;
+        self.shift[..nr].fill(self.proximal);
+        self.proximal > 0.0
+            && self.chol.factor(&self.jacobian, &self.shift[..nr], nr).is_ok()
+            && self.chol.pivot_ratio() >= PIVOT_RATIO
     }
 
-    /// The Newton step J⁻¹F into `step`, by the factor [`Polish::factor`] made.
-    fn solve(&mut self, nr: usize, symmetric: bool) {
-        if symmetric {
+    /// The proximal factor of a hyperstatic rigid linear set on the joint-space side,
+    /// when the problem carries G = W Wᵀ with fewer columns than the set's rows (a pile
+    /// of boxes: 12 rows a box on the ground, 6 dofs): N + εI with N = W_Fᵀ W_F, whose
+    /// eigenvalues are G_FF's non-zero ones, factored at (cols)³/3 instead of (rows)³/3.
+    /// Its step ([`Polish::solve`]) is W_F (N + εI)⁻² W_Fᵀ F, G_FF's pseudo-inverse to
+    /// ε/s along each eigenvalue s: from the linear start λ_F = 0 every iterate lies in
+    /// the range of W_F, so the impulses converge to those of least norm, exactly as the
+    /// proximal steps on G_FF do (the identity W (WᵀW)⁻² Wᵀ = (W Wᵀ)⁺, MuJoCo's and
+    /// Featherstone's joint-space side of the contact problem).
+    fn factor_joint_space(&mut self, problem: &ContactProblem, w: &[f64], cols: usize) -> bool {
+        self.normal.clear();
+        self.normal.resize(cols * cols, 0.0);
+        for &(a, _) in &self.active {
+            let support = problem.factor_support(a);
+            for &r in self.modes[a].rows() {
+                let row = &w[(3 * a + r) * cols..(3 * a + r + 1) * cols];
+                for &(lo, hi) in support {
+                    for c in lo..hi {
+                        let x = row[c];
+                        if x == 0.0 {
+                            continue;
+                        }
+                        let n = &mut self.normal[c * cols..(c + 1) * cols];
+                        for &(lo2, hi2) in support {
+                            for d in lo2..hi2 {
+                                n[d] += x * row[d];
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        let largest = (0..cols).map(|i| self.normal[i * cols + i]).fold(0.0f64, f64::max);
+        (self.proximal, self.joint_space) = (PROXIMAL * largest, cols);
+        self.shift[..cols].fill(self.proximal);
+        self.proximal > 0.0
+            && self.chol.factor(&self.normal, &self.shift[..cols], cols).is_ok()
+            && self.chol.pivot_ratio() >= PIVOT_RATIO
+    }
+
+    /// The Newton step J⁻¹F into `step`, by the factor [`Polish::factor`] or
+    /// [`Polish::factor_joint_space`] made.
+    fn solve(&mut self, problem: &ContactProblem, nr: usize, symmetric: bool) {
+        if let (cols @ 1.., Some((w, _))) = (self.joint_space, problem.delassus_factor()) {
+            let x = &mut self.joint[..cols];
+            x.fill(0.0);
+            for &(a, ra) in &self.active {
+                let support = problem.factor_support(a);
+                for (p, &r) in self.modes[a].rows().iter().enumerate() {
+                    let (row, f) = (&w[(3 * a + r) * cols..(3 * a + r + 1) * cols], self.residual[ra + p]);
+                    for &(lo, hi) in support {
+                        for c in lo..hi {
+                            x[c] += f * row[c];
+                        }
+                    }
+                }
+            }
+            self.chol.solve(x);
+            self.chol.solve(x);
+            for &(a, ra) in &self.active {
+                let support = problem.factor_support(a);
+                for (p, &r) in self.modes[a].rows().iter().enumerate() {
+                    let row = &w[(3 * a + r) * cols..(3 * a + r + 1) * cols];
+                    self.step[ra + p] = support.iter().flat_map(|&(lo, hi)| lo..hi).map(|c| row[c] * x[c]).sum();
+                }
+            }
+        } else if symmetric {
             self.step[..nr].copy_from_slice(&self.residual);
             self.chol.solve(&mut self.step[..nr]);
         } else {
@@ -747,14 +902,64 @@ mod tests {
     }
 
     /// Two contacts at the same point (a hyperstatic pair: G singular) have no unique
-    /// impulses: refused, sticking or sliding.
+    /// impulses. Sticking, their velocities are unique (σ = 0) and the proximal steps
+    /// find the impulses of least norm: each carries half of the one contact's
+    /// λ = −A⁻¹g, whatever the guess's split. Sliding (velocities not unique either),
+    /// the set is refused.
     #[test]
-    fn a_singular_active_set_is_refused() {
+    fn a_hyperstatic_pair_sticks_with_least_norm_impulses_and_is_refused_sliding() {
         let a = [[2.0, 0.1, 0.3], [0.1, 1.5, 0.2], [0.3, 0.2, 1.0]];
         let g: Vec<Vec<f64>> = (0..6).map(|i| (0..6).map(|j| a[i % 3][j % 3]).collect()).collect();
         let p = ContactProblem::from_dense(&g, &[0.1, -0.05, -1.0, 0.1, -0.05, -1.0], &[0.8, 0.8], &[]).unwrap();
-        assert!(solve(&p, &[0.0, 0.0, 0.2, 0.0, 0.0, 0.3]).is_none());
+        let single = ContactProblem::from_dense(&rows(a), &[0.1, -0.05, -1.0], &[0.8], &[]).unwrap();
+        let whole = solve(&single, &[0.0, 0.0, 0.5]).expect("one contact sticks");
+        let r = solve(&p, &[0.0, 0.0, 0.2, 0.0, 0.0, 0.3]).expect("the sticking pair is polished");
+        assert!(r.stats.residuals.complementarity <= 1e-9);
+        // The split is kept at zero to rounding times the proximal factor's conditioning
+        // (1e-16 × 1/PROXIMAL): 2.3e-8 measured.
+        for (k, x) in r.lambda.iter().enumerate() {
+            assert!((x - 0.5 * whole.lambda[k % 3]).abs() < 1e-7, "{:?} against half of {:?}", r.lambda, whole.lambda);
+        }
         assert!(solve(&p, &[0.16, 0.0, 0.2, 0.24, 0.0, 0.3]).is_none());
+    }
+
+    /// A 1 kg cube (half side h = 0.05 m) resting on its four bottom corners, given as
+    /// its factor W = J M^{-1/2} (12 rows, 6 columns: the joint-space path), pushed
+    /// sideways by g_x = 1 mm/s while gravity's Δt·9.81 presses it down: the sticking
+    /// set is hyperstatic. Analytic least-norm impulses: the friction split equally,
+    /// λ_x = −0.001/4; the normal ones balance the friction's moment about the centre,
+    /// λ_z = 0.00981/4 ± 0.001/4 (+ on the corners at x = +h, as Σ x_i λ_z,i = h·0.001),
+    /// whatever the guess's split. At a velocity tolerance of 1e-13 the proximal steps
+    /// reach them to rounding.
+    #[test]
+    fn a_cube_on_four_corners_sticks_with_least_norm_impulses_by_its_factor() {
+        let h: f64 = 0.05;
+        let inertia = 1.0 * (2.0 * h) * (2.0 * h) / 6.0;
+        let corners = [[h, h], [h, -h], [-h, h], [-h, -h]];
+        let mut w = Vec::new();
+        for [x, y] in corners {
+            let z = -h;
+            // Rows (x, y, z) of v + ω × p: [I, −[p]×], columns scaled by M^{-1/2}.
+            let j = [[1.0, 0.0, 0.0, 0.0, z, -y], [0.0, 1.0, 0.0, -z, 0.0, x], [0.0, 0.0, 1.0, y, -x, 0.0]];
+            for row in j {
+                w.extend(row.iter().enumerate().map(|(c, v)| if c < 3 { *v } else { v / inertia.sqrt() }));
+            }
+        }
+        let g: Vec<f64> = (0..4).flat_map(|_| [0.001, 0.0, -0.00981]).collect();
+        let p = ContactProblem::from_factor(&w, 6, &g, &[0.6; 4]);
+        let split = [0.001, 0.004, 0.002, 0.003];
+        let guess: Vec<f64> = split.iter().flat_map(|&n| [0.0, 0.0, n]).collect();
+        let mut polish = Polish::with_capacity(4, 6);
+        let mut r = SolveResult::with_capacity(4, 0);
+        assert!(polish.try_solve(&p, &self::guess(&guess), ContactModel::Ncp, 1e-13, &mut r));
+        assert_eq!(polish.joint_space, 6, "solved on the joint-space side");
+        for (i, [x, _]) in corners.iter().enumerate() {
+            let want = [-0.001 / 4.0, 0.0, 0.00981 / 4.0 + 0.001 / 4.0 * x.signum()];
+            for (k, want) in want.iter().enumerate() {
+                // 4.3e-19 measured: the impulses are in the range of W_F by construction.
+                assert!((r.lambda[3 * i + k] - want).abs() < 5e-18, "corner {i}: {:?}", &r.lambda[3 * i..3 * i + 3]);
+            }
+        }
     }
 
     /// Joint friction: a joint inside its band sticks (its impulse balances g), one at its

@@ -144,6 +144,25 @@ impl ContactProblem {
         Ok(p)
     }
 
+    /// A problem given by its factor W (3 n_c rows of `cols`, rows contiguous; every
+    /// contact's support all columns), g and μ, rigid, G not built: as the assembly leaves
+    /// a robot's or a free body's (tests of the solvers' factor paths).
+    #[cfg(test)]
+    pub(crate) fn from_factor(w: &[f64], cols: usize, g: &[f64], mu: &[f64]) -> Self {
+        let n = mu.len();
+        let mut p = Self::with_factor_capacity(n, cols);
+        p.reset(n).expect("sized for n");
+        p.factor.extend_from_slice(&w[..3 * n * cols]);
+        p.factor_cols = cols;
+        for (i, &m) in mu.iter().enumerate() {
+            p.sets[i] = BlockSet::Cone(m);
+            p.ids[i] = ContactId::new(i, 0, 0, 0);
+            p.push_support([(0, cols)]);
+        }
+        p.g.copy_from_slice(g);
+        p
+    }
+
     /// Checks finiteness, signs and the symmetry of G.
     pub fn validate(&self) -> Result<(), ProblemError> {
         let finite = |key, v: &[f64]| match v.iter().position(|x| !x.is_finite()) {
