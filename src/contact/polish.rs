@@ -49,7 +49,8 @@ use super::solver::{ContactModel, Residuals, SolveResult, WarmStart};
 
 /// More unknown rows than this are not polished (the Newton matrix is dense: its LU,
 /// 2n³/3 flops, costs at 96 rows what about 16 ADMM iterations on 32 contacts do, 2m²
-/// each with m = 96).
+/// each with m = 96), nor a hyperstatic set solved on the joint-space side with more
+/// columns ([`Polish::factor_joint_space`]).
 pub const MAX_FREE_ROWS: usize = 96;
 
 /// How hard a guess is tried: Newton steps, and mode switches of the primal-dual
@@ -203,8 +204,8 @@ impl Polish {
             factored: false,
             proximal: 0.0,
             shift: vec![0.0; n],
-            residual: Vec::with_capacity(n),
-            step: vec![0.0; n],
+            residual: Vec::with_capacity(n.max(3 * contacts)),
+            step: vec![0.0; n.max(3 * contacts)],
             t: vec![0.0; cols],
             candidate: SolveResult::with_capacity(contacts, 0),
             previous: Vec::with_capacity(3 * contacts),
@@ -379,9 +380,10 @@ impl Polish {
         self.active.iter().all(|&(a, _)| self.modes[a] != Mode::Sliding)
     }
 
-    /// The active blocks and their offsets from the modes; false beyond [`MAX_FREE_ROWS`].
-    /// A set with more rigid unknown rows than the problem's dofs (the columns of its
-    /// factor W, when it has one) has a singular G_FF = W_F W_Fᵀ: refused here when a
+    /// The active blocks and their offsets from the modes; false beyond [`MAX_FREE_ROWS`]
+    /// unknown rows, unless the set is solved on the joint-space side with at most as many
+    /// columns. A set with more rigid unknown rows than the problem's dofs (the columns of
+    /// its factor W, when it has one) has a singular G_FF = W_F W_Fᵀ: refused here when a
     /// block slides (the hyperstatic case [`Polish::factor`] would refuse after the
     /// work), marked for the proximal factor when the set is linear.
     fn layout(&mut self, problem: &ContactProblem) -> bool {
@@ -400,7 +402,11 @@ impl Polish {
         let dofs = problem.delassus_factor().map_or(usize::MAX, |(_, cols)| cols);
         self.hyperstatic = rigid > dofs;
         self.rigid = rigid == self.unknowns;
-        self.unknowns <= MAX_FREE_ROWS && (!self.hyperstatic || self.linear())
+        if self.hyperstatic && !self.linear() {
+            return false;
+        }
+        // The joint-space factor's cost is in W's columns, not the set's rows.
+        self.unknowns <= MAX_FREE_ROWS || (self.hyperstatic && self.rigid && dofs <= MAX_FREE_ROWS)
     }
 
     /// The primal-dual active-set update after a check found blocks off their mode's
@@ -923,41 +929,49 @@ mod tests {
         assert!(solve(&p, &[0.16, 0.0, 0.2, 0.24, 0.0, 0.3]).is_none());
     }
 
-    /// A 1 kg cube (half side h = 0.05 m) resting on its four bottom corners, given as
-    /// its factor W = J M^{-1/2} (12 rows, 6 columns: the joint-space path), pushed
+    /// A 1 kg cube (half side h = 0.05 m) resting on points of its bottom face, given as
+    /// its factor W = J M^{-1/2} (3 rows a point, 6 columns: the joint-space path), pushed
     /// sideways by g_x = 1 mm/s while gravity's Δt·9.81 presses it down: the sticking
-    /// set is hyperstatic. Analytic least-norm impulses: the friction split equally,
-    /// λ_x = −0.001/4; the normal ones balance the friction's moment about the centre,
-    /// λ_z = 0.00981/4 ± 0.001/4 (+ on the corners at x = +h, as Σ x_i λ_z,i = h·0.001),
-    /// whatever the guess's split. At a velocity tolerance of 1e-13 the proximal steps
-    /// reach them to rounding.
+    /// set is hyperstatic. Analytic least-norm impulses on N points symmetric about the
+    /// centre: the friction split equally, λ_x = −0.001/N; the normal ones affine in x,
+    /// balancing the friction's moment about the centre, λ_z,i = 0.00981/N + b·x_i with
+    /// Σ x_i λ_z,i = h·0.001, whatever the guess's split. On the four corners (12 rows)
+    /// and on a 6 × 6 grid (108 rows: more than [`MAX_FREE_ROWS`], solved by its 6
+    /// columns). At a velocity tolerance of 1e-13 the proximal steps reach them to
+    /// rounding.
     #[test]
-    fn a_cube_on_four_corners_sticks_with_least_norm_impulses_by_its_factor() {
+    fn a_cube_on_its_bottom_face_sticks_with_least_norm_impulses_by_its_factor() {
         let h: f64 = 0.05;
         let inertia = 1.0 * (2.0 * h) * (2.0 * h) / 6.0;
-        let corners = [[h, h], [h, -h], [-h, h], [-h, -h]];
-        let mut w = Vec::new();
-        for [x, y] in corners {
-            let z = -h;
-            // Rows (x, y, z) of v + ω × p: [I, −[p]×], columns scaled by M^{-1/2}.
-            let j = [[1.0, 0.0, 0.0, 0.0, z, -y], [0.0, 1.0, 0.0, -z, 0.0, x], [0.0, 0.0, 1.0, y, -x, 0.0]];
-            for row in j {
-                w.extend(row.iter().enumerate().map(|(c, v)| if c < 3 { *v } else { v / inertia.sqrt() }));
+        let grid: Vec<[f64; 2]> =
+            (0..36).map(|k| [h * (2.0 * (k % 6) as f64 / 5.0 - 1.0), h * (2.0 * (k / 6) as f64 / 5.0 - 1.0)]).collect();
+        for points in [vec![[h, h], [h, -h], [-h, h], [-h, -h]], grid] {
+            let n = points.len();
+            let mut w = Vec::new();
+            for &[x, y] in &points {
+                let z = -h;
+                // Rows (x, y, z) of v + ω × p: [I, −[p]×], columns scaled by M^{-1/2}.
+                let j = [[1.0, 0.0, 0.0, 0.0, z, -y], [0.0, 1.0, 0.0, -z, 0.0, x], [0.0, 0.0, 1.0, y, -x, 0.0]];
+                for row in j {
+                    w.extend(row.iter().enumerate().map(|(c, v)| if c < 3 { *v } else { v / inertia.sqrt() }));
+                }
             }
-        }
-        let g: Vec<f64> = (0..4).flat_map(|_| [0.001, 0.0, -0.00981]).collect();
-        let p = ContactProblem::from_factor(&w, 6, &g, &[0.6; 4]);
-        let split = [0.001, 0.004, 0.002, 0.003];
-        let guess: Vec<f64> = split.iter().flat_map(|&n| [0.0, 0.0, n]).collect();
-        let mut polish = Polish::with_capacity(4, 6);
-        let mut r = SolveResult::with_capacity(4, 0);
-        assert!(polish.try_solve(&p, &self::guess(&guess), ContactModel::Ncp, 1e-13, &mut r));
-        assert_eq!(polish.joint_space, 6, "solved on the joint-space side");
-        for (i, [x, _]) in corners.iter().enumerate() {
-            let want = [-0.001 / 4.0, 0.0, 0.00981 / 4.0 + 0.001 / 4.0 * x.signum()];
-            for (k, want) in want.iter().enumerate() {
-                // 4.3e-19 measured: the impulses are in the range of W_F by construction.
-                assert!((r.lambda[3 * i + k] - want).abs() < 5e-18, "corner {i}: {:?}", &r.lambda[3 * i..3 * i + 3]);
+            let g: Vec<f64> = (0..n).flat_map(|_| [0.001, 0.0, -0.00981]).collect();
+            let p = ContactProblem::from_factor(&w, 6, &g, &vec![0.6; n]);
+            let guess: Vec<f64> = (0..n).flat_map(|i| [0.0, 0.0, 0.001 * (1 + i % 4) as f64]).collect();
+            let mut polish = Polish::with_capacity(n, 6);
+            let mut r = SolveResult::with_capacity(n, 0);
+            assert!(polish.try_solve(&p, &self::guess(&guess), ContactModel::Ncp, 1e-13, &mut r), "{n} points");
+            assert_eq!(polish.joint_space, 6, "solved on the joint-space side");
+            let b = h * 0.001 / points.iter().map(|[x, _]| x * x).sum::<f64>();
+            for (i, [x, _]) in points.iter().enumerate() {
+                let want = [-0.001 / n as f64, 0.0, 0.00981 / n as f64 + b * x];
+                for (k, want) in want.iter().enumerate() {
+                    // 4.3e-19 measured on the corners: the impulses are in the range of
+                    // W_F by construction.
+                    let l = &r.lambda[3 * i..3 * i + 3];
+                    assert!((l[k] - want).abs() < 5e-18, "{n} points, point {i}: {l:?}");
+                }
             }
         }
     }
