@@ -191,6 +191,8 @@ pub struct CollisionWorld {
     mesh_hints: Vec<u32>,
     /// Free-body objects taking part in detection.
     active_free: usize,
+    /// Per free body, its objects (a body's are added together: a range of `objects`).
+    free_objects: Vec<std::ops::Range<usize>>,
 }
 
 /// The order of a pair in a contact: the robot first, then free bodies, then the
@@ -373,6 +375,7 @@ impl CollisionWorld {
             plane_hints: Vec::new(),
             mesh_hints: Vec::new(),
             active_free: 0,
+            free_objects: Vec::new(),
             objects,
         };
         world.index_statics();
@@ -415,6 +418,10 @@ impl CollisionWorld {
             .filter_map(|o| if let Owner::Free { body } = o.owner { Some(body + 1) } else { None })
             .max()
             .unwrap_or(0);
+        if self.free_objects.len() <= body {
+            self.free_objects.resize(body + 1, 0..0);
+        }
+        self.free_objects[body] = self.objects.len()..self.objects.len() + shapes.len();
         for s in shapes {
             self.active_free += 1;
             self.moving.push(self.objects.len());
@@ -432,9 +439,9 @@ impl CollisionWorld {
     /// Takes free body `body`'s shapes out of detection (false) or back (true): an empty
     /// spawn slot. Allocates nothing.
     pub fn set_free_body_active(&mut self, body: usize, active: bool) {
-        for &i in &self.moving {
+        for i in self.free_objects.get(body).cloned().unwrap_or_default() {
             let o = &mut self.objects[i];
-            if o.owner == (Owner::Free { body }) && o.active != active {
+            if o.active != active {
                 o.active = active;
                 if active {
                     self.active_free += 1;
@@ -450,7 +457,7 @@ impl CollisionWorld {
     /// nothing.
     pub fn swap_free_body_shape(&mut self, body: usize, shape: &mut FreeBodyShape) {
         let planes = self.planes.len().max(1);
-        let Some(&i) = self.moving.iter().find(|&&i| self.objects[i].owner == (Owner::Free { body })) else { return };
+        let Some(i) = self.free_objects.get(body).filter(|r| !r.is_empty()).map(|r| r.start) else { return };
         let o = &mut self.objects[i];
         std::mem::swap(&mut o.shape, &mut shape.shape);
         std::mem::swap(&mut o.name, &mut shape.name);
@@ -539,11 +546,9 @@ impl CollisionWorld {
 
     /// Moves free body `body` to `world_m_body`.
     pub fn set_free_body_pose(&mut self, body: usize, world_m_body: &SE3) {
-        for &i in &self.moving {
+        for i in self.free_objects.get(body).cloned().unwrap_or_default() {
             let o = &mut self.objects[i];
-            if o.owner == (Owner::Free { body }) {
-                o.pose = world_m_body.compose(&o.placement);
-            }
+            o.pose = world_m_body.compose(&o.placement);
         }
     }
 
