@@ -609,14 +609,20 @@ impl Polish {
                         if x == 0.0 {
                             continue;
                         }
+                        // The upper triangle (d ≥ c), mirrored below once done.
                         let n = &mut self.normal[c * cols..(c + 1) * cols];
                         for &(lo2, hi2) in support {
-                            for d in lo2..hi2 {
+                            for d in lo2.max(c)..hi2 {
                                 n[d] += x * row[d];
                             }
                         }
                     }
                 }
+            }
+        }
+        for c in 0..cols {
+            for d in 0..c {
+                self.normal[c * cols + d] = self.normal[d * cols + c];
             }
         }
         let largest = (0..cols).map(|i| self.normal[i * cols + i]).fold(0.0f64, f64::max);
