@@ -9,16 +9,17 @@ of 10 boxes 1 m apart (where islands matter). Both simulators step the same layo
 `--steps` steps at Δt 1 ms: MuJoCo 4.0 from MJCF with its defaults (Newton, pyramidal
 cones, soft constraints), signorini by `cargo run --release --example sim_scale` with its
 defaults (ADMM on the NCP at tolerance 1e-6, polish) with `contact.islands: true`, and with `--no-islands`.
-The 1000-box pile runs `--big-steps` steps only in both (default 300: the lowest layers
-land at 0.25 s; its settled pile has ~3000–5700 contacts in MuJoCo, a dense problem of
-gigabytes and minutes per step in signorini), and a signorini run longer than `--budget`
+The 1000-box pile runs `--big-steps` steps in both (default 1000: the lowest layers land
+at 0.25 s and the pile settles with ~3000–4000 contacts; without islands it is one dense
+problem of minutes per step in signorini), and a signorini run longer than `--budget`
 seconds of wall time is cut there (the steps done are reported).
 
 Reported per scene: mean µs/step and mean contacts over the steps done, unconverged
 steps, fallbacks, signorini's islands' ADMM iterations per step and the resident memory
 its stepper took per contact. The exponent is the least-squares slope of log(µs/step)
-against log(contacts) over the single piles, and over every step with at least 10 contacts
-of every pile (pooled).
+against log(contacts) over the single piles, from the pile of 100 to the pile of 1000
+(the issue's range), and over every step with at least 10 contacts of every pile
+(pooled); the 1000-box pile's real-time factor is its µs/step over Δt's 1000 µs.
 
 `--part` picks what runs (repeatable; default `piles`), each part its own table and
 section of docs/BENCHMARKS.md:
@@ -35,7 +36,7 @@ section of docs/BENCHMARKS.md:
     `cable`, on the cables: µs/step, iterations/step, unconverged steps, seed 002's ε_abs
     (the NCP criterion in force units, max and median over the steps with contacts).
 
-  scripts/with_ros.sh python scripts/bench_scale.py [--steps 1000] [--big-steps 300] [--budget 120]
+  scripts/with_ros.sh python scripts/bench_scale.py [--steps 1000] [--big-steps 1000] [--budget 120]
       [--part piles|cable|vfpi ...] [--cables 30,100,300] [--cable-steps 1000] [--write]
 """
 
@@ -140,15 +141,21 @@ def table(results, budget):
             f"({o['contacts_mean']:.0f}), {cut(o)} | {o['us_mean'] / m['us_mean']:.2f} "
             f"| {o['unconverged']}, {o['fallbacks']} | {o['iterations_mean']:.1f} | {o['kb_per_contact']:.1f} "
             f"| {n['us_mean']:.1f} ({cut(n)}, {n['unconverged']}) |")
-    fits = {who: (slope([results[k][who]["contacts_mean"] for k in SINGLE],
-                        [results[k][who]["us_mean"] for k in SINGLE]),
-                  pooled([results[k][who] for k in SINGLE])) for who in ("mujoco", "ours", "no_islands")}
+    means = lambda who, keys: slope([results[k][who]["contacts_mean"] for k in keys],
+                                    [results[k][who]["us_mean"] for k in keys])
+    fits = {who: (means(who, SINGLE), pooled([results[k][who] for k in SINGLE]), means(who, SINGLE[1:]))
+            for who in ("mujoco", "ours", "no_islands")}
     lines += ["", "| exponent of µs/step against contacts | MuJoCo | signorini | signorini without islands |",
               "|---|---:|---:|---:|",
               "| piles of 10, 100, 1000 (means per pile) | {:.2f} | {:.2f} | {:.2f} |".format(
                   *(fits[w][0] for w in ("mujoco", "ours", "no_islands"))),
+              "| piles of 100 and 1000 (means per pile) | {:.2f} | {:.2f} | {:.2f} |".format(
+                  *(fits[w][2] for w in ("mujoco", "ours", "no_islands"))),
               "| every step with ≥ 10 contacts, pooled | {:.2f} | {:.2f} | {:.2f} |".format(
                   *(fits[w][1] for w in ("mujoco", "ours", "no_islands")))]
+    big = {w: results["pile1000"][w]["us_mean"] / 1000.0 for w in ("mujoco", "ours")}
+    lines += ["", "The 1000-box pile's real-time factor (wall time per simulated time, Δt 1 ms): "
+              f"signorini {big['ours']:.2f}, MuJoCo {big['mujoco']:.2f} (over the steps done)."]
     return "\n".join(lines), fits
 
 
@@ -369,7 +376,7 @@ def vfpi_part(args, work, cables):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=1000)
-    parser.add_argument("--big-steps", type=int, default=300, help="steps of the 1000-box pile")
+    parser.add_argument("--big-steps", type=int, default=1000, help="steps of the 1000-box pile")
     parser.add_argument("--budget", type=float, default=120.0, help="wall seconds per run")
     parser.add_argument("--only", choices=[k for k, *_ in SCENES], action="append")
     parser.add_argument("--part", choices=["piles", "cable", "vfpi"], action="append")
