@@ -367,6 +367,53 @@ fn the_stepper_allocates_nothing_with_many_bodies_in_islands() {
     assert!(most_islands >= 6 && most_contacts >= 100, "{most_islands} islands, {most_contacts} contacts");
 }
 
+/// The 1000-box pile of scripts/bench_scale.py's scale table (issue 28): a 10 × 10 × 10
+/// lattice of 1 kg boxes (0.1 m, pitch 0.14 m, μ 0.6), jittered (±1 cm, ±0.2 rad of
+/// yaw), dropped 0.3 m, stepped for its first second at Δt 1 ms with the stepper sized as
+/// examples/sim_scale.rs sizes it: after the first step, nothing allocates while the
+/// layers land and settle into a pile of thousands of contacts in islands.
+#[test]
+fn the_stepper_allocates_nothing_with_a_pile_of_1000_boxes() {
+    use signorini::scenes::worlds;
+    let (half, pitch, drop) = (0.05, 0.14, 0.3);
+    let mut seed = 28u64;
+    let mut jitter = |scale: f64| {
+        // xorshift64*: a fixed jitter, so that the pile is the same on every run.
+        seed ^= seed >> 12;
+        seed ^= seed << 25;
+        seed ^= seed >> 27;
+        let unit = (seed.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11) as f64 / (1u64 << 53) as f64;
+        (2.0 * unit - 1.0) * scale
+    };
+    let boxes: Vec<[f64; 4]> = (0..1000)
+        .map(|i| {
+            let (layer, row, col) = (i / 100, (i % 100) / 10, i % 10);
+            [
+                pitch * col as f64 + jitter(0.01),
+                pitch * row as f64 + jitter(0.01),
+                half + drop + pitch * layer as f64 + jitter(0.005),
+                jitter(0.2),
+            ]
+        })
+        .collect();
+    let mut world = worlds::box_layout(&boxes, 1.0, half, 0.6);
+    let settings = signorini::contact::ContactSettings::default();
+    let mut stepper = signorini::sim::Stepper::new(&world, 1e-3, &settings, 8 * boxes.len() + 64);
+    stepper.step(&mut world, &[]);
+    let before = allocations_here();
+    let (mut most_contacts, mut unconverged) = (0, 0);
+    for _ in 1..1000 {
+        let r = stepper.step(&mut world, &[]);
+        most_contacts = most_contacts.max(r.contacts);
+        unconverged += usize::from(!r.converged);
+    }
+    assert_eq!(allocations_here() - before, 0, "heap allocations while stepping 1000 boxes");
+    // 5552 contacts at most measured (bench_scale's own jitter: 5666); every step converged.
+    assert!(most_contacts >= 5000, "{most_contacts} contacts at most");
+    assert_eq!(unconverged, 0);
+    assert!(world.is_finite());
+}
+
 /// The stepper's fallback and guard on unconverged steps (a solver whose impulses are a
 /// million times too large, or NaN reported converged: tests/solver_faults.rs): with the
 /// CCP fallback or none, refusing and scaling the impulses allocates nothing after the
