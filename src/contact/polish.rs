@@ -80,11 +80,12 @@ const HALVINGS: usize = 2;
 const PIVOT_RATIO: f64 = 1e-6;
 
 /// The proximal term of a hyperstatic linear set, relative to the largest diagonal entry
-/// of its Newton matrix ([`Polish::factor`]). Each proximal step shrinks the error along
-/// an eigenvalue s of G_FF by ε/(ε + s); a feet's rotational eigenvalues are about 1e-4
-/// of its largest (talos), so two steps reach 1e-10 relative. Small enough against the
+/// of its Newton matrix ([`Polish::factor`], [`Polish::factor_joint_space`]). Each
+/// proximal step shrinks the error along a non-zero eigenvalue s of G_FF by ε/(ε + s): an
+/// eigenvalue 1e-4 of the largest loses a factor 1e5 a step. Small against the
 /// eigenvalues, large enough that the factor's pivots stay above [`PIVOT_RATIO`]
-/// (√1e-9 ≈ 3e-5).
+/// (√1e-9 ≈ 3e-5); the null space, kept at zero, picks up rounding times 1/ε (2.3e-8 on
+/// a duplicated contact, none through W, whose steps stay in its range).
 const PROXIMAL: f64 = 1e-9;
 
 /// A cone block whose friction is within this fraction of its bound slides: the ADMM's
