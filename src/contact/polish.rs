@@ -28,7 +28,7 @@
 //! velocities are (σ_F = 0): it is solved by proximal-point steps on (G + R)_FF + εI from
 //! λ_F = 0, which converge to the impulses of least norm (no internal forces between the
 //! corners), on the joint-space side W_Fᵀ W_F when the problem's factor W has fewer
-//! columns than the set has rows ([`Polish::factor_joint_space`]). Once some of its blocks
+//! columns than the set has rows (`Polish::factor_joint_space`). Once some of its blocks
 //! slide, neither are its velocities unique, and the set is refused (a proximal Newton
 //! step did solve such sets, but chose other solutions than the ADMM's: the bundled wheeled
 //! base then turned 3 % below its kinematic rate instead of 1 % above).
@@ -50,7 +50,7 @@ use super::solver::{ContactModel, Residuals, SolveResult, WarmStart};
 /// More unknown rows than this are not polished (the Newton matrix is dense: its LU,
 /// 2n³/3 flops, costs at 96 rows what about 16 ADMM iterations on 32 contacts do, 2m²
 /// each with m = 96), nor a hyperstatic set solved on the joint-space side with more
-/// columns ([`Polish::factor_joint_space`]).
+/// columns (`Polish::factor_joint_space`).
 pub const MAX_FREE_ROWS: usize = 96;
 
 /// How hard a guess is tried: Newton steps, and mode switches of the primal-dual
