@@ -23,11 +23,12 @@ HOLD_KP, HOLD_KD = 200.0, 5.0
 
 def signorini_binary() -> pathlib.Path:
     """The `signorini` command built from this repository (`cargo build --release`, or
-    `make`), or $SIGNORINI_BIN."""
+    `make`), or $SIGNORINI_BIN: where cargo builds it, $CARGO_TARGET_DIR before the
+    repository's target/ (a binary left there by an older build would not match)."""
     candidates = [os.environ.get("SIGNORINI_BIN", "")]
-    candidates.append(str(ROOT / "target/release/signorini"))
     if os.environ.get("CARGO_TARGET_DIR"):
         candidates.append(os.path.join(os.environ["CARGO_TARGET_DIR"], "release/signorini"))
+    candidates.append(str(ROOT / "target/release/signorini"))
     for c in candidates:
         if c and os.access(c, os.X_OK):
             return pathlib.Path(c)
