@@ -191,7 +191,8 @@ pub struct CollisionWorld {
     mesh_hints: Vec<u32>,
     /// Free-body objects taking part in detection.
     active_free: usize,
-    /// Per free body, its objects (a body's are added together: a range of `objects`).
+    /// Per free body, its objects (a body's are added together: a range of `objects`);
+    /// its length is the number of free bodies.
     free_objects: Vec<std::ops::Range<usize>>,
 }
 
@@ -412,16 +413,8 @@ impl CollisionWorld {
 
     /// Adds a free rigid body's shapes (at start-up); returns the body's index.
     pub fn add_free_body(&mut self, shapes: &[FreeBodyShape]) -> usize {
-        let body = self
-            .objects
-            .iter()
-            .filter_map(|o| if let Owner::Free { body } = o.owner { Some(body + 1) } else { None })
-            .max()
-            .unwrap_or(0);
-        if self.free_objects.len() <= body {
-            self.free_objects.resize(body + 1, 0..0);
-        }
-        self.free_objects[body] = self.objects.len()..self.objects.len() + shapes.len();
+        let body = self.free_objects.len();
+        self.free_objects.push(self.objects.len()..self.objects.len() + shapes.len());
         for s in shapes {
             self.active_free += 1;
             self.moving.push(self.objects.len());
