@@ -74,32 +74,10 @@ impl AugmentedDelassus {
         self.k.clear();
         self.k.resize(nw * nw, 0.0);
         for i in 0..problem.contacts() {
-            let support = problem.factor_support(i);
-            let [w0, w1, w2] = rows(w, nw, i);
             let s = &self.inv_s[3 * i..3 * i + 3];
-            for (a, &(lo, hi)) in support.iter().enumerate() {
-                for c in lo..hi {
-                    let (x0, x1, x2) = (w0[c] * s[0], w1[c] * s[1], w2[c] * s[2]);
-                    if x0 == 0.0 && x1 == 0.0 && x2 == 0.0 {
-                        continue;
-                    }
-                    let k_row = &mut self.k[c * nw..c * nw + c + 1];
-                    for &(blo, bhi) in &support[..=a] {
-                        let bhi = bhi.min(c + 1);
-                        for (((kd, y0), y1), y2) in
-                            k_row[blo..bhi].iter_mut().zip(&w0[blo..bhi]).zip(&w1[blo..bhi]).zip(&w2[blo..bhi])
-                        {
-                            *kd += x0 * y0 + x1 * y1 + x2 * y2;
-                        }
-                    }
-                }
-            }
+            add_gram(&mut self.k, nw, rows(w, nw, i), [s[0], s[1], s[2]], problem.factor_support(i));
         }
-        for i in 0..nw {
-            for j in 0..i {
-                self.k[j * nw + i] = self.k[i * nw + j];
-            }
-        }
+        mirror_lower(&mut self.k, nw);
         self.capacitance.factor(&self.k, &self.ones[..nw], nw)?;
         self.u.clear();
         self.u.resize(nw, 0.0);
@@ -154,9 +132,44 @@ impl AugmentedDelassus {
     }
 }
 
+/// Adds Σ_r s_r w_r w_rᵀ over the three rows `w` of a contact (of W, `nw` columns) to the
+/// lower triangle of `k` (nw × nw, rows contiguous), on the contact's `support` only: for
+/// each column c of a run, the columns d ≤ c of the runs up to it. A row of weight 0
+/// adds nothing.
+#[inline]
+pub(super) fn add_gram(k: &mut [f64], nw: usize, w: [&[f64]; 3], s: [f64; 3], support: &[(usize, usize)]) {
+    let [w0, w1, w2] = w;
+    for (a, &(lo, hi)) in support.iter().enumerate() {
+        for c in lo..hi {
+            let (x0, x1, x2) = (w0[c] * s[0], w1[c] * s[1], w2[c] * s[2]);
+            if x0 == 0.0 && x1 == 0.0 && x2 == 0.0 {
+                continue;
+            }
+            let k_row = &mut k[c * nw..c * nw + c + 1];
+            for &(blo, bhi) in &support[..=a] {
+                let bhi = bhi.min(c + 1);
+                for (((kd, y0), y1), y2) in
+                    k_row[blo..bhi].iter_mut().zip(&w0[blo..bhi]).zip(&w1[blo..bhi]).zip(&w2[blo..bhi])
+                {
+                    *kd += x0 * y0 + x1 * y1 + x2 * y2;
+                }
+            }
+        }
+    }
+}
+
+/// The upper triangle of the n × n `k` (rows contiguous) copied from its lower one.
+pub(super) fn mirror_lower(k: &mut [f64], n: usize) {
+    for i in 0..n {
+        for j in 0..i {
+            k[j * n + i] = k[i * n + j];
+        }
+    }
+}
+
 /// The three rows of W (of `nw` columns) of contact `i`.
 #[inline]
-fn rows(w: &[f64], nw: usize, i: usize) -> [&[f64]; 3] {
+pub(super) fn rows(w: &[f64], nw: usize, i: usize) -> [&[f64]; 3] {
     let at = 3 * i * nw;
     [&w[at..at + nw], &w[at + nw..at + 2 * nw], &w[at + 2 * nw..at + 3 * nw]]
 }

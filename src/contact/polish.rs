@@ -42,6 +42,7 @@
 //! replaces the iterations that would only refine the impulses.
 
 use super::cone::{self, BlockSet, Vec3c};
+use super::delassus;
 use super::dense::{Cholesky, Lu};
 use super::metrics::max_or_nan;
 use super::problem::ContactProblem;
@@ -601,31 +602,14 @@ impl Polish {
         self.normal.clear();
         self.normal.resize(cols * cols, 0.0);
         for &(a, _) in &self.active {
-            let support = problem.factor_support(a);
+            // Weight 1 on the block's unknown rows, 0 on its fixed ones.
+            let mut weight = [0.0; 3];
             for &r in self.modes[a].rows() {
-                let row = &w[(3 * a + r) * cols..(3 * a + r + 1) * cols];
-                for &(lo, hi) in support {
-                    for c in lo..hi {
-                        let x = row[c];
-                        if x == 0.0 {
-                            continue;
-                        }
-                        // The upper triangle (d ≥ c), mirrored below once done.
-                        let n = &mut self.normal[c * cols..(c + 1) * cols];
-                        for &(lo2, hi2) in support {
-                            for d in lo2.max(c)..hi2 {
-                                n[d] += x * row[d];
-                            }
-                        }
-                    }
-                }
+                weight[r] = 1.0;
             }
+            delassus::add_gram(&mut self.normal, cols, delassus::rows(w, cols, a), weight, problem.factor_support(a));
         }
-        for c in 0..cols {
-            for d in 0..c {
-                self.normal[c * cols + d] = self.normal[d * cols + c];
-            }
-        }
+        delassus::mirror_lower(&mut self.normal, cols);
         let largest = (0..cols).map(|i| self.normal[i * cols + i]).fold(0.0f64, f64::max);
         (self.proximal, self.joint_space) = (PROXIMAL * largest, cols);
         self.shift[..cols].fill(self.proximal);
