@@ -23,11 +23,17 @@ const DT: f64 = 1e-3;
 const HALF: f64 = 0.05;
 const MU: f64 = 0.6;
 
-/// The process's resident set (kB), from /proc (0 where there is none).
-fn resident_kb() -> f64 {
+/// A figure of the process's /proc status (kB): `VmRSS` its resident set, `VmSize` its
+/// address space (0 where there is none).
+fn status_kb(key: &str) -> f64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let line = status.lines().find(|l| l.starts_with("VmRSS:")).unwrap_or("");
+    let line = status.lines().find(|l| l.strip_prefix(key).is_some_and(|r| r.starts_with(':'))).unwrap_or("");
     line.split_whitespace().nth(1).and_then(|v| v.parse().ok()).unwrap_or(0.0)
+}
+
+/// The process's resident set (kB).
+fn resident_kb() -> f64 {
+    status_kb("VmRSS")
 }
 
 /// The layout file's boxes (see the module doc); exits with a one-line error.
@@ -77,8 +83,10 @@ fn main() {
     let boxes = read_boxes(&layout);
     let mut world = worlds::box_layout(&boxes, 1.0, HALF, MU);
     let capacity = 8 * boxes.len() + 64;
-    let before = resident_kb();
+    let (before, space_before) = (resident_kb(), status_kb("VmSize"));
     let mut stepper = Stepper::new(&world, DT, &contact.settings(), capacity);
+    // The address space the stepper reserved (its buffers, sized once, mostly untouched).
+    let reserved = status_kb("VmSize") - space_before;
     let (mut times, mut contacts) = (Vec::with_capacity(steps), Vec::with_capacity(steps));
     let mut step_eps = Vec::with_capacity(steps);
     let (mut iterations, mut unconverged, mut fallbacks, mut polished, mut dropped) = (0usize, 0, 0, 0, 0);
@@ -115,13 +123,13 @@ fn main() {
         "iterations_mean": iterations as f64 / n.max(1) as f64, "unconverged": unconverged,
         "fallbacks": fallbacks, "polished": polished, "dropped": dropped,
         "max_penetration": penetration, "eps_abs": eps,
-        "memory_kb": memory, "kb_per_contact": memory / max_contacts.max(1) as f64,
+        "memory_kb": memory, "kb_per_contact": memory / max_contacts.max(1) as f64, "reserved_kb": reserved,
         "step_us": times, "step_contacts": contacts, "step_eps": step_eps,
     });
     println!(
         "{} boxes, {n} steps{}: {:.1} µs/step mean ({:.1} median), {:.1} contacts mean ({max_contacts} max), \
          {:.1} iterations/step, {unconverged} unconverged, {fallbacks} fallbacks, {polished} polished, \
-         max penetration {penetration:.2e} m, {:.0} kB ({:.1} kB/contact)",
+         max penetration {penetration:.2e} m, {:.0} kB ({:.1} kB/contact), {:.0} MB of address space reserved",
         boxes.len(),
         if contact.islands { "" } else { " (no islands)" },
         figures["us_mean"].as_f64().unwrap_or(0.0),
@@ -130,6 +138,7 @@ fn main() {
         iterations as f64 / n.max(1) as f64,
         memory,
         memory / max_contacts.max(1) as f64,
+        reserved / 1024.0,
     );
     if let Some(path) = json
         && let Err(e) = std::fs::write(&path, figures.to_string())

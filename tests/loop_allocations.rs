@@ -416,6 +416,28 @@ fn the_stepper_allocates_nothing_with_a_pile_of_1000_boxes() {
     assert!(world.is_finite());
 }
 
+/// A tower of 70 boxes standing: one island of 280 contacts, beyond `DENSE_CONTACTS`,
+/// solved by W without G (tests/sim_islands.rs checks its impulses): nothing allocates
+/// after the first step.
+#[test]
+fn the_stepper_allocates_nothing_on_an_island_solved_without_g() {
+    use signorini::scenes::worlds;
+    let boxes: Vec<[f64; 4]> = (0..70).map(|k| [0.0, 0.0, 0.05 + 0.1 * k as f64, 0.0]).collect();
+    let mut world = worlds::box_layout(&boxes, 1.0, 0.05, 0.6);
+    let settings = signorini::contact::ContactSettings::default();
+    let mut stepper = signorini::sim::Stepper::new(&world, 1e-3, &settings, 400);
+    stepper.step(&mut world, &[]);
+    let before = allocations_here();
+    let mut most_contacts = 0;
+    for _ in 0..50 {
+        let r = stepper.step(&mut world, &[]);
+        most_contacts = most_contacts.max(r.contacts);
+        assert!(r.converged);
+    }
+    assert_eq!(allocations_here() - before, 0, "heap allocations while stepping the tower");
+    assert!(most_contacts > signorini::contact::DENSE_CONTACTS, "{most_contacts} contacts");
+}
+
 /// The stepper's fallback and guard on unconverged steps (a solver whose impulses are a
 /// million times too large, or NaN reported converged: tests/solver_faults.rs): with the
 /// CCP fallback or none, refusing and scaling the impulses allocates nothing after the

@@ -61,7 +61,7 @@ impl PyContactProblem {
 /// rows).
 pub fn problem_from(p: &ContactProblem) -> PyResult<PyContactProblem> {
     let mut own = p.clone();
-    own.build_delassus();
+    own.build_delassus_any_size();
     if !own.has_delassus() {
         return Err(engine("problem: holds neither G nor its factor W (rows only)"));
     }

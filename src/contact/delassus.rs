@@ -12,18 +12,44 @@
 //!
 //! so a change of ρ refactors K (n_w³/6 plus the sparse Wᵀ S⁻¹ W) instead of A
 //! ((3n_c)³/6). This is the joint-space side of the same problem — MuJoCo's solvers work
-//! there for the same reason. A solve costs about the same either way.
+//! there for the same reason. A solve costs about the same either way. A problem
+//! without G (beyond [`super::problem::ContactProblem::dense_up_to`]) takes this path
+//! whatever n_w.
 //!
-//! Buffers are sized once; nothing allocates after construction.
+//! K is dense up to [`ENVELOPE_COLUMNS`] columns (a robot's dofs) and stored and factored
+//! by its envelope beyond ([`Envelope`]: a large island of free bodies, whose K is a band
+//! when its bodies come in the order they touch).
+//!
+//! Buffers are sized once ([`AugmentedDelassus::with_sizing`]); nothing allocates after
+//! construction.
 
 use super::dense::{Cholesky, NotPositiveDefinite};
+use super::envelope::Envelope;
 use super::problem::ContactProblem;
+use super::solver::SolveError;
+
+/// The way the augmented Delassus matrix is factored.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Path {
+    /// The Cholesky factor of G + diag(s).
+    Dense,
+    /// The capacitance K of the Woodbury identity.
+    LowRank,
+}
+
+/// The most columns of W for which K is dense; beyond, it is stored and factored by its
+/// envelope. (The largest robot of the test data, talos, has 38 dofs.)
+pub const ENVELOPE_COLUMNS: usize = 96;
 
 /// A = G + diag(s), factored one of the two ways.
 #[derive(Debug)]
 pub struct AugmentedDelassus {
     dense: Cholesky,
     capacitance: Cholesky,
+    /// K by its envelope, beyond [`ENVELOPE_COLUMNS`] columns.
+    envelope: Envelope,
+    /// Whether the last low-rank factorization was by the envelope.
+    by_envelope: bool,
     /// K (n_w × n_w, lower triangle filled then mirrored).
     k: Vec<f64>,
     /// 1/s.
@@ -38,13 +64,26 @@ pub struct AugmentedDelassus {
 impl AugmentedDelassus {
     /// Room for `rows` = 3 n_c rows (the low-rank path is used only with fewer columns).
     pub fn with_capacity(rows: usize) -> Self {
+        Self::with_sizing(rows, rows, rows)
+    }
+
+    /// Room for `rows` = 3 n_c rows, W of up to `cols` columns (K dense up to
+    /// [`ENVELOPE_COLUMNS`]², by its envelope beyond: at most its lower triangle), and G
+    /// of up to `dense` rows (the dense factor is `dense`²): a problem assembled from
+    /// bodies whose G is built only up to `dense` rows.
+    pub fn with_sizing(rows: usize, cols: usize, dense: usize) -> Self {
+        let dense = dense.min(rows);
+        let small = cols.min(ENVELOPE_COLUMNS);
+        let wide = if cols > ENVELOPE_COLUMNS { cols } else { 0 };
         Self {
-            dense: Cholesky::with_capacity(rows),
-            capacitance: Cholesky::with_capacity(rows),
-            k: Vec::with_capacity(rows * rows),
+            dense: Cholesky::with_capacity(dense),
+            capacitance: Cholesky::with_capacity(small),
+            envelope: Envelope::with_capacity(wide, wide * (wide + 1) / 2),
+            by_envelope: false,
+            k: Vec::with_capacity(small * small),
             inv_s: Vec::with_capacity(rows),
-            u: Vec::with_capacity(rows),
-            ones: vec![1.0; rows],
+            u: Vec::with_capacity(cols),
+            ones: vec![1.0; cols],
             low_rank: false,
         }
     }
@@ -54,11 +93,36 @@ impl AugmentedDelassus {
         self.low_rank
     }
 
-    /// Factors G + diag(s) of `problem`.
+    /// Which way [`AugmentedDelassus::factor`] takes for `problem`: by K (W of n_w
+    /// columns) when W has fewer columns than G rows, or whenever G is not built; by G
+    /// otherwise. A refusal when the problem does not fit the workspace.
+    pub fn path(&self, problem: &ContactProblem) -> Result<Path, SolveError> {
+        let m = 3 * problem.contacts();
+        let dense = problem.has_delassus();
+        if let Some((_, nw)) = problem.delassus_factor()
+            && (nw < m || !dense)
+        {
+            if nw <= self.ones.len() {
+                return Ok(Path::LowRank);
+            }
+            if !dense {
+                return Err(SolveError::Size { what: "W's columns", found: nw, capacity: self.ones.len() });
+            }
+        }
+        if !dense {
+            return Err(SolveError::NoDelassus { solver: "admm" });
+        }
+        if m > self.dense.capacity() {
+            return Err(SolveError::Size { what: "G's rows", found: m, capacity: self.dense.capacity() });
+        }
+        Ok(Path::Dense)
+    }
+
+    /// Factors G + diag(s) of `problem` (which must fit: [`AugmentedDelassus::path`]).
     pub fn factor(&mut self, problem: &ContactProblem, s: &[f64]) -> Result<(), NotPositiveDefinite> {
         let m = 3 * problem.contacts();
         self.low_rank = false;
-        let Some((w, nw)) = problem.delassus_factor().filter(|&(_, nw)| nw < m) else {
+        let (Ok(Path::LowRank), Some((w, nw))) = (self.path(problem), problem.delassus_factor()) else {
             return self.dense.factor(problem.delassus(), s, m);
         };
         self.inv_s.clear();
@@ -68,21 +132,55 @@ impl AugmentedDelassus {
             }
             self.inv_s.push(1.0 / x);
         }
-        // K − I = Σ_r w_r w_rᵀ / s_r, a contact's three rows at a time over its support
-        // (lower triangle: for each column c of a run, the columns d ≤ c of the runs up to
-        // it).
-        self.k.clear();
-        self.k.resize(nw * nw, 0.0);
-        for i in 0..problem.contacts() {
-            let s = &self.inv_s[3 * i..3 * i + 3];
-            add_gram(&mut self.k, nw, rows(w, nw, i), [s[0], s[1], s[2]], problem.factor_support(i));
+        self.by_envelope = nw > ENVELOPE_COLUMNS;
+        if self.by_envelope {
+            self.factor_envelope(problem, w, nw)?;
+        } else {
+            // K − I = Σ_r w_r w_rᵀ / s_r, a contact's three rows at a time over its support
+            // (lower triangle: for each column c of a run, the columns d ≤ c of the runs up
+            // to it).
+            self.k.clear();
+            self.k.resize(nw * nw, 0.0);
+            for i in 0..problem.contacts() {
+                let s = &self.inv_s[3 * i..3 * i + 3];
+                add_gram(&mut self.k, |c| c * nw, rows(w, nw, i), [s[0], s[1], s[2]], problem.factor_support(i));
+            }
+            mirror_lower(&mut self.k, nw);
+            self.capacitance.factor(&self.k, &self.ones[..nw], nw)?;
         }
-        mirror_lower(&mut self.k, nw);
-        self.capacitance.factor(&self.k, &self.ones[..nw], nw)?;
         self.u.clear();
         self.u.resize(nw, 0.0);
         self.low_rank = true;
         Ok(())
+    }
+
+    /// K by its envelope: each column's first non-zero is the lowest column of the
+    /// contacts that touch it (a contact couples every pair of its support's columns),
+    /// then the Gram sums as on the dense path, into the envelope's rows.
+    fn factor_envelope(&mut self, problem: &ContactProblem, w: &[f64], nw: usize) -> Result<(), NotPositiveDefinite> {
+        let e = &mut self.envelope;
+        e.begin(nw);
+        for i in 0..problem.contacts() {
+            let support = problem.factor_support(i);
+            let Some(&(lo, _)) = support.first() else { continue };
+            for &(a, b) in support {
+                for c in a..b {
+                    e.widen(c, lo);
+                }
+            }
+        }
+        if !e.lay_out(&self.ones[..nw]) {
+            // Cannot happen: the buffer holds the whole lower triangle of `cols` columns.
+            return Err(NotPositiveDefinite { index: 0 });
+        }
+        {
+            let (values, base) = e.values_and_bases();
+            for i in 0..problem.contacts() {
+                let s = &self.inv_s[3 * i..3 * i + 3];
+                add_gram(values, &base, rows(w, nw, i), [s[0], s[1], s[2]], problem.factor_support(i));
+            }
+        }
+        e.factor()
     }
 
     /// Solves A·x = b in place (`x` holds b), with the factors of the last
@@ -111,7 +209,11 @@ impl AugmentedDelassus {
                 }
             }
         }
-        self.capacitance.solve(&mut self.u);
+        if self.by_envelope {
+            self.envelope.solve(&mut self.u);
+        } else {
+            self.capacitance.solve(&mut self.u);
+        }
         for i in 0..problem.contacts() {
             let [w0, w1, w2] = rows(w, nw, i);
             let mut d = [0.0; 3];
@@ -132,24 +234,33 @@ impl AugmentedDelassus {
     }
 }
 
-/// Adds Σ_r s_r w_r w_rᵀ over the three rows `w` of a contact (of W, `nw` columns) to the
-/// lower triangle of `k` (nw × nw, rows contiguous), on the contact's `support` only: for
-/// each column c of a run, the columns d ≤ c of the runs up to it. A row of weight 0
-/// adds nothing.
+/// Adds Σ_r s_r w_r w_rᵀ over the three rows `w` of a contact (of W) to the lower
+/// triangle of `k`, on the contact's `support` only: for each column c of a run, the
+/// columns d ≤ c of the runs up to it. Entry (c, d) of `k` is at `base(c) + d` (wrapping:
+/// `|c| c * nw` for a dense nw × nw matrix, rows contiguous; an [`Envelope`]'s rows, which
+/// hold the support's columns). A row of weight 0 adds nothing.
 #[inline]
-pub(super) fn add_gram(k: &mut [f64], nw: usize, w: [&[f64]; 3], s: [f64; 3], support: &[(usize, usize)]) {
+pub(super) fn add_gram(
+    k: &mut [f64],
+    base: impl Fn(usize) -> usize,
+    w: [&[f64]; 3],
+    s: [f64; 3],
+    support: &[(usize, usize)],
+) {
     let [w0, w1, w2] = w;
+    let first = support.first().map_or(0, |r| r.0);
     for (a, &(lo, hi)) in support.iter().enumerate() {
         for c in lo..hi {
             let (x0, x1, x2) = (w0[c] * s[0], w1[c] * s[1], w2[c] * s[2]);
             if x0 == 0.0 && x1 == 0.0 && x2 == 0.0 {
                 continue;
             }
-            let k_row = &mut k[c * nw..c * nw + c + 1];
+            let at = base(c);
+            let k_row = &mut k[at.wrapping_add(first)..=at.wrapping_add(c)];
             for &(blo, bhi) in &support[..=a] {
                 let bhi = bhi.min(c + 1);
                 for (((kd, y0), y1), y2) in
-                    k_row[blo..bhi].iter_mut().zip(&w0[blo..bhi]).zip(&w1[blo..bhi]).zip(&w2[blo..bhi])
+                    k_row[blo - first..bhi - first].iter_mut().zip(&w0[blo..bhi]).zip(&w1[blo..bhi]).zip(&w2[blo..bhi])
                 {
                     *kd += x0 * y0 + x1 * y1 + x2 * y2;
                 }
@@ -180,12 +291,28 @@ mod tests {
     use super::*;
 
     /// The Woodbury path solves the same system as the dense Cholesky, with zero blocks
-    /// outside the supports as an assembled problem has them (runs with gaps included).
+    /// outside the supports as an assembled problem has them (runs with gaps included):
+    /// K dense (7 columns), and K by its envelope (130 columns, beyond
+    /// [`ENVELOPE_COLUMNS`]: contacts on bands of columns, a few reaching back to the
+    /// first ones as a floating base does).
     #[test]
     fn the_low_rank_path_agrees_with_the_dense_one() {
-        let (n, nw) = (4, 7);
+        let small = [vec![(0, 5)], vec![(0, 2), (3, 7)], vec![(2, 6)], vec![(0, 1), (5, 7)]];
+        agrees(7, &small);
+        let wide: Vec<Vec<(usize, usize)>> = (0..48)
+            .map(|i| {
+                let lo = (i * 118 / 47).min(118);
+                if i % 9 == 4 { vec![(0, 6), (lo.max(6), lo.max(6) + 12)] } else { vec![(lo, lo + 12)] }
+            })
+            .collect();
+        agrees(130, &wide);
+    }
+
+    /// [`the_low_rank_path_agrees_with_the_dense_one`] for W of `nw` columns and these
+    /// contacts' supports.
+    fn agrees(nw: usize, supports: &[Vec<(usize, usize)>]) {
+        let n = supports.len();
         let m = 3 * n;
-        let supports = [vec![(0, 5)], vec![(0, 2), (3, 7)], vec![(2, 6)], vec![(0, 1), (5, 7)]];
         let mut w = vec![0.0; m * nw];
         for r in 0..m {
             for &(lo, hi) in &supports[r / 3] {
@@ -196,7 +323,7 @@ mod tests {
         }
         let g: Vec<Vec<f64>> =
             (0..m).map(|a| (0..m).map(|b| dot(&w[a * nw..a * nw + nw], &w[b * nw..b * nw + nw])).collect()).collect();
-        let mut problem = ContactProblem::from_dense(&g, &vec![0.0; m], &[0.5; 4], &[]).unwrap();
+        let mut problem = ContactProblem::from_dense(&g, &vec![0.0; m], &vec![0.5; n], &[]).unwrap();
         let s: Vec<f64> = (0..m).map(|i| 1e-3 + 0.1 * i as f64).collect();
         let b: Vec<f64> = (0..m).map(|i| (i as f64).cos()).collect();
 
@@ -209,11 +336,12 @@ mod tests {
         problem.factor = w;
         problem.factor_cols = nw;
         for support in supports {
-            problem.push_support(support);
+            problem.push_support(support.iter().copied());
         }
-        let mut low = AugmentedDelassus::with_capacity(m);
+        let mut low = AugmentedDelassus::with_sizing(m, nw, 0);
         low.factor(&problem, &s).unwrap();
         assert!(low.is_low_rank());
+        assert_eq!(low.by_envelope, nw > ENVELOPE_COLUMNS);
         let mut x_low = b.clone();
         low.solve(&problem, &mut x_low);
 

@@ -38,13 +38,15 @@ pub fn mat_vec(a: &[f64], n: usize, x: &[f64], y: &mut [f64]) {
     }
 }
 
-/// Largest eigenvalue of the symmetric positive semi-definite n × n matrix `a` + diag(d),
-/// or with `scale` = w of W a W + diag(d), W = diag(w) (w > 0: the Lipschitz constant of a
-/// diagonally preconditioned problem without forming it), by power iteration from `x`
-/// (overwritten with the eigenvector estimate): at most `iterations` products, stopping
-/// when the estimate changes by less than 1e-6 relatively. `y` is scratch of length n.
+/// Largest eigenvalue of A + diag(d), A the symmetric positive semi-definite n × n
+/// matrix that `product` applies (y = A·x into its second argument: [`mat_vec`] on a
+/// dense one, or a product by factors), or with `scale` = w of W A W + diag(d), W =
+/// diag(w) (w > 0: the Lipschitz constant of a diagonally preconditioned problem without
+/// forming it), by power iteration from `x` (overwritten with the eigenvector estimate):
+/// at most `iterations` products, stopping when the estimate changes by less than 1e-6
+/// relatively. `y` is scratch of length n.
 pub fn largest_eigenvalue(
-    a: &[f64],
+    mut product: impl FnMut(&[f64], &mut [f64]),
     scale: Option<&[f64]>,
     d: &[f64],
     n: usize,
@@ -66,7 +68,7 @@ pub fn largest_eigenvalue(
     for _ in 0..iterations.max(1) {
         match scale {
             None => {
-                mat_vec(a, n, x, y);
+                product(&x[..n], &mut y[..n]);
                 for i in 0..n {
                     y[i] += d[i] * x[i];
                 }
@@ -76,7 +78,7 @@ pub fn largest_eigenvalue(
                 for i in 0..n {
                     x[i] *= w[i];
                 }
-                mat_vec(a, n, x, y);
+                product(&x[..n], &mut y[..n]);
                 for i in 0..n {
                     x[i] /= w[i];
                     y[i] = w[i] * y[i] + d[i] * x[i];
@@ -476,7 +478,7 @@ mod tests {
             }
         }
         let (mut x, mut y) = (vec![0.0; 3], vec![0.0; 3]);
-        let l = largest_eigenvalue(&a, None, &[0.5; 3], 3, 200, &mut x, &mut y);
+        let l = largest_eigenvalue(|x, y| mat_vec(&a, 3, x, y), None, &[0.5; 3], 3, 200, &mut x, &mut y);
         assert!((l - 3.5).abs() < 1e-5, "{l}");
     }
 
@@ -486,7 +488,7 @@ mod tests {
         // [[2, 1/2], [1/2, 1/2]], eigenvalues (5 ± √13)/4.
         let a = [2.0, 1.0, 1.0, 2.0];
         let (mut x, mut y) = (vec![0.0; 2], vec![0.0; 2]);
-        let l = largest_eigenvalue(&a, Some(&[1.0, 0.5]), &[0.0, 0.0], 2, 200, &mut x, &mut y);
+        let l = largest_eigenvalue(|x, y| mat_vec(&a, 2, x, y), Some(&[1.0, 0.5]), &[0.0, 0.0], 2, 200, &mut x, &mut y);
         let exact = (5.0 + 13f64.sqrt()) / 4.0;
         assert!((l - exact).abs() < 1e-6, "{l} against {exact}");
     }

@@ -28,6 +28,7 @@ pub mod chrono_admm;
 pub mod cone;
 pub mod delassus;
 pub mod dense;
+pub mod envelope;
 pub mod islands;
 pub mod joint_blocks;
 pub mod lcp;
@@ -49,9 +50,11 @@ pub use islands::Islands;
 pub use joint_blocks::{JointBlock, JointBlockKind};
 pub use metrics::Metrics;
 pub use pgs::{PgsSettings, PgsSolver};
-pub use problem::{ContactProblem, ProblemError};
+pub use problem::{ContactProblem, DENSE_CONTACTS, ProblemError};
 pub use sap::{SapSettings, SapSolver};
 pub use settings::{AdmmOptions, ContactSettings, DEFAULT_ANDERSON, Fallback, MAX_ANDERSON, SolverKind};
-pub use solver::{ContactModel, Residuals, SolveError, SolveResult, SolveStats, Solver, StoppingRule, WarmStart};
+pub use solver::{
+    Capacity, ContactModel, Residuals, SolveError, SolveResult, SolveStats, Solver, StoppingRule, WarmStart,
+};
 pub use vfpi::{VfpiSettings, VfpiSolver};
 pub use warm_start::WarmStartCache;

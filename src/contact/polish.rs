@@ -607,7 +607,8 @@ impl Polish {
             for &r in self.modes[a].rows() {
                 weight[r] = 1.0;
             }
-            delassus::add_gram(&mut self.normal, cols, delassus::rows(w, cols, a), weight, problem.factor_support(a));
+            let (normal, support) = (&mut self.normal, problem.factor_support(a));
+            delassus::add_gram(normal, |c| c * cols, delassus::rows(w, cols, a), weight, support);
         }
         delassus::mirror_lower(&mut self.normal, cols);
         let largest = (0..cols).map(|i| self.normal[i * cols + i]).fold(0.0f64, f64::max);

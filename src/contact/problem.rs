@@ -12,7 +12,11 @@
 //! ([`BlockSet`]): the same solvers handle both.
 //!
 //! The storage is sized once for the largest problem ([`ContactProblem::with_capacity`])
-//! and refilled every step without allocating (see [`super::assembly`]).
+//! and refilled every step without allocating (see [`super::assembly`]). A problem
+//! assembled from bodies may keep G only up to a number of contacts
+//! ([`ContactProblem::dense_up_to`]): a larger one is W alone, O(n_c) in memory, and the
+//! solvers that work by W ([`ContactProblem::delassus_product`]) solve it without G's
+//! (3 n_c)² entries.
 
 use nalgebra::{DMatrix, SymmetricEigen};
 use thiserror::Error;
@@ -53,11 +57,20 @@ pub enum ProblemError {
     },
 }
 
+/// The most contacts the simulator builds G for when its solver works by W (seed 000's
+/// ADMM, V-FPI; [`ContactProblem::dense_up_to`]): G is then at most 768², 4.7 MB. An
+/// island beyond is solved by W alone, so that neither the memory reserved nor an
+/// iteration grows with n_c².
+pub const DENSE_CONTACTS: usize = 256;
+
 /// G, g, the blocks' sets (μ) and R of one step, plus the persistent id of each contact (for warm starts).
 #[derive(Clone, Debug)]
 pub struct ContactProblem {
     capacity: usize,
     contacts: usize,
+    /// The most contacts [`ContactProblem::build_delassus`] builds G for (its storage is
+    /// sized for them).
+    dense_limit: usize,
     /// G, (3 n_c)², rows contiguous (symmetric), once `dense`.
     pub(crate) delassus: Vec<f64>,
     /// Whether `delassus` holds G (plain data always; an assembled problem after
@@ -85,11 +98,18 @@ pub struct ContactProblem {
 impl ContactProblem {
     /// Empty problem with room for `capacity` contacts.
     pub fn with_capacity(capacity: usize) -> Self {
+        Self::sized(capacity, capacity)
+    }
+
+    /// Room for `capacity` contacts, G for up to `dense` of them.
+    fn sized(capacity: usize, dense: usize) -> Self {
         let m = 3 * capacity;
+        let dense = dense.min(capacity);
         Self {
             capacity,
             contacts: 0,
-            delassus: Vec::with_capacity(m * m),
+            dense_limit: dense,
+            delassus: Vec::with_capacity(9 * dense * dense),
             dense: false,
             g: Vec::with_capacity(m),
             sets: Vec::with_capacity(capacity),
@@ -104,11 +124,24 @@ impl ContactProblem {
 
     /// Room for W of `cols` columns as well (see [`ContactProblem::delassus_factor`]).
     pub fn with_factor_capacity(capacity: usize, cols: usize) -> Self {
-        let mut p = Self::with_capacity(capacity);
+        Self::with_factor_capacity_dense_up_to(capacity, cols, capacity)
+    }
+
+    /// The same, G built only for problems of at most `dense` contacts
+    /// ([`ContactProblem::dense_up_to`]).
+    pub fn with_factor_capacity_dense_up_to(capacity: usize, cols: usize, dense: usize) -> Self {
+        let mut p = Self::sized(capacity, dense);
         p.factor.reserve(3 * capacity * cols);
         // A contact's support has at most `cols` runs (of one column each).
         p.runs.reserve(capacity * cols);
         p
+    }
+
+    /// The most contacts [`ContactProblem::build_delassus`] builds G for: beyond them an
+    /// assembled problem keeps W alone (G's (3 n_c)² entries are neither stored nor
+    /// computed), which only the solvers that work by W accept ([`DENSE_CONTACTS`]).
+    pub fn dense_up_to(&self) -> usize {
+        self.dense_limit
     }
 
     /// A problem from plain data (`signorini solve`, tests): G as rows (3 n_c × 3 n_c), g
@@ -223,10 +256,9 @@ impl ContactProblem {
     /// there are (one for a joint block, three for a contact): the Jacobi scale of the
     /// block (seed 003 eq. 47). Needs G.
     pub(crate) fn block_diagonal(&self, i: usize) -> (f64, usize) {
-        let m = 3 * self.contacts;
         let (mut sum, mut rows) = (0.0, 0);
         for r in 3 * i..3 * i + 3 {
-            let d = self.delassus[r * m + r] + self.compliance[r];
+            let d = self.delassus_diagonal(r) + self.compliance[r];
             if d > 0.0 {
                 sum += d;
                 rows += 1;
@@ -235,16 +267,29 @@ impl ContactProblem {
         (sum, rows)
     }
 
+    /// G's diagonal entry of row `r`: from G when it is there, else ‖w_r‖² over the row's
+    /// support.
+    pub(crate) fn delassus_diagonal(&self, r: usize) -> f64 {
+        if self.dense {
+            let m = 3 * self.contacts;
+            return self.delassus[r * m + r];
+        }
+        let nw = self.factor_cols;
+        let row = &self.factor[r * nw..(r + 1) * nw];
+        self.factor_support(r / 3).iter().map(|&(lo, hi)| super::dense::dot(&row[lo..hi], &row[lo..hi])).sum()
+    }
+
     /// Whether [`ContactProblem::delassus`] holds G: the solvers need it.
     pub fn has_delassus(&self) -> bool {
         self.dense
     }
 
-    /// Builds G = W·Wᵀ from the factor of an assembled problem (nothing if G is there or
-    /// there is no factor): the symmetric G by 3 × 3 blocks of two contacts
+    /// Builds G = W·Wᵀ from the factor of an assembled problem (nothing if G is there,
+    /// there is no factor or the problem has more contacts than
+    /// [`ContactProblem::dense_up_to`]): the symmetric G by 3 × 3 blocks of two contacts
     /// ([`ContactProblem::delassus_block`]), the lower triangle computed and mirrored.
     pub fn build_delassus(&mut self) {
-        if self.dense || self.factor_cols == 0 {
+        if self.dense || self.factor_cols == 0 || self.contacts > self.dense_limit {
             return;
         }
         let m = 3 * self.contacts;
@@ -263,6 +308,14 @@ impl ContactProblem {
             }
         }
         self.dense = true;
+    }
+
+    /// [`ContactProblem::build_delassus`] whatever the number of contacts: beyond
+    /// [`ContactProblem::dense_up_to`] its storage grows (an allocation: for inspection
+    /// and export, not in a loop).
+    pub fn build_delassus_any_size(&mut self) {
+        self.dense_limit = self.dense_limit.max(self.contacts);
+        self.build_delassus();
     }
 
     /// The 3 × 3 block G_ab (rows of contact `a`, columns of contact `b`): from G when it
@@ -396,25 +449,38 @@ impl ContactProblem {
         }
     }
 
-    /// σ = (G + R)·λ + g into `sigma` by W (G = W·Wᵀ: t = Wᵀλ over the contacts with a
-    /// non-zero impulse, then σ = W·t over each contact's support), with `t` scratch of
-    /// the factor's columns; by [`ContactProblem::contact_velocity`] without a factor.
+    /// σ = (G + R)·λ + g into `sigma`, G·λ by [`ContactProblem::delassus_product`] with
+    /// `t` scratch of the factor's columns: by G when it is there, else by W.
     pub fn contact_velocity_by_factor(&self, lambda: &[f64], sigma: &mut [f64], t: &mut [f64]) {
-        let Some((w, nw)) = self.delassus_factor() else {
+        if !self.delassus_product(lambda, sigma, t) {
             return self.contact_velocity(lambda, sigma);
+        }
+        for k in 0..3 * self.contacts {
+            sigma[k] += self.compliance[k] * lambda[k] + self.g[k];
+        }
+    }
+
+    /// G·x into `out` (3 n_c): by G when it is there (O(n_c²)), else by W (G = W·Wᵀ:
+    /// t = Wᵀx over the contacts with a non-zero x, then W·t over each contact's
+    /// support; O(n_c × support)), with `t` scratch of at least the factor's columns.
+    /// False (nothing written) when there is neither, or `t` is too short.
+    pub fn delassus_product(&self, x: &[f64], out: &mut [f64], t: &mut [f64]) -> bool {
+        let m = 3 * self.contacts;
+        if self.dense {
+            super::dense::mat_vec(&self.delassus, m, x, out);
+            return true;
+        }
+        let Some((w, nw)) = self.delassus_factor().filter(|&(_, nw)| nw <= t.len()) else {
+            return false;
         };
         let t = &mut t[..nw];
         t.fill(0.0);
-        let rows = |i: usize| {
-            let at = 3 * i * nw;
-            (&w[at..at + nw], &w[at + nw..at + 2 * nw], &w[at + 2 * nw..at + 3 * nw])
-        };
         for i in 0..self.contacts {
-            let l = &lambda[3 * i..3 * i + 3];
-            if l.iter().all(|&x| x == 0.0) {
+            let l = &x[3 * i..3 * i + 3];
+            if l.iter().all(|&v| v == 0.0) {
                 continue;
             }
-            let (w0, w1, w2) = rows(i);
+            let [w0, w1, w2] = super::delassus::rows(w, nw, i);
             for &(lo, hi) in self.factor_support(i) {
                 for c in lo..hi {
                     t[c] += l[0] * w0[c] + l[1] * w1[c] + l[2] * w2[c];
@@ -422,7 +488,7 @@ impl ContactProblem {
             }
         }
         for i in 0..self.contacts {
-            let (w0, w1, w2) = rows(i);
+            let [w0, w1, w2] = super::delassus::rows(w, nw, i);
             let mut d = [0.0; 3];
             for &(lo, hi) in self.factor_support(i) {
                 for c in lo..hi {
@@ -431,11 +497,9 @@ impl ContactProblem {
                     d[2] += w2[c] * t[c];
                 }
             }
-            for (a, da) in d.iter().enumerate() {
-                let r = 3 * i + a;
-                sigma[r] = da + self.compliance[r] * lambda[r] + self.g[r];
-            }
+            out[3 * i..3 * i + 3].copy_from_slice(&d);
         }
+        true
     }
 
     /// Empties the problem and sizes it for `contacts` (within capacity): G, g, R zeroed.

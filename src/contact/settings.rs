@@ -7,8 +7,8 @@ use serde::{Deserialize, Serialize};
 use super::chrono_admm::{ChronoAdmmSettings, ChronoAdmmSolver};
 use super::vfpi::Preconditioner;
 use super::{
-    AdmmSettings, AdmmSolver, ContactModel, PgsSettings, PgsSolver, ProblemSettings, SapSettings, SapSolver, Solver,
-    StoppingRule, VfpiSettings, VfpiSolver,
+    AdmmSettings, AdmmSolver, Capacity, ContactModel, PgsSettings, PgsSolver, ProblemSettings, SapSettings, SapSolver,
+    Solver, StoppingRule, VfpiSettings, VfpiSolver,
 };
 
 /// Which solver runs.
@@ -127,8 +127,8 @@ impl Default for ContactSettings {
 }
 
 impl ContactSettings {
-    /// The solver, sized for `capacity` contacts.
-    pub fn build_solver(&self, capacity: usize) -> Box<dyn Solver + Send + Sync> {
+    /// The solver, sized for `capacity` contacts (or a [`Capacity`]).
+    pub fn build_solver(&self, capacity: impl Into<Capacity>) -> Box<dyn Solver + Send + Sync> {
         self.solver.build(self.model, self.stop, self.admm_options(), capacity, false)
     }
 
@@ -140,21 +140,23 @@ impl ContactSettings {
 
 impl SolverKind {
     /// This solver for `model` (where it applies) with `stop` and, for seed 000's ADMM,
-    /// the `admm` options, sized for `capacity` contacts; with `record`, it keeps its
-    /// residuals of every iteration in the result's history (as far as the history's
-    /// capacity goes).
+    /// the `admm` options, sized for `capacity` contacts (or a [`Capacity`]: only seed
+    /// 000's ADMM solves problems without G); with `record`, it keeps its residuals of
+    /// every iteration in the result's history (as far as the history's capacity goes).
     pub fn build(
         self,
         model: ContactModel,
         stop: StoppingRule,
         admm: AdmmOptions,
-        capacity: usize,
+        capacity: impl Into<Capacity>,
         record: bool,
     ) -> Box<dyn Solver + Send + Sync> {
         let record_history = record;
+        let sizing = capacity.into();
+        let capacity = sizing.blocks;
         match self {
-            SolverKind::Admm => Box::new(AdmmSolver::with_capacity(
-                capacity,
+            SolverKind::Admm => Box::new(AdmmSolver::with_sizing(
+                sizing,
                 AdmmSettings {
                     model,
                     stop,
@@ -204,6 +206,13 @@ impl SolverKind {
                 },
             )),
         }
+    }
+
+    /// Whether the solver solves problems without G, by its factor W (seed 000's ADMM):
+    /// the simulator then builds G only for islands of at most
+    /// [`super::DENSE_CONTACTS`] contacts.
+    pub fn works_by_factor(self) -> bool {
+        self == SolverKind::Admm
     }
 
     /// Every solver.

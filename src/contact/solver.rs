@@ -250,6 +250,17 @@ pub enum SolveError {
         /// Blocks the workspace holds.
         capacity: usize,
     },
+    /// A problem wider than the workspace: W's columns, or the rows of G when the solver
+    /// factors G itself.
+    #[error("{what} ({found}) exceed the solver's capacity of {capacity}")]
+    Size {
+        /// What is too large.
+        what: &'static str,
+        /// Its size.
+        found: usize,
+        /// What the workspace holds.
+        capacity: usize,
+    },
     /// The solver needs G (V-FPI: G or its factor W) and the problem lacks it
     /// ([`ContactProblem::build_delassus`]).
     #[error("the {solver} solver needs G: ContactProblem::build_delassus")]
@@ -257,6 +268,25 @@ pub enum SolveError {
         /// The solver's name.
         solver: &'static str,
     },
+}
+
+/// What a solver's workspace is sized for.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct Capacity {
+    /// Blocks: contacts and joint blocks.
+    pub blocks: usize,
+    /// The columns of W (the bodies' dofs) of the problems assembled from bodies.
+    pub cols: usize,
+    /// The most contacts of the problems that come with G
+    /// ([`ContactProblem::dense_up_to`]); larger ones are solved by W.
+    pub dense: usize,
+}
+
+impl From<usize> for Capacity {
+    /// `blocks` blocks, every problem with G, W narrower than G's rows (G used otherwise).
+    fn from(blocks: usize) -> Self {
+        Self { blocks, cols: 3 * blocks, dense: blocks }
+    }
 }
 
 /// A contact solver: fills `result` for `problem`, from `warm` if given. Never allocates

@@ -22,8 +22,9 @@
 use crate::collision::{Contact, ContactBuffer, Owner};
 use crate::contact::polish::Polish;
 use crate::contact::{
-    Assembly, Bodies, Build, ContactModel, ContactProblem, ContactSettings, Fallback, Islands, JointBlock, Metrics,
-    ProblemSettings, SolveResult, Solver, SolverKind, Subset, WarmStart, WarmStartCache, joint_blocks,
+    Assembly, Bodies, Build, Capacity, ContactModel, ContactProblem, ContactSettings, DENSE_CONTACTS, Fallback,
+    Islands, JointBlock, Metrics, ProblemSettings, SolveResult, Solver, SolverKind, Subset, WarmStart, WarmStartCache,
+    joint_blocks,
 };
 use crate::dynamics;
 use crate::spatial::{Force, Motion};
@@ -176,6 +177,8 @@ pub struct Stepper {
     displacement: Vec<f64>,
     q_next: Vec<f64>,
     sigma: Vec<f64>,
+    /// Wᵀλ, for σ by W of a problem without G (nv).
+    product: Vec<f64>,
     report: StepReport,
 }
 
@@ -187,10 +190,14 @@ impl Stepper {
         let (robot_nv, nq) = world.robot.as_ref().map_or((0, 0), |r| (r.model.nv, r.model.nq));
         let joint_capacity = world.robot.as_ref().map_or(0, |r| joint_blocks::capacity(&r.model));
         let blocks = capacity + joint_capacity;
+        // G only up to DENSE_CONTACTS when the solver works by W: the islands beyond are
+        // solved by W alone, nothing of (3 n_c)² reserved for them.
+        let dense = if contact.solver.works_by_factor() { DENSE_CONTACTS.min(blocks) } else { blocks };
+        let sizing = Capacity { blocks, cols: nv.min(3 * blocks), dense };
         Self {
             dt,
             settings: contact.problem,
-            solver: contact.build_solver(blocks),
+            solver: contact.build_solver(sizing),
             polish: contact.polish.then(|| Polish::with_capacity(blocks, nv)),
             fallback: contact.fallback,
             ccp: {
@@ -204,7 +211,7 @@ impl Stepper {
                     && contact.model == ContactModel::Ccp
                     && contact.stop.max_iterations == stop.max_iterations;
                 (contact.fallback == Fallback::Ccp && !same).then(|| {
-                    let solver = SolverKind::Admm.build(ContactModel::Ccp, stop, contact.admm_options(), blocks, false);
+                    let solver = SolverKind::Admm.build(ContactModel::Ccp, stop, contact.admm_options(), sizing, false);
                     (solver, SolveResult::with_capacity(blocks, 0))
                 })
             },
@@ -212,7 +219,7 @@ impl Stepper {
             tolerance: contact.stop.absolute,
             contacts: ContactBuffer::with_capacity(capacity),
             joints: Vec::with_capacity(joint_capacity),
-            problem: ContactProblem::with_factor_capacity(blocks, nv),
+            problem: ContactProblem::with_factor_capacity_dense_up_to(blocks, nv, dense),
             assembly: Assembly::with_capacity(blocks, nv, robot_nv),
             cache: WarmStartCache::with_capacity(blocks),
             warm: WarmStart::with_capacity(blocks),
@@ -240,6 +247,7 @@ impl Stepper {
             displacement: vec![0.0; robot_nv],
             q_next: vec![0.0; nq],
             sigma: vec![0.0; 3 * blocks],
+            product: vec![0.0; nv],
             report: StepReport::default(),
         }
     }
@@ -565,12 +573,13 @@ impl Stepper {
     /// loses. Returns the one used.
     fn fall_back(&mut self, dt: f64) -> Fallback {
         let n = self.problem.contacts();
-        let sigma = &mut self.sigma[..3 * n];
+        let (sigma, t) = (&mut self.sigma[..3 * n], &mut self.product);
         let mut criterion = |problem: &ContactProblem, lambda: &[f64]| {
             if !lambda.iter().all(|x| x.is_finite()) {
                 return f64::INFINITY;
             }
-            let m = Metrics::evaluate(problem, lambda, dt, ContactModel::Ncp, sigma);
+            problem.contact_velocity_by_factor(lambda, sigma, t);
+            let m = Metrics::of_velocities(problem, lambda, sigma, dt, ContactModel::Ncp);
             if !Energy::of_velocities(problem, lambda, sigma).accepted() {
                 return f64::INFINITY;
             }
@@ -597,7 +606,7 @@ impl Stepper {
             }
         }
         if used != Fallback::None {
-            self.problem.contact_velocity(&self.result.lambda, &mut self.result.sigma);
+            self.problem.contact_velocity_by_factor(&self.result.lambda, &mut self.result.sigma, &mut self.product);
             self.result.dual.copy_from_slice(&self.result.sigma);
         }
         used
@@ -634,7 +643,7 @@ impl Stepper {
             return false;
         }
         let scale = if lambda.iter().all(|x| x.is_finite()) {
-            let energy = Energy::of(&self.problem, lambda, sigma);
+            let energy = Energy::of(&self.problem, lambda, sigma, &mut self.product);
             if energy.accepted() {
                 return false;
             }
@@ -645,7 +654,7 @@ impl Stepper {
         for x in lambda.iter_mut() {
             *x = if scale > 0.0 { *x * scale } else { 0.0 };
         }
-        self.problem.contact_velocity(&self.result.lambda, &mut self.result.sigma);
+        self.problem.contact_velocity_by_factor(&self.result.lambda, &mut self.result.sigma, &mut self.product);
         self.result.dual.copy_from_slice(&self.result.sigma);
         true
     }
@@ -695,7 +704,9 @@ impl Stepper {
         let metrics = if polished {
             Metrics::of_velocities(&self.problem, &self.result.lambda, &self.result.sigma, dt, ncp)
         } else if n > 0 {
-            Metrics::evaluate(&self.problem, &self.result.lambda, dt, ncp, &mut self.sigma[..3 * n])
+            let sigma = &mut self.sigma[..3 * n];
+            self.problem.contact_velocity_by_factor(&self.result.lambda, sigma, &mut self.product);
+            Metrics::of_velocities(&self.problem, &self.result.lambda, sigma, dt, ncp)
         } else {
             Metrics::default()
         };
@@ -740,9 +751,10 @@ struct Energy {
 }
 
 impl Energy {
-    /// The terms of `lambda`, with `sigma` (3 n_c) scratch left holding σ.
-    fn of(problem: &ContactProblem, lambda: &[f64], sigma: &mut [f64]) -> Self {
-        problem.contact_velocity(lambda, sigma);
+    /// The terms of `lambda`, with `sigma` (3 n_c) scratch left holding σ (by G, else
+    /// by W with `t` scratch of its columns).
+    fn of(problem: &ContactProblem, lambda: &[f64], sigma: &mut [f64], t: &mut [f64]) -> Self {
+        problem.contact_velocity_by_factor(lambda, sigma, t);
         Self::of_velocities(problem, lambda, sigma)
     }
 
