@@ -179,8 +179,14 @@ pub struct Assembly {
     capacity: usize,
     nv: usize,
     rows: usize,
-    /// J, 3 n_c rows of nv (rows contiguous).
+    /// J, 3 n_c rows of nv (rows contiguous); zero outside the blocks' supports, beyond
+    /// its rows too (as W: [`ContactProblem::reset`]).
     jacobian: Vec<f64>,
+    /// The runs of J's entries written since the last reset, [start, end) of a block's
+    /// first row (its three rows: + nv, + 2nv), zeroed at the next; `overflow` when more
+    /// were written than it holds (J is then zeroed whole).
+    written: Vec<(usize, usize)>,
+    overflow: bool,
     /// γ per row: g = J v_f + γ.
     bias: Vec<f64>,
     /// The dofs supporting the contact being assembled (its rows of J can be non-zero only
@@ -200,6 +206,9 @@ impl Assembly {
             nv,
             rows: 0,
             jacobian: Vec::with_capacity(3 * capacity * nv),
+            // Two runs a block: a free body or two, a robot's chain and its base.
+            written: Vec::with_capacity(2 * capacity),
+            overflow: false,
             bias: Vec::with_capacity(3 * capacity),
             support: Vec::with_capacity(2 * robot_nv + 12),
             impulse: vec![0.0; nv],
@@ -259,12 +268,26 @@ impl Assembly {
         }
     }
 
-    /// Adds Jᵀλ to `tau` (nv): the generalized impulse (or force, for forces) of λ.
+    /// Adds Jᵀλ to `tau` (nv): the generalized impulse (or force, for forces) of λ, over
+    /// each block's support (the rows in the same order as over all dofs: the same sums).
     pub fn add_transpose_product(&self, lambda: &[f64], tau: &mut [f64]) {
         let nv = self.nv;
-        for (r, l) in lambda[..self.rows].iter().enumerate().filter(|(_, l)| **l != 0.0) {
-            for (tk, jk) in tau[..nv].iter_mut().zip(&self.jacobian[r * nv..r * nv + nv]) {
-                *tk += l * jk;
+        let mut add = |r: usize, lo: usize, hi: usize| {
+            let l = lambda[r];
+            if l != 0.0 {
+                for (tk, jk) in tau[lo..hi].iter_mut().zip(&self.jacobian[r * nv + lo..r * nv + hi]) {
+                    *tk += l * jk;
+                }
+            }
+        };
+        if self.overflow {
+            (0..self.rows).for_each(|r| add(r, 0, nv));
+            return;
+        }
+        for &(a, b) in &self.written {
+            let (k, lo) = (a / (3 * nv), a % (3 * nv));
+            for r in 3 * k..3 * k + 3 {
+                add(r, lo, lo + b - a);
             }
         }
     }
@@ -317,10 +340,10 @@ impl Assembly {
     ) -> Result<(), ProblemError> {
         let nv = bodies.nv();
         assert!(nv <= self.impulse.len(), "the assembly was sized for {} dofs, not {nv}", self.impulse.len());
-        self.nv = nv;
+        self.clear_written();
+        (self.nv, self.rows) = (nv, 0);
         if n > self.capacity {
             problem.reset(0)?;
-            self.rows = 0;
             return Err(ProblemError::Capacity { contacts: n, capacity: self.capacity });
         }
         problem.reset(n)?;
@@ -329,12 +352,10 @@ impl Assembly {
         if self.jacobian.len() < m * nv {
             self.jacobian.resize(m * nv, 0.0); // within the capacity reserved
         }
-        self.jacobian[..m * nv].fill(0.0);
         self.bias.clear();
         self.bias.resize(m, 0.0); // within the capacity reserved
         if build != Build::Rows {
-            problem.factor.resize(m * nv, 0.0);
-            problem.factor_cols = nv;
+            problem.factor_rows_mut(nv);
             if let Some((_, data)) = bodies.robot {
                 for (s, d) in self.inv_sqrt_d.iter_mut().zip(data.ltdl_d.iter()) {
                     *s = 1.0 / d.sqrt();
@@ -428,6 +449,31 @@ impl Assembly {
             self.support.dedup();
         }
         problem.push_support_descending(&self.support);
+        let k = problem.run_start.len() - 2;
+        let row = 3 * k * self.nv;
+        let runs = problem.factor_support(k);
+        if self.written.len() + runs.len() > self.written.capacity() {
+            self.overflow = true;
+        } else {
+            self.written.extend(runs.iter().map(|&(lo, hi)| (row + lo, row + hi)));
+        }
+    }
+
+    /// J zeroed where the last assembly wrote (its blocks' supports), or whole when it
+    /// wrote more runs than were recorded; J is then zero up to its length.
+    fn clear_written(&mut self) {
+        let nv = self.nv;
+        if self.overflow {
+            self.jacobian.fill(0.0);
+        } else {
+            for &(a, b) in &self.written {
+                for r in 0..3 {
+                    self.jacobian[a + r * nv..b + r * nv].fill(0.0);
+                }
+            }
+        }
+        self.written.clear();
+        self.overflow = false;
     }
 
     /// Rows 3k..3k+3 of W (`w`, 3 rows of nv) from those of J: D^{-1/2}·U⁻¹·J_rᵀ on the

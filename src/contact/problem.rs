@@ -85,7 +85,10 @@ pub struct ContactProblem {
     /// Id of each contact.
     pub(crate) ids: Vec<ContactId>,
     /// W with G = W·Wᵀ (3 n_c rows of `factor_cols`, rows contiguous) when the problem was
-    /// assembled from bodies (`factor_cols` = their dofs); empty for plain data.
+    /// assembled from bodies (`factor_cols` = their dofs); empty for plain data. Zero
+    /// outside the contacts' supports, beyond its 3 n_c rows too: [`ContactProblem::reset`]
+    /// zeroes the last rows on their supports only, so that a step costs O(n_c × support),
+    /// not O(n_c × dofs).
     pub(crate) factor: Vec<f64>,
     pub(crate) factor_cols: usize,
     /// Per contact i, the runs of columns [lo, hi) outside which its rows of W are zero:
@@ -185,8 +188,7 @@ impl ContactProblem {
         let n = mu.len();
         let mut p = Self::with_factor_capacity(n, cols);
         p.reset(n).expect("sized for n");
-        p.factor.extend_from_slice(&w[..3 * n * cols]);
-        p.factor_cols = cols;
+        p.factor_rows_mut(cols).copy_from_slice(&w[..3 * n * cols]);
         for (i, &m) in mu.iter().enumerate() {
             p.sets[i] = BlockSet::Cone(m);
             p.ids[i] = ContactId::new(i, 0, 0, 0);
@@ -360,7 +362,7 @@ impl ContactProblem {
     /// W with G = W·Wᵀ (3 n_c × the returned number of columns, rows contiguous), if the
     /// problem was assembled from bodies: W = J·U⁻ᵀ·D^{-1/2} for M = U·D·Uᵀ.
     pub fn delassus_factor(&self) -> Option<(&[f64], usize)> {
-        (self.factor_cols > 0).then(|| (&self.factor[..], self.factor_cols))
+        (self.factor_cols > 0).then(|| (&self.factor[..3 * self.contacts * self.factor_cols], self.factor_cols))
     }
 
     /// W with G = W·Wᵀ: the problem's ([`ContactProblem::delassus_factor`]), or for plain
@@ -389,6 +391,17 @@ impl ContactProblem {
             (Some(&a), Some(&b)) => &self.runs[a..b],
             _ => &[],
         }
+    }
+
+    /// W's rows for `cols` columns, zero (within the capacity reserved: the buffer grows
+    /// to the largest 3 n_c × `cols` met, zeroed once; after [`ContactProblem::reset`]).
+    pub(crate) fn factor_rows_mut(&mut self, cols: usize) -> &mut [f64] {
+        let len = 3 * self.contacts * cols;
+        if self.factor.len() < len {
+            self.factor.resize(len, 0.0);
+        }
+        self.factor_cols = cols;
+        &mut self.factor[..len]
     }
 
     /// Closes contact `i`'s support (the runs pushed since the previous one's): contacts'
@@ -502,10 +515,20 @@ impl ContactProblem {
         true
     }
 
-    /// Empties the problem and sizes it for `contacts` (within capacity): G, g, R zeroed.
+    /// Empties the problem and sizes it for `contacts` (within capacity): G, g, R zeroed;
+    /// W zeroed on the last rows' supports (its buffer keeps its length, zero outside the
+    /// supports: [`ContactProblem::factor_rows_mut`] sizes it).
     pub(crate) fn reset(&mut self, contacts: usize) -> Result<(), ProblemError> {
         if contacts > self.capacity {
             return Err(ProblemError::Capacity { contacts, capacity: self.capacity });
+        }
+        let nw = self.factor_cols;
+        for i in (0..self.contacts.min(self.run_start.len().saturating_sub(1))).filter(|_| nw > 0) {
+            for &(lo, hi) in &self.runs[self.run_start[i]..self.run_start[i + 1]] {
+                for r in 3 * i..3 * i + 3 {
+                    self.factor[r * nw + lo..r * nw + hi].fill(0.0);
+                }
+            }
         }
         let m = 3 * contacts;
         self.contacts = contacts;
@@ -519,7 +542,6 @@ impl ContactProblem {
         self.sets.resize(contacts, BlockSet::Cone(0.0));
         self.ids.clear();
         self.ids.resize(contacts, ContactId::new(0, 0, 0, 0));
-        self.factor.clear();
         self.factor_cols = 0;
         self.runs.clear();
         self.run_start.clear();

@@ -210,8 +210,7 @@ impl FloatingBase {
         let (ns, m) = (self.sticking.len(), 3 * self.sticking.len());
         let p = &mut self.problem;
         p.reset(ns).ok()?;
-        p.factor.resize(3 * ns * 6, 0.0);
-        p.factor_cols = 6;
+        p.factor_rows_mut(6);
         for (k, &i) in self.sticking.iter().enumerate() {
             for r in 0..3 {
                 p.factor[(3 * k + r) * 6..(3 * k + r + 1) * 6].copy_from_slice(&self.rows[3 * k + r]);
