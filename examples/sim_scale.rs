@@ -124,6 +124,7 @@ fn main() {
         "fallbacks": fallbacks, "polished": polished, "dropped": dropped,
         "max_penetration": penetration, "eps_abs": eps,
         "memory_kb": memory, "kb_per_contact": memory / max_contacts.max(1) as f64, "reserved_kb": reserved,
+        "top_z": world.states.last().map_or(0.0, |s| s.pose.translation.z),
         "step_us": times, "step_contacts": contacts, "step_eps": step_eps,
     });
     println!(

@@ -37,9 +37,16 @@ pub enum Path {
     LowRank,
 }
 
-/// The most columns of W for which K is dense; beyond, it is stored and factored by its
-/// envelope. (The largest robot of the test data, talos, has 38 dofs.)
+/// The most columns of W for which K is always dense (the largest robot of the test
+/// data, talos, has 38 dofs); beyond, K is stored and factored by its envelope when that
+/// holds at most a quarter of its lower triangle (free bodies in the order they touch),
+/// and always beyond [`DENSE_K_COLUMNS`]. A robot's K is full (every contact's rows
+/// reach the floating base's or the root's columns): dense, by faer's blocked Cholesky.
 pub const ENVELOPE_COLUMNS: usize = 96;
+
+/// The most columns of W for which K may be dense (8 MB; the cable of 300 beads of
+/// scripts/cable.py has 601).
+pub const DENSE_K_COLUMNS: usize = 1024;
 
 /// A = G + diag(s), factored one of the two ways.
 #[derive(Debug)]
@@ -73,7 +80,7 @@ impl AugmentedDelassus {
     /// bodies whose G is built only up to `dense` rows.
     pub fn with_sizing(rows: usize, cols: usize, dense: usize) -> Self {
         let dense = dense.min(rows);
-        let small = cols.min(ENVELOPE_COLUMNS);
+        let small = cols.min(DENSE_K_COLUMNS);
         let wide = if cols > ENVELOPE_COLUMNS { cols } else { 0 };
         Self {
             dense: Cholesky::with_capacity(dense),
@@ -132,7 +139,7 @@ impl AugmentedDelassus {
             }
             self.inv_s.push(1.0 / x);
         }
-        self.by_envelope = nw > ENVELOPE_COLUMNS;
+        self.by_envelope = nw > ENVELOPE_COLUMNS && self.envelope_pays(problem, nw);
         if self.by_envelope {
             self.factor_envelope(problem, w, nw)?;
         } else {
@@ -154,10 +161,10 @@ impl AugmentedDelassus {
         Ok(())
     }
 
-    /// K by its envelope: each column's first non-zero is the lowest column of the
-    /// contacts that touch it (a contact couples every pair of its support's columns),
-    /// then the Gram sums as on the dense path, into the envelope's rows.
-    fn factor_envelope(&mut self, problem: &ContactProblem, w: &[f64], nw: usize) -> Result<(), NotPositiveDefinite> {
+    /// K's envelope: each column's first non-zero is the lowest column of the contacts
+    /// that touch it (a contact couples every pair of its support's columns). Whether it
+    /// pays: at most a quarter of the lower triangle, or K too wide to be dense.
+    fn envelope_pays(&mut self, problem: &ContactProblem, nw: usize) -> bool {
         let e = &mut self.envelope;
         e.begin(nw);
         for i in 0..problem.contacts() {
@@ -169,6 +176,13 @@ impl AugmentedDelassus {
                 }
             }
         }
+        4 * e.entries() <= nw * (nw + 1) / 2 || nw > self.capacitance.capacity()
+    }
+
+    /// K by its envelope ([`Self::envelope_pays`] found it), the Gram sums as on the
+    /// dense path, into the envelope's rows.
+    fn factor_envelope(&mut self, problem: &ContactProblem, w: &[f64], nw: usize) -> Result<(), NotPositiveDefinite> {
+        let e = &mut self.envelope;
         if !e.lay_out(&self.ones[..nw]) {
             // Cannot happen: the buffer holds the whole lower triangle of `cols` columns.
             return Err(NotPositiveDefinite { index: 0 });
@@ -293,24 +307,29 @@ mod tests {
     /// The Woodbury path solves the same system as the dense Cholesky, with zero blocks
     /// outside the supports as an assembled problem has them (runs with gaps included):
     /// K dense (7 columns), and K by its envelope (130 columns, beyond
-    /// [`ENVELOPE_COLUMNS`]: contacts on bands of columns, a few reaching back to the
-    /// first ones as a floating base does).
+    /// [`ENVELOPE_COLUMNS`]: contacts on bands of columns, one reaching back to the
+    /// first ones), and dense again when every contact reaches back (a robot's floating
+    /// base: the envelope is the whole triangle).
     #[test]
     fn the_low_rank_path_agrees_with_the_dense_one() {
         let small = [vec![(0, 5)], vec![(0, 2), (3, 7)], vec![(2, 6)], vec![(0, 1), (5, 7)]];
-        agrees(7, &small);
+        agrees(7, &small, false);
         let wide: Vec<Vec<(usize, usize)>> = (0..48)
             .map(|i| {
                 let lo = (i * 118 / 47).min(118);
-                if i % 9 == 4 { vec![(0, 6), (lo.max(6), lo.max(6) + 12)] } else { vec![(lo, lo + 12)] }
+                if i == 4 { vec![(0, 6), (lo.max(6), lo.max(6) + 12)] } else { vec![(lo, lo + 12)] }
             })
             .collect();
-        agrees(130, &wide);
+        agrees(130, &wide, true);
+        // Every contact on the first 6 columns too (a floating base): K is full, dense.
+        let based: Vec<Vec<(usize, usize)>> =
+            wide.iter().map(|s| if s[0].0 < 6 { s.clone() } else { [vec![(0, 6)], s.clone()].concat() }).collect();
+        agrees(130, &based, false);
     }
 
     /// [`the_low_rank_path_agrees_with_the_dense_one`] for W of `nw` columns and these
-    /// contacts' supports.
-    fn agrees(nw: usize, supports: &[Vec<(usize, usize)>]) {
+    /// contacts' supports, K factored by its envelope or not.
+    fn agrees(nw: usize, supports: &[Vec<(usize, usize)>], by_envelope: bool) {
         let n = supports.len();
         let m = 3 * n;
         let mut w = vec![0.0; m * nw];
@@ -341,7 +360,7 @@ mod tests {
         let mut low = AugmentedDelassus::with_sizing(m, nw, 0);
         low.factor(&problem, &s).unwrap();
         assert!(low.is_low_rank());
-        assert_eq!(low.by_envelope, nw > ENVELOPE_COLUMNS);
+        assert_eq!(low.by_envelope, by_envelope);
         let mut x_low = b.clone();
         low.solve(&problem, &mut x_low);
 
