@@ -50,7 +50,7 @@ pub use islands::Islands;
 pub use joint_blocks::{JointBlock, JointBlockKind};
 pub use metrics::Metrics;
 pub use pgs::{PgsSettings, PgsSolver};
-pub use problem::{ContactProblem, DENSE_CONTACTS, ProblemError};
+pub use problem::{ContactProblem, DENSE_CONTACTS, DENSE_FREE_CONTACTS, ProblemError};
 pub use sap::{SapSettings, SapSolver};
 pub use settings::{AdmmOptions, ContactSettings, DEFAULT_ANDERSON, Fallback, MAX_ANDERSON, SolverKind};
 pub use solver::{

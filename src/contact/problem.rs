@@ -58,19 +58,27 @@ pub enum ProblemError {
 }
 
 /// The most contacts the simulator builds G for when its solver works by W (seed 000's
-/// ADMM, V-FPI; [`ContactProblem::dense_up_to`]): G is then at most 768², 4.7 MB. An
-/// island beyond is solved by W alone, so that neither the memory reserved nor an
-/// iteration grows with n_c².
+/// ADMM; [`ContactProblem::dense_up_to`]), on an island with the robot: G is then at
+/// most 768², 4.7 MB. An island beyond is solved by W alone, so that neither the memory
+/// reserved nor an iteration grows with n_c².
 pub const DENSE_CONTACTS: usize = 256;
+
+/// The same for an island of free bodies alone, whose rows of W have 6 or 12 non-zeros:
+/// products by W cost a few percent of products by G there. A tower of 35 boxes (140
+/// contacts, one island): 1285 µs a step with G, 177 without (`bench_scale.py --part
+/// towers`, 2026-11-26); the piles' islands took the same iterations and polished steps
+/// either way.
+pub const DENSE_FREE_CONTACTS: usize = 32;
 
 /// G, g, the blocks' sets (μ) and R of one step, plus the persistent id of each contact (for warm starts).
 #[derive(Clone, Debug)]
 pub struct ContactProblem {
     capacity: usize,
     contacts: usize,
-    /// The most contacts [`ContactProblem::build_delassus`] builds G for (its storage is
-    /// sized for them).
+    /// The most contacts [`ContactProblem::build_delassus`] builds G for, and the most its
+    /// storage is sized for.
     dense_limit: usize,
+    dense_reserved: usize,
     /// G, (3 n_c)², rows contiguous (symmetric), once `dense`.
     pub(crate) delassus: Vec<f64>,
     /// Whether `delassus` holds G (plain data always; an assembled problem after
@@ -112,6 +120,7 @@ impl ContactProblem {
             capacity,
             contacts: 0,
             dense_limit: dense,
+            dense_reserved: dense,
             delassus: Vec::with_capacity(9 * dense * dense),
             dense: false,
             g: Vec::with_capacity(m),
@@ -145,6 +154,12 @@ impl ContactProblem {
     /// computed), which only the solvers that work by W accept ([`DENSE_CONTACTS`]).
     pub fn dense_up_to(&self) -> usize {
         self.dense_limit
+    }
+
+    /// Builds G only up to `contacts` contacts from now on (at most the number its storage
+    /// was sized for).
+    pub fn limit_dense(&mut self, contacts: usize) {
+        self.dense_limit = contacts.min(self.dense_reserved);
     }
 
     /// A problem from plain data (`signorini solve`, tests): G as rows (3 n_c × 3 n_c), g
@@ -316,7 +331,7 @@ impl ContactProblem {
     /// [`ContactProblem::dense_up_to`] its storage grows (an allocation: for inspection
     /// and export, not in a loop).
     pub fn build_delassus_any_size(&mut self) {
-        self.dense_limit = self.dense_limit.max(self.contacts);
+        (self.dense_limit, self.dense_reserved) = (self.contacts, self.dense_reserved.max(self.contacts));
         self.build_delassus();
     }
 

@@ -22,9 +22,9 @@
 use crate::collision::{Contact, ContactBuffer, Owner};
 use crate::contact::polish::Polish;
 use crate::contact::{
-    Assembly, Bodies, Build, Capacity, ContactModel, ContactProblem, ContactSettings, DENSE_CONTACTS, Fallback,
-    Islands, JointBlock, Metrics, ProblemSettings, SolveResult, Solver, SolverKind, Subset, WarmStart, WarmStartCache,
-    joint_blocks,
+    Assembly, Bodies, Build, Capacity, ContactModel, ContactProblem, ContactSettings, DENSE_CONTACTS,
+    DENSE_FREE_CONTACTS, Fallback, Islands, JointBlock, Metrics, ProblemSettings, SolveResult, Solver, SolverKind,
+    Subset, WarmStart, WarmStartCache, joint_blocks,
 };
 use crate::dynamics;
 use crate::spatial::{Force, Motion};
@@ -151,6 +151,9 @@ pub struct Stepper {
     assembly: Assembly,
     cache: WarmStartCache,
     warm: WarmStart,
+    /// The most contacts of a problem G is built for, with the robot and without.
+    dense: usize,
+    dense_free: usize,
     /// `contact.islands`, the islands of the step, one island's contacts, the step's
     /// impulses gathered from its islands, the velocity their impulses make and the warm
     /// start cache the islands fill (swapped with `cache` at the end of the step).
@@ -190,9 +193,11 @@ impl Stepper {
         let (robot_nv, nq) = world.robot.as_ref().map_or((0, 0), |r| (r.model.nv, r.model.nq));
         let joint_capacity = world.robot.as_ref().map_or(0, |r| joint_blocks::capacity(&r.model));
         let blocks = capacity + joint_capacity;
-        // G only up to DENSE_CONTACTS when the solver works by W: the islands beyond are
-        // solved by W alone, nothing of (3 n_c)² reserved for them.
-        let dense = if contact.solver.works_by_factor() { DENSE_CONTACTS.min(blocks) } else { blocks };
+        // G only up to DENSE_CONTACTS (DENSE_FREE_CONTACTS without the robot) when the
+        // solver works by W: the islands beyond are solved by W alone, nothing of (3 n_c)²
+        // reserved for them.
+        let by_factor = contact.solver.works_by_factor();
+        let dense = if by_factor { DENSE_CONTACTS.min(blocks) } else { blocks };
         let sizing = Capacity { blocks, cols: nv.min(3 * blocks), dense };
         Self {
             dt,
@@ -223,6 +228,8 @@ impl Stepper {
             assembly: Assembly::with_capacity(blocks, nv, robot_nv),
             cache: WarmStartCache::with_capacity(blocks),
             warm: WarmStart::with_capacity(blocks),
+            dense_free: if by_factor { DENSE_FREE_CONTACTS.min(dense) } else { dense },
+            dense,
             split_islands: contact.islands,
             islands: Islands::new(
                 world.robot.as_ref().map(|r| &*r.model),
@@ -395,6 +402,7 @@ impl Stepper {
     /// Stage 2, the contact problem (G's factor W, g = J v_f + γ; seed 000 eq. 27) of the
     /// detected contacts and joint blocks, all in one.
     fn assemble(&mut self, world: &World) -> Result<(), crate::contact::ProblemError> {
+        self.problem.limit_dense(if world.robot.is_some() { self.dense } else { self.dense_free });
         self.assembly.assemble(
             &bodies(world),
             self.contacts.contacts(),
@@ -486,6 +494,7 @@ impl Stepper {
         self.island_joints.clear();
         self.island_joints.extend(joint_members.iter().map(|&b| self.joints[b]));
         let robot = self.gather_island(world);
+        self.problem.limit_dense(if robot { self.dense } else { self.dense_free });
         let bodies = island_bodies(world, robot, &self.island_bodies, &self.island_column);
         let nv = bodies.nv();
         let assembled = (self.assembly)
