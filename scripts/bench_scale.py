@@ -34,7 +34,8 @@ section of docs/BENCHMARKS.md:
   - `towers`: towers of `--towers` boxes (default 35, 70, 140, 280) standing on the ground,
     faces touching, `--tower-steps` steps (default 500): each one island, whose contacts
     (4 per face) beyond signorini's DENSE_CONTACTS (256) are solved by W without G; per
-    tower µs/step, contacts/step, iterations, unconverged steps, the address space and
+    tower (median of `--tower-rounds` alternated rounds, default 5) µs/step, contacts/step,
+    iterations, unconverged steps, the address space and
     resident memory signorini's stepper took, the top box's drop; the exponent over
     the towers' means, MuJoCo's alongside;
   - `vfpi`: signorini's ADMM (the default solver) against seed 004's V-FPI
@@ -44,7 +45,7 @@ section of docs/BENCHMARKS.md:
 
   scripts/with_ros.sh python scripts/bench_scale.py [--steps 1000] [--big-steps 1000] [--budget 120]
       [--part piles|cable|towers|vfpi ...] [--cables 30,100,300] [--cable-steps 1000]
-      [--towers 35,70,140,280] [--tower-steps 500] [--write]
+      [--towers 35,70,140,280] [--tower-steps 500] [--tower-rounds 5] [--write]
 """
 
 import argparse
@@ -137,9 +138,9 @@ def pooled(runs, least=10):
 
 def table(results, budget):
     lines = ["| scene | MuJoCo µs/step (contacts) | signorini µs/step (contacts), steps done | ratio "
-             "| unconverged, fallbacks | ADMM iterations/step | kB/contact "
+             "| unconverged, fallbacks | ADMM iterations/step | kB/contact | reserved MB "
              "| without islands µs/step (steps done, unconverged) |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for key, name, _, _ in SCENES:
         m, o, n = results[key]["mujoco"], results[key]["ours"], results[key]["no_islands"]
         cut = lambda r: f"{r['steps']}" + ("" if r["steps"] >= m["steps"] else f" (cut at {budget:g} s)")
@@ -147,7 +148,7 @@ def table(results, budget):
             f"| {name} | {m['us_mean']:.1f} ({m['contacts_mean']:.0f}) | {o['us_mean']:.1f} "
             f"({o['contacts_mean']:.0f}), {cut(o)} | {o['us_mean'] / m['us_mean']:.2f} "
             f"| {o['unconverged']}, {o['fallbacks']} | {o['iterations_mean']:.1f} | {o['kb_per_contact']:.1f} "
-            f"| {n['us_mean']:.1f} ({cut(n)}, {n['unconverged']}) |")
+            f"| {o.get('reserved_kb', 0) / 1024:.0f} | {n['us_mean']:.1f} ({cut(n)}, {n['unconverged']}) |")
     # A run cut at the budget covers only the pile's first steps: no point of the fit.
     done = lambda who, k: results[k][who]["steps"] >= results[k]["mujoco"]["steps"]
     means = lambda who, keys: slope([results[k][who]["contacts_mean"] for k in keys if done(who, k)],
@@ -312,7 +313,8 @@ def piles_part(args, work):
                 f"{mujoco.__version__} with its defaults, signorini `--release` with its defaults "
                 "(`--example sim_scale`). Means over the steps done, the drop included (no contact for the "
                 "first ~0.25 s). kB/contact: resident memory the stepper took over the run / the most "
-                "contacts of a step.\n\n" + text)
+                "contacts of a step; reserved MB: the address space it reserved at start-up (sized for 8 "
+                "contacts a box + 64; G only for islands of at most 256 contacts).\n\n" + text)
         write_section("scale", "Scale: step time against contacts", text)
 
 
@@ -363,8 +365,12 @@ def towers_part(args, work):
         boxes = tower(n)
         path = work / f"tower{n}.json"
         path.write_text(json.dumps({"boxes": boxes}))
-        m = run_mujoco(boxes, args.tower_steps)
-        o = run_ours(path, args.tower_steps, args.budget, True, work / f"tower{n}-ours.json")
+        # Rounds alternated, the median round's figures (by µs/step) of each.
+        runs = [(run_mujoco(boxes, args.tower_steps),
+                 run_ours(path, args.tower_steps, args.budget, True, work / f"tower{n}-ours-{k}.json"))
+                for k in range(args.tower_rounds)]
+        median = lambda rs: sorted(rs, key=lambda r: r["us_mean"])[len(rs) // 2]
+        m, o = median([r[0] for r in runs]), median([r[1] for r in runs])
         m["top"] = m.pop("top_z") - boxes[-1][2]
         o["top"] = o["top_z"] - boxes[-1][2]
         rows.append((n, m, o))
@@ -390,9 +396,10 @@ def towers_part(args, work):
     print(text)
     if args.write:
         text = (f"{datetime.date.today()}, `scripts/bench_scale.py --part towers --towers "
-                f"{','.join(map(str, args.towers))} --tower-steps {args.tower_steps} --budget {args.budget:g}`, "
-                f"one run (per tower MuJoCo {mujoco.__version__} with its defaults, then signorini `--release "
-                "--example sim_scale` with its defaults): towers of 1 kg boxes (0.1 m, μ 0.6) standing on the "
+                f"{','.join(map(str, args.towers))} --tower-steps {args.tower_steps} --tower-rounds "
+                f"{args.tower_rounds} --budget {args.budget:g}`, one run of alternated rounds (per tower and round "
+                f"MuJoCo {mujoco.__version__} with its defaults, then signorini `--release --example sim_scale` with "
+                "its defaults; each simulator's median round by µs/step): towers of 1 kg boxes (0.1 m, μ 0.6) standing on the "
                 "ground, faces touching, Δt 1 ms. A tower is one island (4 contacts a face); beyond 256 contacts "
                 "(`DENSE_CONTACTS`) signorini solves it by W = J·U⁻ᵀ·D^{-1/2} without building G: the ADMM's "
                 "products by W, its f-step by the Woodbury identity with the capacitance K = I + WᵀS⁻¹W "
@@ -443,6 +450,7 @@ def main():
     parser.add_argument("--part", choices=["piles", "cable", "towers", "vfpi"], action="append")
     parser.add_argument("--towers", type=lambda t: [int(x) for x in t.split(",")], default=[35, 70, 140, 280])
     parser.add_argument("--tower-steps", type=int, default=500)
+    parser.add_argument("--tower-rounds", type=int, default=5)
     parser.add_argument("--cables", type=lambda t: [int(x) for x in t.split(",")], default=[30, 100, 300])
     parser.add_argument("--cable-steps", type=int, default=1000)
     parser.add_argument("--write", action="store_true", help="update docs/BENCHMARKS.md")
