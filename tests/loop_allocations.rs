@@ -416,7 +416,7 @@ fn the_stepper_allocates_nothing_with_a_pile_of_1000_boxes() {
     assert!(world.is_finite());
 }
 
-/// A tower of 70 boxes standing: one island of 280 contacts, beyond `DENSE_CONTACTS`,
+/// A tower of 70 boxes standing: one island of 280 contacts, beyond `DENSE_CONTACTS`
 /// solved by W without G (tests/sim_islands.rs checks its impulses): nothing allocates
 /// after the first step.
 #[test]

@@ -107,8 +107,8 @@ fn tower_run(with_g: bool, steps: usize) -> (Vec<Vec<Vec3>>, usize) {
     (positions, most)
 }
 
-/// A tower of 70 boxes: one island of 280 contacts, beyond `DENSE_CONTACTS` (256), so
-/// its problem keeps W alone and seed 000's ADMM solves it by W (the Woodbury f-step, G·x
+/// A tower of 70 boxes: one island of 280 contacts, beyond `DENSE_FREE_CONTACTS` (32)
+/// and `DENSE_CONTACTS` (256), so its problem keeps W alone and seed 000's ADMM solves it by W (the Woodbury f-step, G·x
 /// by W). Over 0.2 s every step converges, and every box follows the path it follows
 /// with G built and factored to 2e-7 m, the tolerance (1e-6 m/s) over the run (both are
 /// solutions to it; 5.8e-8 m measured); the tower stands, every box within 2e-7 m of
