@@ -207,44 +207,68 @@ impl AugmentedDelassus {
         let Some((w, nw)) = problem.delassus_factor() else { return };
         // t = S⁻¹ b; u = Wᵀ t; u ← K⁻¹ u; x = t − S⁻¹ W u, a contact's three rows at a
         // time over its support.
-        self.u.fill(0.0);
-        for i in 0..problem.contacts() {
-            let [w0, w1, w2] = rows(w, nw, i);
-            let s = &self.inv_s[3 * i..3 * i + 3];
-            let t = &mut x[3 * i..3 * i + 3];
-            let (t0, t1, t2) = (t[0] * s[0], t[1] * s[1], t[2] * s[2]);
-            t.copy_from_slice(&[t0, t1, t2]);
-            for &(lo, hi) in problem.factor_support(i) {
-                let u = &mut self.u[lo..hi];
-                let n = u.len();
-                let (a0, a1, a2) = (&w0[lo..lo + n], &w1[lo..lo + n], &w2[lo..lo + n]);
-                for c in 0..n {
-                    u[c] += t0 * a0[c] + t1 * a1[c] + t2 * a2[c];
-                }
-            }
+        for (xk, s) in x[..3 * problem.contacts()].iter_mut().zip(&self.inv_s) {
+            *xk *= s;
         }
+        self.u.fill(0.0);
+        add_transpose_product(problem, w, nw, x, &mut self.u);
         if self.by_envelope {
             self.envelope.solve(&mut self.u);
         } else {
             self.capacitance.solve(&mut self.u);
         }
-        for i in 0..problem.contacts() {
-            let [w0, w1, w2] = rows(w, nw, i);
-            let mut d = [0.0; 3];
-            for &(lo, hi) in problem.factor_support(i) {
-                let u = &self.u[lo..hi];
-                let n = u.len();
-                let (a0, a1, a2) = (&w0[lo..lo + n], &w1[lo..lo + n], &w2[lo..lo + n]);
-                for c in 0..n {
-                    d[0] += a0[c] * u[c];
-                    d[1] += a1[c] * u[c];
-                    d[2] += a2[c] * u[c];
-                }
-            }
+        let inv_s = &self.inv_s;
+        for_each_row_product(problem, w, nw, &self.u, |i, d| {
             for a in 0..3 {
-                x[3 * i + a] -= self.inv_s[3 * i + a] * d[a];
+                x[3 * i + a] -= inv_s[3 * i + a] * d[a];
+            }
+        });
+    }
+}
+
+/// t += Wᵀx (W of `problem`, `nw` columns), a contact's three rows at a time over its
+/// support; a contact whose three entries of x are zero adds nothing and is skipped.
+pub(super) fn add_transpose_product(problem: &ContactProblem, w: &[f64], nw: usize, x: &[f64], t: &mut [f64]) {
+    for i in 0..problem.contacts() {
+        let (x0, x1, x2) = (x[3 * i], x[3 * i + 1], x[3 * i + 2]);
+        if x0 == 0.0 && x1 == 0.0 && x2 == 0.0 {
+            continue;
+        }
+        let [w0, w1, w2] = rows(w, nw, i);
+        for &(lo, hi) in problem.factor_support(i) {
+            let t = &mut t[lo..hi];
+            let n = t.len();
+            let (a0, a1, a2) = (&w0[lo..lo + n], &w1[lo..lo + n], &w2[lo..lo + n]);
+            for c in 0..n {
+                t[c] += x0 * a0[c] + x1 * a1[c] + x2 * a2[c];
             }
         }
+    }
+}
+
+/// The three rows of W (of `problem`, `nw` columns) of each contact i times t, over its
+/// support, handed to `f(i, W_i·t)`.
+pub(super) fn for_each_row_product(
+    problem: &ContactProblem,
+    w: &[f64],
+    nw: usize,
+    t: &[f64],
+    mut f: impl FnMut(usize, [f64; 3]),
+) {
+    for i in 0..problem.contacts() {
+        let [w0, w1, w2] = rows(w, nw, i);
+        let mut d = [0.0; 3];
+        for &(lo, hi) in problem.factor_support(i) {
+            let t = &t[lo..hi];
+            let n = t.len();
+            let (a0, a1, a2) = (&w0[lo..lo + n], &w1[lo..lo + n], &w2[lo..lo + n]);
+            for c in 0..n {
+                d[0] += a0[c] * t[c];
+                d[1] += a1[c] * t[c];
+                d[2] += a2[c] * t[c];
+            }
+        }
+        f(i, d);
     }
 }
 

@@ -84,24 +84,11 @@ impl Envelope {
         self.start[row].wrapping_sub(self.first[row])
     }
 
-    /// Row `row`'s entries from column `lo` to the diagonal (`lo` ≥ its first column).
-    #[inline]
-    pub fn row_from_mut(&mut self, row: usize, lo: usize) -> &mut [f64] {
-        let b = self.base(row);
-        &mut self.values[b.wrapping_add(lo)..=b.wrapping_add(row)]
-    }
-
     /// The values laid out, and where entry (row, col) is among them: `base(row) + col`
     /// (wrapping), for the columns of the row's envelope.
     pub fn values_and_bases(&mut self) -> (&mut [f64], impl Fn(usize) -> usize + '_) {
         let (first, start) = (&self.first, &self.start);
         (&mut self.values[..], move |row: usize| start[row].wrapping_sub(first[row]))
-    }
-
-    /// The first column of row `row`'s envelope.
-    #[inline]
-    pub fn first(&self, row: usize) -> usize {
-        self.first[row]
     }
 
     /// Factors the matrix laid out and filled in place, A = L·Lᵀ, row by row
@@ -178,11 +165,13 @@ mod tests {
         }
         let diagonal: Vec<f64> = (0..n).map(|i| a[i * n + i]).collect();
         assert!(envelope.lay_out(&diagonal));
-        for i in 0..n {
-            let lo = envelope.first(i);
-            let row = envelope.row_from_mut(i, lo);
-            let len = row.len();
-            row[..len - 1].copy_from_slice(&a[i * n + lo..i * n + i]);
+        {
+            let (values, base) = envelope.values_and_bases();
+            for i in 0..n {
+                for j in first(i)..i {
+                    values[base(i).wrapping_add(j)] = a[i * n + j];
+                }
+            }
         }
         envelope.factor().unwrap();
         let b: Vec<f64> = (0..n).map(|i| (i as f64 * 0.7).sin()).collect();

@@ -271,7 +271,7 @@ impl ContactProblem {
 
     /// The sum of the positive diagonal entries of G + R on block `i`'s rows, and how many
     /// there are (one for a joint block, three for a contact): the Jacobi scale of the
-    /// block (seed 003 eq. 47). Needs G.
+    /// block (seed 003 eq. 47). Needs G or W.
     pub(crate) fn block_diagonal(&self, i: usize) -> (f64, usize) {
         let (mut sum, mut rows) = (0.0, 0);
         for r in 3 * i..3 * i + 3 {
@@ -503,30 +503,8 @@ impl ContactProblem {
         };
         let t = &mut t[..nw];
         t.fill(0.0);
-        for i in 0..self.contacts {
-            let l = &x[3 * i..3 * i + 3];
-            if l.iter().all(|&v| v == 0.0) {
-                continue;
-            }
-            let [w0, w1, w2] = super::delassus::rows(w, nw, i);
-            for &(lo, hi) in self.factor_support(i) {
-                for c in lo..hi {
-                    t[c] += l[0] * w0[c] + l[1] * w1[c] + l[2] * w2[c];
-                }
-            }
-        }
-        for i in 0..self.contacts {
-            let [w0, w1, w2] = super::delassus::rows(w, nw, i);
-            let mut d = [0.0; 3];
-            for &(lo, hi) in self.factor_support(i) {
-                for c in lo..hi {
-                    d[0] += w0[c] * t[c];
-                    d[1] += w1[c] * t[c];
-                    d[2] += w2[c] * t[c];
-                }
-            }
-            out[3 * i..3 * i + 3].copy_from_slice(&d);
-        }
+        super::delassus::add_transpose_product(self, w, nw, x, t);
+        super::delassus::for_each_row_product(self, w, nw, t, |i, d| out[3 * i..3 * i + 3].copy_from_slice(&d));
         true
     }
 
