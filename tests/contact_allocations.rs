@@ -131,3 +131,30 @@ fn every_solver_steps_the_quadruped_without_allocating() {
         assert_eq!(stepper.report().contacts, 4, "{}", variant.label());
     }
 }
+
+/// faer's large products (the blocked Cholesky's, beyond 15 contacts) allocate
+/// private-gemm's workspace on a thread's first product above 16³ multiply-adds. A solver
+/// sized on one thread (which warmed that thread up) and moved to a loop thread, as the
+/// node does, allocated there on its first large factorization (the running node's loop
+/// did, factoring two quadrupeds' legs pushed together): it does unless the loop thread
+/// ran `dense::warm_up_thread` (the loops' jobs do, before counting).
+#[test]
+fn a_solver_moved_to_a_cold_thread_allocates_unless_the_thread_warmed_up() {
+    use signorini::contact::dense::{Cholesky, warm_up_thread};
+    let n = 303;
+    let g: Vec<f64> =
+        (0..n * n).map(|k| if k / n == k % n { 2.0 } else { 1.0 / (2.0 + (k / n + k % n) as f64) }).collect();
+    let first_factor = |warm: bool| {
+        let (g, d, mut chol) = (g.clone(), vec![0.5; n], Cholesky::with_capacity(n));
+        std::thread::spawn(move || {
+            if warm {
+                warm_up_thread();
+            }
+            allocations_during(|| chol.factor(&g, &d, n).unwrap())
+        })
+        .join()
+        .unwrap()
+    };
+    assert!(first_factor(false) > 0, "a cold thread's first blocked factorization allocated nothing");
+    assert_eq!(first_factor(true), 0, "after the warm-up");
+}

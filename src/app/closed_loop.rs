@@ -43,6 +43,10 @@ impl SimAndControlJob {
 }
 
 impl Job for SimAndControlJob {
+    fn start(&mut self) {
+        self.sim.start();
+    }
+
     fn tick(&mut self, tick: &Tick) {
         let before = self.sim.steps_taken();
         self.sim.tick(tick);

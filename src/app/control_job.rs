@@ -307,6 +307,10 @@ impl ControlJob {
 }
 
 impl Job for ControlJob {
+    fn start(&mut self) {
+        crate::contact::dense::warm_up_thread();
+    }
+
     fn tick(&mut self, tick: &Tick) {
         let state = self.states.latest();
         let received = (state.sequence > 0).then_some(state.stamp);

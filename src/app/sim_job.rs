@@ -435,6 +435,10 @@ impl SimJob {
 }
 
 impl Job for SimJob {
+    fn start(&mut self) {
+        crate::contact::dense::warm_up_thread();
+    }
+
     fn tick(&mut self, tick: &Tick) {
         // The entity services read a spawned or deleted body from the tick that placed it.
         let entities = &mut self.entities;

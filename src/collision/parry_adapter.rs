@@ -335,9 +335,22 @@ impl Default for PairWorkspace {
     }
 }
 
-/// Grows the EPA's buffers once, at start-up: a deep overlap of two finely tessellated
-/// spheres runs it to its iteration cap, the largest polytope it ever builds.
+/// Grows the EPA's buffers once, at start-up (parry grows them on demand, and `EPA`
+/// offers no way to reserve them), with the queries that build the largest polytopes:
+/// - a deep overlap of two finely tessellated spheres runs it to its iteration cap;
+/// - prisms of many sides against each other: many nearly coplanar faces on the caps;
+/// - cylinders (round sides, flat caps) against boxes and cylinders of several aspect
+///   ratios at 1080 fixed pseudo-random poses: the longest silhouettes (the edges a new
+///   support point sees). A thin box against a cylinder outgrew the spheres' alone in the
+///   running node.
+///
+/// It is a bound measured, not proven: tests/collision_allocations.rs checks 42 000 other
+/// random poses of the primitives (2 of them allocated with the spheres alone); 7 of
+/// 504 000 more (four other seeds) still outgrew the buffers, each once. The node's loop
+/// counts any allocation on /diagnostics. An EPA with reserved buffers (parry has none) or
+/// our own would remove it. This costs 19 ms per collision world.
 fn warm_up(epa: &mut EPA) {
+    const ROUNDS: usize = 60;
     let n = 24;
     let points: Vec<Vector> = (0..n)
         .flat_map(|i| {
@@ -351,11 +364,49 @@ fn warm_up(epa: &mut EPA) {
     let Some(ball) = ConvexPolyhedron::from_convex_hull(&points) else { return };
     for offset in [0.1, 0.5, 1.0] {
         let pos12 = Pose::from_translation(Vector::new(offset, 0.03, 0.02));
-        let mut simplex = VoronoiSimplex::new();
-        simplex.reset(CsoPoint::from_shapes(&pos12, &ball, &ball, Vector::X));
-        if gjk::closest_points(&pos12, &ball, &ball, 0.0, true, &mut simplex) == GJKResult::Intersection {
-            let _ = epa.closest_points(&pos12, &ball, &ball, &simplex);
+        overlap(epa, &pos12, &ball, &ball);
+    }
+    // Prisms of many sides, flat caps meeting a nearly round side, against each other
+    // turned: the most faces (nearly coplanar ones on the caps) a query builds.
+    for (sides, half) in [(96, 0.05), (128, 0.3), (64, 0.02)] {
+        let points: Vec<Vector> = (0..2 * sides)
+            .map(|k| {
+                let phi = std::f64::consts::TAU * (k / 2) as f64 / sides as f64;
+                Vector::new(phi.cos(), phi.sin(), if k % 2 == 0 { half } else { -half })
+            })
+            .collect();
+        let Some(prism) = ConvexPolyhedron::from_convex_hull(&points) else { continue };
+        for k in 0..24 {
+            let r = crate::spatial::rotation_from_rpy(0.13 * k as f64, 0.07 * k as f64, 0.29 * k as f64);
+            overlap(epa, &to_pose(&SE3::new(r, Vec3::new(0.01 * k as f64, 0.0, 0.0))), &prism, &prism);
         }
+    }
+    let cylinders = [Cylinder::new(1.0, 0.15), Cylinder::new(0.5, 0.5), Cylinder::new(0.1, 1.0)];
+    let boxes = [
+        Cuboid::new(Vector::new(0.2, 0.2, 1.0)),
+        Cuboid::new(Vector::new(1.0, 0.5, 0.2)),
+        Cuboid::new(Vector::new(0.3, 0.3, 0.3)),
+    ];
+    let mut uniform = crate::sampling::uniform(0x2545_f491_4f6c_dd1d);
+    for _ in 0..ROUNDS {
+        for c in &cylinders {
+            for other in
+                [&boxes[0] as &dyn SupportMap, &boxes[1], &boxes[2], &cylinders[0], &cylinders[1], &cylinders[2]]
+            {
+                let rotation = crate::spatial::rotation_from_rpy(3.2 * uniform(), 3.2 * uniform(), 3.2 * uniform());
+                let shift = Vec3::new(0.2 * uniform(), 0.2 * uniform(), 0.2 * uniform());
+                overlap(epa, &to_pose(&SE3::new(rotation, shift)), c, other);
+            }
+        }
+    }
+}
+
+/// Runs `epa` on `g1` and `g2` at `pos12` if GJK finds them overlapping.
+fn overlap(epa: &mut EPA, pos12: &Pose, g1: &dyn SupportMap, g2: &dyn SupportMap) {
+    let mut simplex = VoronoiSimplex::new();
+    simplex.reset(CsoPoint::from_shapes(pos12, g1, g2, Vector::X));
+    if gjk::closest_points(pos12, g1, g2, 0.0, true, &mut simplex) == GJKResult::Intersection {
+        let _ = epa.closest_points(pos12, g1, g2, &simplex);
     }
 }
 

@@ -30,6 +30,17 @@ pub struct NotPositiveDefinite {
     pub index: usize,
 }
 
+/// Allocates, on the calling thread, the workspace of faer's large matrix products: the
+/// blocked Cholesky beyond [`SMALL`] rows multiplies through private-gemm, whose
+/// L3-sized buffer is a thread-local made on a thread's first product above nano-gemm's
+/// 16³ multiply-adds. A real-time thread calls this before its allocations are counted
+/// (two quadrupeds' legs pushed into each other made the node's loop allocate it mid-run).
+pub fn warm_up_thread() {
+    let a = faer::Mat::<f64>::identity(32, 32);
+    let mut c = faer::Mat::<f64>::zeros(32, 32);
+    faer::linalg::matmul::matmul(c.as_mut(), faer::Accum::Replace, a.as_ref(), a.as_ref(), 1.0, Par::Seq);
+}
+
 /// y = A·x for the n × n matrix `a` (rows contiguous).
 #[inline]
 pub fn mat_vec(a: &[f64], n: usize, x: &[f64], y: &mut [f64]) {
@@ -148,19 +159,15 @@ impl Cholesky {
     /// Buffers for matrices of up to `capacity` rows.
     pub fn with_capacity(capacity: usize) -> Self {
         let req = cholesky_in_place_scratch::<f64>(capacity.max(1), Par::Seq, Spec::<LltParams, f64>::default());
-        let mut c = Self {
+        let c = Self {
             n: 0,
             l: Vec::with_capacity(capacity * capacity),
             inv_diag: Vec::with_capacity(capacity),
             stack: MemBuffer::new(req),
         };
         if capacity > SMALL {
-            // faer initializes some state lazily (one allocation) on its first blocked
-            // factorization: do it now, at start-up, not in the loop (at a size that takes
-            // the blocked path).
-            let n = capacity.min(4 * SMALL);
-            let identity: Vec<f64> = (0..n * n).map(|k| if k % (n + 1) == 0 { 1.0 } else { 0.0 }).collect();
-            let _ = c.factor(&identity, &vec![0.0; n], n);
+            // For a solver used on the thread that sized it; a loop thread runs this itself.
+            warm_up_thread();
         }
         c
     }

@@ -67,6 +67,10 @@ pub struct Tick {
 /// Work done once per period. `tick` runs on the loop thread: it must not allocate, lock
 /// or block.
 pub trait Job: Send {
+    /// On the loop thread, before its first tick and before its allocations are counted:
+    /// the thread-local state the ticks will use (faer's matrix-product workspace).
+    fn start(&mut self) {}
+
     /// One period's work.
     fn tick(&mut self, tick: &Tick);
 
@@ -94,6 +98,7 @@ pub fn run_loop<J: Job + ?Sized>(
     let mut window_start = MonotonicTime::now();
     let mut previous_wake: Option<MonotonicTime> = None;
     let mut index = 0u64;
+    job.start();
 
     while !shutdown.load(Ordering::Relaxed) {
         if free {

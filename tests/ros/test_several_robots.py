@@ -1,12 +1,18 @@
 """Several robots in one simulation (issue 25, item 3), with rclpy as the independent peer:
 config/two_quadrupeds.yaml runs two quadrupeds side by side under the namespaces `a` and
 `b`. Two rclpy PD controllers, each reading only its robot's /<ns>/joint_states and writing
-only its /<ns>/effort_controller/commands, keep them standing (/<ns>/odom); then each base
-is pushed towards the other through the external wrench topic (frames `a/base`, `b/base`,
-150 N each): their legs meet and hold them apart instead of passing through each other.
-The depth of the contacts between the two robots is measured by the Rust test
-tests/sim_several_robots.rs (0.43 mm with the same push); here the bases' closest approach
-is checked against the same geometry."""
+only its /<ns>/effort_controller/commands, keep them standing (/<ns>/odom). Then they stop,
+the simulator's own posture PD (`sim.hold_kp`, the fallback for stale commands) holds the
+robots, and each base is pushed towards the other through the external wrench topic
+(frames `a/base`, `b/base`, 150 N each): their legs meet and hold them apart instead of
+passing through each other. The depth of the contacts between the two robots is measured
+by the Rust test tests/sim_several_robots.rs (0.43 mm with the same push and PD); here the
+bases' closest approach is checked against the same geometry.
+
+Why not push against the rclpy PDs: a joint PD a period or more late is unstable on these
+light legs under the push. In tests/sim_several_robots.rs's world, kp 200 and kd 5
+delayed by 2 ms let the robots flail (bases 0.16 m apart), and no gains tried (kp 100 to
+300, kd 0.5 to 5) held at 5 ms, a delay rclpy reaches on a loaded machine."""
 
 import time
 
@@ -32,8 +38,11 @@ class Pd:
         self.sub = ros.create_subscription(JointState, f"/{ns}/joint_states", self.on_state, RECENT_ONE)
         self.sent = 0
         self.names = None
+        self.stopped = False
 
     def on_state(self, msg):
+        if self.stopped:
+            return
         self.names = list(msg.name)
         reference = [POSTURE[n.split("_")[-1]] for n in msg.name]
         tau = [KP * (r - q) - KD * v for r, q, v in zip(reference, msg.position, msg.velocity)]
@@ -65,6 +74,10 @@ def test_two_namespaced_quadrupeds_stand_under_their_own_pd_and_collide_without_
         standing = {ns: latest(ns) for ns in ("a", "b")}
         accepted = max(int(v["commands_accepted_total"]) for _, (_, _, v) in diagnostics.snapshot())
         names = {ns: c.names for ns, c in controllers.items()}
+        for c in controllers.values():
+            c.stopped = True
+        wait_until(lambda: diagnostics.snapshot()[-1][1][2]["input_state"] == "stale", 10.0,
+                   "the simulator's posture PD taking over from the stopped controllers")
         push("a/base", 150.0)
         push("b/base", -150.0)
         closest, end = float("inf"), time.monotonic() + 1.5
