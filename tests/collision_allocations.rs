@@ -158,54 +158,6 @@ fn a_box_sliding_over_a_triangle_mesh_allocates_nothing() {
     }
 }
 
-/// Deep overlaps of every pair of convex primitives at random poses (the legs of two
-/// robots pushed into each other, parry's EPA on cylinders' round supports for up to its
-/// 100 iterations): nothing is allocated after the world's start-up, whose EPA warm-up
-/// grew its buffers beyond what these need (two of them once outgrew an earlier warm-up in
-/// the running node).
-#[test]
-fn deep_overlaps_of_primitives_at_random_poses_allocate_nothing() {
-    use signorini::spatial::rotation_from_rpy;
-    let shapes = || {
-        [
-            CollisionShape::sphere(0.025),
-            CollisionShape::cuboid(Vec3::new(0.02, 0.02, 0.11)),
-            CollisionShape::cylinder(0.015, 0.11),
-            CollisionShape::cylinder(0.04, 0.04),
-            CollisionShape::capsule(0.03, 0.1),
-            CollisionShape::cuboid(Vec3::new(0.25, 0.125, 0.05)),
-        ]
-    };
-    let model =
-        Model::from_urdf_xml("<robot name='none'><link name='l'/></robot>", "none", &ModelOptions::default()).unwrap();
-    let env: EnvironmentConfig = serde_yaml_ng::from_str("ground: null").unwrap();
-    let (mut uniform, mut allocating, mut touching) = (signorini::sampling::uniform(0x9e37_79b9_7f4a_7c15), 0, 0);
-    for i in 0..shapes().len() {
-        for j in i..shapes().len() {
-            let (a, b) = (shapes().into_iter().nth(i).unwrap(), shapes().into_iter().nth(j).unwrap());
-            let mut world = CollisionWorld::new(&model, &env.description(), &Default::default()).unwrap();
-            for (name, shape) in [("a", a), ("b", b)] {
-                world.add_free_body(&[free_body(name, shape)]);
-            }
-            let mut out = ContactBuffer::with_capacity(64);
-            world.detect(&mut out);
-            for _ in 0..2000 {
-                let mut pose = || {
-                    let r = rotation_from_rpy(3.2 * uniform(), 3.2 * uniform(), 3.2 * uniform());
-                    SE3::new(r, Vec3::new(0.03 * uniform(), 0.03 * uniform(), 0.03 * uniform()))
-                };
-                let (pa, pb) = (pose(), pose());
-                world.set_free_body_pose(0, &pa);
-                world.set_free_body_pose(1, &pb);
-                allocating += usize::from(allocations_during(|| world.detect(&mut out)) > 0);
-                touching += usize::from(!out.is_empty());
-            }
-        }
-    }
-    assert!(touching > 30_000, "{touching} of 42000 poses overlapped");
-    assert_eq!(allocating, 0, "detections that allocated");
-}
-
 /// A free body of one shape at the origin.
 fn free_body(name: &str, shape: CollisionShape) -> FreeBodyShape {
     FreeBodyShape {

@@ -325,13 +325,33 @@ pub struct PairWorkspace {
     epa: EPA,
 }
 
+/// Warmed EPAs of dropped workspaces, for the next ones: the warm-up costs 19 ms, and a
+/// process that builds collision worlds one after another (the fuzzing, the Python
+/// batches) pays it once per world alive at a time. Locked only when a workspace is made
+/// or dropped, never in a query.
+static WARM_EPAS: std::sync::Mutex<Vec<EPA>> = std::sync::Mutex::new(Vec::new());
+
 impl Default for PairWorkspace {
     fn default() -> Self {
         let mut manifold = ContactManifold::new();
         manifold.points.reserve(16);
-        let mut epa = EPA::new();
-        warm_up(&mut epa);
+        let recycled = WARM_EPAS.lock().ok().and_then(|mut pool| pool.pop());
+        let epa = recycled.unwrap_or_else(|| {
+            let mut epa = EPA::new();
+            warm_up(&mut epa);
+            epa
+        });
         Self { manifold, epa }
+    }
+}
+
+impl Drop for PairWorkspace {
+    fn drop(&mut self) {
+        // `EPA::new` holds empty buffers: nothing is allocated here.
+        let epa = std::mem::replace(&mut self.epa, EPA::new());
+        if let Ok(mut pool) = WARM_EPAS.lock() {
+            pool.push(epa);
+        }
     }
 }
 
@@ -344,11 +364,12 @@ impl Default for PairWorkspace {
 ///   support point sees). A thin box against a cylinder outgrew the spheres' alone in the
 ///   running node.
 ///
-/// It is a bound measured, not proven: tests/collision_allocations.rs checks 42 000 other
-/// random poses of the primitives (2 of them allocated with the spheres alone); 7 of
+/// It is a bound measured, not proven: tests/collision_epa_warm_up.rs checks 42 000 other
+/// random poses of the primitives (1 of them allocated with the spheres alone); 7 of
 /// 504 000 more (four other seeds) still outgrew the buffers, each once. The node's loop
 /// counts any allocation on /diagnostics. An EPA with reserved buffers (parry has none) or
-/// our own would remove it. This costs 19 ms per collision world.
+/// our own would remove it. This costs 19 ms, once per collision world alive at a time
+/// ([`WARM_EPAS`]).
 fn warm_up(epa: &mut EPA) {
     const ROUNDS: usize = 60;
     let n = 24;
