@@ -29,7 +29,7 @@ from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import Trigger
 
 from conftest import (
-    RECENT, ROOT, NodeProcess, RawRecorder, Recorder, cdr_doubles, cdr_stamp, diagnostic_values, wait_until,
+    RECENT, ROOT, NodeProcess, RawRecorder, Recorder, binary, cdr_doubles, cdr_stamp, diagnostic_values, wait_until,
 )
 from test_modes import config, stop_all
 
@@ -223,7 +223,7 @@ def test_a_closed_stdout_neither_stops_nor_blocks_the_node(ros, tmp_path):
     path = config(tmp_path, "closed_stdout.yaml", "arm7.yaml")
     read, write = os.pipe()
     os.close(read)  # every write to the node's stdout now fails (EPIPE)
-    proc = subprocess.Popen([str(ROOT / "target" / "release" / "signorini"), "node", "--config", str(path)],
+    proc = subprocess.Popen([binary(), "node", "--config", str(path)],
                             cwd=ROOT, stdout=write, stderr=subprocess.PIPE)
     os.close(write)
     diagnostics = Recorder(ros, DiagnosticArray, "/diagnostics", diagnostic_values)
