@@ -94,11 +94,13 @@ pub fn run_loop<J: Job + ?Sized>(
     let free = settings.period.is_zero();
     let period_ns = settings.period.as_nanos().max(1) as u64;
     let mut stats = LoopStatistics::new(settings.period);
+    // The job's thread-local warm-up comes before the first deadline is set, so it does
+    // not eat into the first period.
+    job.start();
     let mut deadline = MonotonicTime::now() + settings.period;
     let mut window_start = MonotonicTime::now();
     let mut previous_wake: Option<MonotonicTime> = None;
     let mut index = 0u64;
-    job.start();
 
     while !shutdown.load(Ordering::Relaxed) {
         if free {
