@@ -198,10 +198,11 @@ const WHEEL_SEPARATION: f64 = 0.4;
 
 /// The wheeled robot commanded v = 0.5 m/s (both wheels v/r): from rest, the distance in
 /// the first 2 s (short of 1.0 m by the start, which the wheels' effort limit and the
-/// ground's friction bound); at speed, 2 s travel 1.0 m within 2 %, straight: 2.0e-8 m
-/// sideways and 1.1e-8 rad of heading (bound 5e-8; the symmetric problem's left and right
-/// rows meet in the ADMM's Anderson extrapolation, whose least squares round them apart;
-/// the plain iteration kept them to 1e-13).
+/// ground's friction bound); at speed, 2 s travel 1.0 m within 2 %, straight: 9.5e-17 m
+/// sideways and 1.0e-15 rad of heading (bound 5e-8: the symmetric problem's left and right
+/// rows meet in the ADMM's Anderson extrapolation, whose least squares can round them
+/// apart; they did to 2.0e-8 m and 1.1e-8 rad when a wheel's fourth contact point was
+/// chosen by its added area rather than its distance outside the patch).
 #[test]
 fn the_wheeled_robot_driven_at_half_a_metre_per_second_travels_a_metre_in_two_seconds() {
     let mut sim = Sim::load("config/diff_drive.yaml");

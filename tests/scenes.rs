@@ -19,8 +19,8 @@ fn the_detection_scenes_find_the_contacts_of_the_benchmark_table() {
         found,
         [
             ("quadruped standing", 18, 4),
-            ("solo12 standing (convex hulls)", 18, 12),
-            ("solo12 standing on a 3200-triangle mesh floor", 18, 12),
+            ("solo12 standing (convex hulls)", 18, 4),
+            ("solo12 standing on a 3200-triangle mesh floor", 18, 4),
             ("talos lying on the ground", 53, 1),
             ("100 boxes on a plane", 101, 400),
         ]

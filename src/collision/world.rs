@@ -650,6 +650,7 @@ impl CollisionWorld {
             ShapeKind::TriMesh { .. } | ShapeKind::HalfSpace => 0,
             ref kind => half_space::contacts(
                 kind,
+                o.bound.1,
                 &o.pose,
                 n,
                 h,
@@ -749,7 +750,7 @@ impl CollisionWorld {
                 emit(out, p.point2 + normal * (0.5 * distance), &normal, distance, id);
             });
         });
-        reduce_by_normal(out, first);
+        reduce_by_normal(out, first, half_space::point_patch(&a.shape.kind, a.bound.1));
     }
 
     /// A pair of non-plane objects, through parry.
@@ -807,10 +808,11 @@ const FACE_FEATURE: u32 = u32::MAX - 1;
 const MESH_PAIR_POINTS: usize = 64;
 
 /// The contacts from `first` on (one object pair) grouped by normal (within 5°), each
-/// group reduced to at most 4 points spanning the largest area, like a plane contact.
-fn reduce_by_normal(out: &mut ContactBuffer, first: usize) {
+/// group reduced to at most 4 points spanning the largest area, like a plane contact
+/// (`point_patch` the object's, [`half_space::point_patch`]).
+fn reduce_by_normal(out: &mut ContactBuffer, first: usize, point_patch: f64) {
     let count = out.len() - first;
-    if count <= 4 {
+    if count <= 1 {
         return;
     }
     let mut tail = [out.contacts()[first]; MESH_PAIR_POINTS];
@@ -841,7 +843,7 @@ fn reduce_by_normal(out: &mut ContactBuffer, first: usize) {
             }
         }
         let mut chosen = [half_space::Candidate::default(); 4];
-        let kept = half_space::reduce(&candidates[..size], &mut chosen);
+        let kept = half_space::reduce(&candidates[..size], point_patch, &mut chosen);
         for c in &chosen[..kept] {
             out.push(tail[c.feature as usize]);
         }

@@ -605,3 +605,41 @@ impl Controller {
         &self.v_ref
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::collision::ContactId;
+    use crate::spatial::Mat3;
+
+    /// A link's points within `patch_radius` of a deeper one of the same object pair are
+    /// one contact, the deepest (a facet of a round foot's hull, when the detection keeps
+    /// several: cylinders' rim points, which it keeps for exact primitives); points farther
+    /// apart, or of another pair, stand for themselves.
+    #[test]
+    fn points_near_a_deeper_one_of_the_same_pair_are_that_contact() {
+        let at = |object1: usize, x: f64, distance: f64, feature: u32| Contact {
+            object1,
+            object2: 9,
+            body1: Owner::Robot { joint: 1 },
+            body2: Owner::Static,
+            point: Vec3::new(x, 0.0, 0.0),
+            frame: Mat3::identity(),
+            distance,
+            friction: 1.0,
+            restitution: 0.0,
+            id: ContactId::new(object1, 9, feature, 0),
+        };
+        let contacts = [
+            at(0, 0.0, -1e-3, 0),
+            at(0, 1e-3, -2e-3, 1),
+            at(0, 2e-3, -2e-3, 2),
+            at(0, 0.05, -1e-3, 3),
+            at(1, 1e-3, -1e-3, 4),
+        ];
+        let kept: Vec<usize> = (0..contacts.len()).filter(|&i| !in_deeper_patch(&contacts, i, 5e-3)).collect();
+        // 1 stands for 0 and for 2 (as deep, later); 3 is 5 cm away; 4 is another pair's.
+        assert_eq!(kept, [1, 3, 4]);
+        assert_eq!((0..contacts.len()).filter(|&i| !in_deeper_patch(&contacts, i, 0.0)).count(), 5);
+    }
+}
