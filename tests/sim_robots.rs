@@ -293,8 +293,10 @@ fn polished_steps_match_the_solver() {
         worst = worst.max(dq);
     }
     // Both meet the same 1e-6 tolerance, not the same rounding: the landing's impacts
-    // amplify the difference to 1.7e-5 (rad or m) at most, then it stays.
-    assert!(worst < 1e-4, "configurations differ by {worst}");
+    // amplify the difference to 6.5e-7 (rad or m) at most, then it stays (1.7e-5 when the
+    // feet touched at their hulls' facets of 2 or 3 points).
+    println!("polished and solved configurations differ by {worst:.1e} at most");
+    assert!(worst < 5e-6, "configurations differ by {worst}");
     assert!(count >= 990, "{count} of the last 1000 steps polished");
     let (fa, fb) = (normal_force(&with), normal_force(&without));
     assert!((fa - fb).abs() < 1e-3 * fb, "support {fa} N polished, {fb} N solved");

@@ -16,7 +16,7 @@ pub(crate) use crate::dynamics::dot;
 
 /// Largest dimension (15 contacts) factored and solved by the row-oriented kernel; faer's
 /// blocked LLT above. At 48 rows (the 4-cube stack) faer factors ~30 % faster; at 42
-/// (solo12's 14 contacts) its single-vector solves, one per ADMM iteration, cost more than
+/// (solo12's 14 contacts, when its round feet touched at their hulls' facets) its single-vector solves, one per ADMM iteration, cost more than
 /// it saves (callgrind, `examples/sim_timing`: 5 % fewer instructions with this kernel);
 /// at 12 (a quadruped's feet) it is slower throughout.
 pub const SMALL: usize = 45;

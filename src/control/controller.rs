@@ -45,9 +45,10 @@
 //! stance contacts sticking (c = J v_ref − t = 0). The targets of one rigid body are
 //! consistent (they come from one velocity v), so nearly redundant rows cannot blow the
 //! projection up; for the same reason points of one link closer than `patch_radius` to a
-//! deeper one are one contact (its deepest point): a round foot's convex hull touches the
-//! ground at a facet of three or four vertices a millimetre apart, and holding them all
-//! would pin the foot's orientation, which a point foot does not have.
+//! deeper one are one contact (its deepest point): points a millimetre apart on one link
+//! (a cylinder's rim points near its lowest one; a round foot's hull facet, which the
+//! detection already makes one point) would, held all, pin the link's orientation, which
+//! a point foot does not have.
 //!
 //! A stance contact the reference lifts leaves the stance (a foot taking a step): when
 //! q_des puts its point more than `release_height` above where it is, both in the world
