@@ -81,6 +81,34 @@ fn bench_writes_its_results_and_shows_the_known_results() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
+/// The problems kept for the convergence curves carry G whatever their size: the
+/// simulator solves the 15-cube wall's island (101 contacts, beyond the dense limit) by W
+/// alone, and PGS, which needs G, then stopped the whole bench ("the pgs solver needs G").
+#[test]
+fn bench_curves_a_problem_the_simulator_solved_without_g() {
+    let dir = signorini::scratch::private_dir("signorini-bench-wall").unwrap();
+    let out = dir.join("bench");
+    let (code, stdout, stderr) = signorini(&[
+        "bench",
+        "--scenarios",
+        "cube-wall",
+        "--solvers",
+        "pgs:ncp",
+        "--tolerances",
+        "1e-4",
+        "--duration-scale",
+        "0.05",
+        "--no-doc",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stdout}\n{stderr}");
+    let results: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    assert_eq!(results["curves"].as_array().unwrap().len(), 2, "{}", results["curves"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
 #[test]
 fn bench_refuses_unknown_names_by_option() {
     let (code, _, err) = signorini(&["bench", "--scenarios", "slide,nowhere", "--no-doc", "--out", "/nonexistent"]);

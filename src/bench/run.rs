@@ -83,6 +83,15 @@ pub(crate) struct Reference {
     pub problems: Vec<(String, ContactProblem, f64)>,
 }
 
+/// A copy of `problem` with G built, whatever its size: the simulator solves an island
+/// beyond the dense limit by W alone (the 15-cube wall's 101 contacts), and the solvers
+/// the kept problems go to (PGS, Chrono's ADMM, ...) need G.
+fn with_delassus(problem: &ContactProblem) -> ContactProblem {
+    let mut p = problem.clone();
+    p.build_delassus_any_size();
+    p
+}
+
 fn median(v: &mut [f64]) -> f64 {
     if v.is_empty() {
         return f64::NAN;
@@ -172,7 +181,7 @@ pub(crate) fn trajectory(
             if loaded > 0 && loaded >= most {
                 most = loaded;
                 kept.problems.retain(|(what, ..)| what != MOST_LOADED);
-                kept.problems.push((MOST_LOADED.into(), stepper.problem().clone(), dt));
+                kept.problems.push((MOST_LOADED.into(), with_delassus(stepper.problem()), dt));
             }
             if n > 0 {
                 last_problem = Some(stepper.problem().clone());
@@ -180,7 +189,7 @@ pub(crate) fn trajectory(
         }
     }
     if let (Some(kept), Some(p)) = (kept.as_mut(), last_problem) {
-        kept.problems.push(("last step".into(), p, dt));
+        kept.problems.push(("last step".into(), with_delassus(&p), dt));
     }
     let mean = |v: &[f64]| if v.is_empty() { 0.0 } else { v.iter().sum::<f64>() / v.len() as f64 };
     let max = |v: &[f64]| v.iter().copied().fold(0.0f64, f64::max);
