@@ -311,7 +311,7 @@ pub fn reduce(candidates: &[Candidate], point_patch: f64, out: &mut [Candidate; 
     let c = candidates[k];
     out[2] = c;
     // 4: the one adding the largest area to the triangle (outside one of its edges), if it
-    // lies farther than the resolution outside that edge.
+    // lies farther than MERGE outside that edge.
     let o = cross(&a, &b, &c).signum();
     let beyond = |p: &Candidate, q: &Candidate, r: &Candidate| -o * cross(p, q, r) / length(p, q);
     let (k, area) = best(candidates, |q| (-o * cross(&a, &b, q)).max(-o * cross(&b, &c, q)).max(-o * cross(&c, &a, q)));
