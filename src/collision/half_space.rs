@@ -246,12 +246,11 @@ pub fn candidates<'a>(
 
 /// Up to 4 contact points of the shape at `pose` against the plane (n, h), closer than
 /// `margin`, into `out`; returns how many: the [`candidates`] reduced to the 4 spanning
-/// the largest area ([`reduce`]; `radius` the shape's bounding radius, for
-/// [`point_patch`]).
+/// the largest area ([`reduce`], with the shape's `point_patch`: [`point_patch`]).
 #[allow(clippy::too_many_arguments)]
 pub fn contacts(
     kind: &ShapeKind,
-    radius: f64,
+    point_patch: f64,
     pose: &SE3,
     n: &Vec3,
     h: f64,
@@ -262,7 +261,7 @@ pub fn contacts(
 ) -> usize {
     let mut chosen = [Candidate::default(); 4];
     let found = candidates(kind, pose, n, h, margin, scratch, hint);
-    let count = reduce(found, point_patch(kind, radius), &mut chosen);
+    let count = reduce(found, point_patch, &mut chosen);
     for (o, c) in out.iter_mut().zip(&chosen[..count]) {
         *o = PlanePoint { point: c.point, distance: c.distance, feature: c.feature };
     }
@@ -314,9 +313,9 @@ pub fn reduce(candidates: &[Candidate], point_patch: f64, out: &mut [Candidate; 
     // lies farther than MERGE outside that edge.
     let o = cross(&a, &b, &c).signum();
     let beyond = |p: &Candidate, q: &Candidate, r: &Candidate| -o * cross(p, q, r) / length(p, q);
-    let (k, area) = best(candidates, |q| (-o * cross(&a, &b, q)).max(-o * cross(&b, &c, q)).max(-o * cross(&c, &a, q)));
+    let (k, _) = best(candidates, |q| (-o * cross(&a, &b, q)).max(-o * cross(&b, &c, q)).max(-o * cross(&c, &a, q)));
     let d = candidates[k];
-    if beyond(&a, &b, &d).max(beyond(&b, &c, &d)).max(beyond(&c, &a, &d)) > merge && area > 0.0 {
+    if beyond(&a, &b, &d).max(beyond(&b, &c, &d)).max(beyond(&c, &a, &d)) > merge {
         out[3] = d;
         4
     } else {
@@ -363,9 +362,9 @@ mod tests {
         .enumerate()
         {
             let (mut a, mut b) = ([PlanePoint::default(); 4], [PlanePoint::default(); 4]);
-            let radius = hull.bounding_sphere().1;
-            let na = contacts(&hull.kind, radius, pose, &Vec3::z(), 0.0, 0.005, &mut scratch, &mut 0, &mut a);
-            let nb = contacts(&box_, radius, pose, &Vec3::z(), 0.0, 0.005, &mut scratch, &mut 0, &mut b);
+            let patch = point_patch(&hull.kind, hull.bounding_sphere().1);
+            let na = contacts(&hull.kind, patch, pose, &Vec3::z(), 0.0, 0.005, &mut scratch, &mut 0, &mut a);
+            let nb = contacts(&box_, 0.0, pose, &Vec3::z(), 0.0, 0.005, &mut scratch, &mut 0, &mut b);
             let key = |p: &PlanePoint| [0, 1, 2].map(|i| (p.point[i] * 1e6).round() as i64);
             let mut ka: Vec<_> = a[..na].iter().map(key).collect();
             let mut kb: Vec<_> = b[..nb].iter().map(key).collect();
@@ -383,8 +382,8 @@ mod tests {
         let lowest = points.iter().map(|p| p.z).fold(f64::INFINITY, f64::min);
         let pose = SE3::from_translation(Vec3::new(0.0, 0.0, lift - lowest));
         let (mut out, mut scratch) = ([PlanePoint::default(); 4], PlaneScratch::with_capacity(points.len()));
-        let radius = hull.bounding_sphere().1;
-        let n = contacts(&hull.kind, radius, &pose, &Vec3::z(), 0.0, 0.005, &mut scratch, &mut 0, &mut out);
+        let patch = point_patch(&hull.kind, hull.bounding_sphere().1);
+        let n = contacts(&hull.kind, patch, &pose, &Vec3::z(), 0.0, 0.005, &mut scratch, &mut 0, &mut out);
         out[..n].to_vec()
     }
 

@@ -86,6 +86,12 @@ impl CollisionObject {
         }
     }
 
+    /// The radius around its deepest point within which a patch of this object is that one
+    /// point ([`half_space::point_patch`] of its shape and bounding radius).
+    pub fn point_patch(&self) -> f64 {
+        half_space::point_patch(&self.shape.kind, self.bound.1)
+    }
+
     /// Whether the last [`CollisionWorld::update_robot`] left this robot shape out (and its
     /// pose as it was): it is farther than the margin from everything it can touch.
     pub fn far(&self) -> bool {
@@ -650,7 +656,7 @@ impl CollisionWorld {
             ShapeKind::TriMesh { .. } | ShapeKind::HalfSpace => 0,
             ref kind => half_space::contacts(
                 kind,
-                o.bound.1,
+                o.point_patch(),
                 &o.pose,
                 n,
                 h,
@@ -750,7 +756,7 @@ impl CollisionWorld {
                 emit(out, p.point2 + normal * (0.5 * distance), &normal, distance, id);
             });
         });
-        reduce_by_normal(out, first, half_space::point_patch(&a.shape.kind, a.bound.1));
+        reduce_by_normal(out, first, a.point_patch());
     }
 
     /// A pair of non-plane objects, through parry.
@@ -809,7 +815,7 @@ const MESH_PAIR_POINTS: usize = 64;
 
 /// The contacts from `first` on (one object pair) grouped by normal (within 5°), each
 /// group reduced to at most 4 points spanning the largest area, like a plane contact
-/// (`point_patch` the object's, [`half_space::point_patch`]).
+/// (`point_patch` the object's, [`CollisionObject::point_patch`]).
 fn reduce_by_normal(out: &mut ContactBuffer, first: usize, point_patch: f64) {
     let count = out.len() - first;
     if count <= 1 {
