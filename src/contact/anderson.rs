@@ -26,6 +26,8 @@ pub struct Anderson {
     start: usize,
     outputs: Vec<f64>,
     residuals: Vec<f64>,
+    /// The differences ΔR (m−1 columns of a residual's length).
+    columns: Vec<f64>,
     /// The normal equations (m−1 square), their right-hand side and the weights γ.
     gram: Vec<f64>,
     rhs: Vec<f64>,
@@ -46,6 +48,7 @@ impl Anderson {
             start: 0,
             outputs: vec![0.0; d * width],
             residuals: vec![0.0; d * residual_width],
+            columns: vec![0.0; c * residual_width],
             gram: vec![0.0; c * c],
             rhs: vec![0.0; c],
             weights: vec![0.0; c],
@@ -104,32 +107,32 @@ impl Anderson {
         (&mut self.outputs[s * w..(s + 1) * w], &mut self.residuals[s * r..(s + 1) * r])
     }
 
-    fn residual(&self, j: usize) -> &[f64] {
-        let (s, r) = (self.slot(j), self.residual_width);
-        &self.residuals[s * r..(s + 1) * r]
-    }
-
     fn output(&self, j: usize) -> &[f64] {
         let (s, w) = (self.slot(j), self.width);
         &self.outputs[s * w..(s + 1) * w]
     }
 
-    /// ⟨ΔR_a, ΔR_b⟩ and ⟨ΔR_a, r_k⟩ for column a = r_{k−a} − r_{k−a−1}.
+    /// ⟨ΔR_a, ΔR_b⟩ and ⟨ΔR_a, r_k⟩ for column a = r_{k−a} − r_{k−a−1}: the columns
+    /// written out once into `columns`, then the products over contiguous slices (the
+    /// same sums, term by term, as over the ring).
     fn fit(&mut self) -> usize {
         let c = self.len - 1;
         let newest = self.len - 1;
-        let column = |s: &Self, a: usize, i: usize| s.residual(newest - a)[i] - s.residual(newest - a - 1)[i];
+        let rw = self.residual_width;
         for a in 0..c {
-            let mut b = 0.0;
-            for i in 0..self.residual_width {
-                b += column(self, a, i) * self.residual(newest)[i];
+            let (s1, s2) = (self.slot(newest - a), self.slot(newest - a - 1));
+            let (r1, r2) = (&self.residuals[s1 * rw..(s1 + 1) * rw], &self.residuals[s2 * rw..(s2 + 1) * rw]);
+            for ((d, x1), x2) in self.columns[a * rw..(a + 1) * rw].iter_mut().zip(r1).zip(r2) {
+                *d = x1 - x2;
             }
-            self.rhs[a] = b;
+        }
+        let s = self.slot(newest);
+        let last = &self.residuals[s * rw..(s + 1) * rw];
+        let column = |a: usize| &self.columns[a * rw..(a + 1) * rw];
+        for a in 0..c {
+            self.rhs[a] = sequential_dot(column(a), last);
             for bb in 0..=a {
-                let mut g = 0.0;
-                for i in 0..self.residual_width {
-                    g += column(self, a, i) * column(self, bb, i);
-                }
+                let g = sequential_dot(column(a), column(bb));
                 self.gram[a * c + bb] = g;
                 self.gram[bb * c + a] = g;
             }
@@ -165,12 +168,19 @@ impl Anderson {
         for a in 0..c {
             let g = self.weights[a];
             let (s1, s2) = (self.slot(newest - a), self.slot(newest - a - 1));
-            for (i, o) in out[..w].iter_mut().enumerate() {
-                *o -= g * (self.outputs[s1 * w + i] - self.outputs[s2 * w + i]);
+            let (o1, o2) = (&self.outputs[s1 * w..(s1 + 1) * w], &self.outputs[s2 * w..(s2 + 1) * w]);
+            for ((o, x1), x2) in out[..w].iter_mut().zip(o1).zip(o2) {
+                *o -= g * (x1 - x2);
             }
         }
         true
     }
+}
+
+/// Σ a_i b_i, summed in order (the rounding of a plain loop, whatever the slices).
+#[inline]
+fn sequential_dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).fold(0.0, |sum, (x, y)| sum + x * y)
 }
 
 /// Solves A x = b in place (b ← x) for a symmetric positive definite `n`×`n` A (row-major,
