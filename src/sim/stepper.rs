@@ -154,6 +154,9 @@ pub struct Stepper {
     /// The most contacts of a problem G is built for, with the robot and without.
     dense: usize,
     dense_free: usize,
+    /// Whether the solver works by W ([`SolverKind::works_by_factor`]): G is then built
+    /// only where it pays ([`ContactProblem::delassus_pays`]).
+    by_factor: bool,
     /// `contact.islands`, the islands of the step, one island's contacts, the step's
     /// impulses gathered from its islands, the velocity their impulses make and the warm
     /// start cache the islands fill (swapped with `cache` at the end of the step).
@@ -230,6 +233,7 @@ impl Stepper {
             warm: WarmStart::with_capacity(blocks),
             dense_free: if by_factor { DENSE_FREE_CONTACTS.min(dense) } else { dense },
             dense,
+            by_factor,
             split_islands: contact.islands,
             islands: Islands::new(
                 world.robot.as_ref().map(|r| &*r.model),
@@ -417,7 +421,7 @@ impl Stepper {
     }
 
     /// Stage 3, the impulses λ of the assembled problem: the warm start by contact id,
-    /// then its active set solved exactly ([`Polish`]), else the solver (G built for it)
+    /// then its active set solved exactly ([`Polish`]), else the solver (G built for it where it pays)
     /// and, when it misses its tolerance, the fallback and the guard; the warm start stored
     /// for the next step. No problem (none assembled, or no contact) is no impulse.
     /// Returns the way it took.
@@ -446,7 +450,9 @@ impl Stepper {
             .is_some_and(|p| p.try_solve(&self.problem, &self.warm, model, self.tolerance, &mut self.result));
         let mut solved = Solved { polished, ..Solved::PLAIN };
         if !polished {
-            self.problem.build_delassus();
+            if !self.by_factor || self.problem.delassus_pays() {
+                self.problem.build_delassus();
+            }
             if self.solver.solve(&self.problem, Some(&self.warm), &mut self.result).is_err() {
                 // Sized for the problem's capacity, with G built: the solver does not refuse
                 // it. Were it to, the step has no impulses and did not converge.

@@ -1,0 +1,90 @@
+"""Talos falling over from several starting postures: how the contact solve fares on a
+chaotic scene (issue 28 items 1 and 3).
+
+scripts/bench_sim.py times one trajectory of talos falling over (released upright at its
+neutral configuration); a fall is chaotic, so one trajectory says little about how often
+the ADMM misses its tolerance. This runs examples/sim_dynamic.rs on that posture and on
+`--postures` more, each joint offset uniformly in ±`--offset` rad (seeded, clipped to its
+limits), and prints per posture and over all: ADMM iterations per step (mean, max), steps
+over 50 iterations, unconverged steps, fallbacks, polished steps, µs per step (mean).
+
+  scripts/with_ros.sh python scripts/talos_postures.py [--postures 5] [--offset 0.05]
+      [--steps 2000] [--binary target/release/examples/sim_dynamic]
+
+The binary defaults to the `--release` build of the example (built first when missing).
+"""
+
+import argparse
+import json
+import pathlib
+import statistics
+import subprocess
+import sys
+import tempfile
+
+import mujoco
+import numpy as np
+
+import dynamic_scenes
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def postures(count, offset):
+    """The neutral posture, then `count` seeded ones: joint → position."""
+    urdf, share, floating, _, _ = dynamic_scenes.robot_source("talos")
+    model = dynamic_scenes.urdf_model(urdf, share, floating).compile()
+    hinges = [j for j in range(model.njnt) if int(model.jnt_type[j]) == int(mujoco.mjtJoint.mjJNT_HINGE)]
+    result = [{}]
+    for seed in range(1, count + 1):
+        rng = np.random.default_rng(seed)
+        posture = {}
+        for j in hinges:
+            lo, hi = model.jnt_range[j]
+            posture[model.joint(j).name] = float(np.clip(rng.uniform(-offset, offset), lo + 1e-3, hi - 1e-3))
+        result.append(posture)
+    return result
+
+
+def run(binary, posture, steps, work, k):
+    drive = work / f"drive-{k}.json"
+    drive.write_text(json.dumps({"piece": steps, "initial": posture}))
+    out = work / f"ours-{k}.json"
+    subprocess.run([str(binary), "--robot", "talos", "--drive", str(drive), "--steps", str(steps), "--json", str(out)],
+                   check=True, capture_output=True)
+    return json.loads(out.read_text())
+
+
+def summary(name, runs):
+    iterations = [x for r in runs for x in r["iterations"]]
+    steps = len(iterations)
+    total = lambda key: int(sum(sum(r[key]) for r in runs))
+    us = statistics.median(statistics.mean(r["step_us"]) for r in runs)
+    return (f"| {name} | {steps} | {sum(iterations) / steps:.1f} ({max(iterations):.0f}) | "
+            f"{sum(1 for x in iterations if x > 50)} | {total('unconverged')} | {total('fallback')} | "
+            f"{total('polished')} | {us:.0f} |")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--postures", type=int, default=5)
+    parser.add_argument("--offset", type=float, default=0.05)
+    parser.add_argument("--steps", type=int, default=2000)
+    parser.add_argument("--binary", type=pathlib.Path, default=ROOT / "target" / "release" / "examples" / "sim_dynamic")
+    args = parser.parse_args()
+    if not args.binary.exists():
+        subprocess.run(["cargo", "build", "--release", "--example", "sim_dynamic"], cwd=ROOT, check=True)
+    print("| posture | steps | ADMM iterations/step, mean (max) | steps over 50 | unconverged | fallbacks "
+          "| polished | µs/step, mean |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    runs = []
+    with tempfile.TemporaryDirectory(prefix="signorini-talos-") as work:
+        for k, posture in enumerate(postures(args.postures, args.offset)):
+            runs.append(run(args.binary, posture, args.steps, pathlib.Path(work), k))
+            name = "neutral" if k == 0 else f"seed {k}, ±{args.offset} rad"
+            print(summary(name, runs[-1:]), flush=True)
+    print(summary("all (µs: median of the runs)", runs))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
