@@ -430,6 +430,7 @@ impl Assembly {
             }
         }
         problem.ids[k] = l.id;
+        problem.normal_only[k] = true;
     }
 
     /// Adds dof `last` and its ancestors to the support.

@@ -149,8 +149,13 @@ impl AugmentedDelassus {
             self.k.clear();
             self.k.resize(nw * nw, 0.0);
             for i in 0..problem.contacts() {
-                let s = &self.inv_s[3 * i..3 * i + 3];
-                add_gram(&mut self.k, |c| c * nw, rows(w, nw, i), [s[0], s[1], s[2]], problem.factor_support(i));
+                add_gram(
+                    &mut self.k,
+                    |c| c * nw,
+                    rows(w, nw, i),
+                    weights(&self.inv_s, problem, i),
+                    problem.factor_support(i),
+                );
             }
             mirror_lower(&mut self.k, nw);
             self.capacitance.factor(&self.k, &self.ones[..nw], nw)?;
@@ -190,8 +195,7 @@ impl AugmentedDelassus {
         {
             let (values, base) = e.values_and_bases();
             for i in 0..problem.contacts() {
-                let s = &self.inv_s[3 * i..3 * i + 3];
-                add_gram(values, &base, rows(w, nw, i), [s[0], s[1], s[2]], problem.factor_support(i));
+                add_gram(values, &base, rows(w, nw, i), weights(&self.inv_s, problem, i), problem.factor_support(i));
             }
         }
         e.factor()
@@ -226,6 +230,13 @@ impl AugmentedDelassus {
     }
 }
 
+/// Block `i`'s weights `inv_s` in K's Gram sum: zero on a joint block's tangent rows (W's
+/// rows there are zero, so the sum is the same).
+fn weights(inv_s: &[f64], problem: &ContactProblem, i: usize) -> [f64; 3] {
+    let s = &inv_s[3 * i..3 * i + 3];
+    if problem.normal_only(i) { [0.0, 0.0, s[2]] } else { [s[0], s[1], s[2]] }
+}
+
 /// t += Wᵀx (W of `problem`, `nw` columns), a contact's three rows at a time over its
 /// support; a contact whose three entries of x are zero adds nothing and is skipped.
 pub(super) fn add_transpose_product(problem: &ContactProblem, w: &[f64], nw: usize, x: &[f64], t: &mut [f64]) {
@@ -235,10 +246,18 @@ pub(super) fn add_transpose_product(problem: &ContactProblem, w: &[f64], nw: usi
             continue;
         }
         let [w0, w1, w2] = rows(w, nw, i);
+        let single = problem.normal_only(i);
         for &(lo, hi) in problem.factor_support(i) {
             let t = &mut t[lo..hi];
             let n = t.len();
             let (a0, a1, a2) = (&w0[lo..lo + n], &w1[lo..lo + n], &w2[lo..lo + n]);
+            if single {
+                // Zero tangent rows: x0·0 + x1·0 adds exactly nothing.
+                for c in 0..n {
+                    t[c] += x2 * a2[c];
+                }
+                continue;
+            }
             for c in 0..n {
                 t[c] += x0 * a0[c] + x1 * a1[c] + x2 * a2[c];
             }
@@ -258,10 +277,18 @@ pub(super) fn for_each_row_product(
     for i in 0..problem.contacts() {
         let [w0, w1, w2] = rows(w, nw, i);
         let mut d = [0.0; 3];
+        let single = problem.normal_only(i);
         for &(lo, hi) in problem.factor_support(i) {
             let t = &t[lo..hi];
             let n = t.len();
             let (a0, a1, a2) = (&w0[lo..lo + n], &w1[lo..lo + n], &w2[lo..lo + n]);
+            if single {
+                // Zero tangent rows: their products stay exactly 0.
+                for c in 0..n {
+                    d[2] += a2[c] * t[c];
+                }
+                continue;
+            }
             for c in 0..n {
                 d[0] += a0[c] * t[c];
                 d[1] += a1[c] * t[c];
@@ -287,6 +314,8 @@ pub(super) fn add_gram(
 ) {
     let [w0, w1, w2] = w;
     let first = support.first().map_or(0, |r| r.0);
+    // Zero weights on the tangent rows (a joint block): their terms are exactly 0.
+    let single = s[0] == 0.0 && s[1] == 0.0;
     for (a, &(lo, hi)) in support.iter().enumerate() {
         for c in lo..hi {
             let (x0, x1, x2) = (w0[c] * s[0], w1[c] * s[1], w2[c] * s[2]);
@@ -297,6 +326,12 @@ pub(super) fn add_gram(
             let k_row = &mut k[at.wrapping_add(first)..=at.wrapping_add(c)];
             for &(blo, bhi) in &support[..=a] {
                 let bhi = bhi.min(c + 1);
+                if single {
+                    for (kd, y2) in k_row[blo - first..bhi - first].iter_mut().zip(&w2[blo..bhi]) {
+                        *kd += x2 * y2;
+                    }
+                    continue;
+                }
                 for (((kd, y0), y1), y2) in
                     k_row[blo - first..bhi - first].iter_mut().zip(&w0[blo..bhi]).zip(&w1[blo..bhi]).zip(&w2[blo..bhi])
                 {

@@ -92,6 +92,10 @@ pub struct ContactProblem {
     pub(crate) compliance: Vec<f64>,
     /// Id of each contact.
     pub(crate) ids: Vec<ContactId>,
+    /// Per block, whether its tangent rows of J and W are zero (a joint block: one
+    /// normal row ±e_dof), so that products by W skip them. False unless the assembly
+    /// says so.
+    pub(crate) normal_only: Vec<bool>,
     /// W with G = W·Wᵀ (3 n_c rows of `factor_cols`, rows contiguous) when the problem was
     /// assembled from bodies (`factor_cols` = their dofs); empty for plain data. Zero
     /// outside the contacts' supports, beyond its 3 n_c rows too: [`ContactProblem::reset`]
@@ -127,6 +131,7 @@ impl ContactProblem {
             sets: Vec::with_capacity(capacity),
             compliance: Vec::with_capacity(m),
             ids: Vec::with_capacity(capacity),
+            normal_only: Vec::with_capacity(capacity),
             factor: Vec::new(),
             factor_cols: 0,
             runs: Vec::new(),
@@ -367,8 +372,17 @@ impl ContactProblem {
         if nw == 0 {
             return block; // rows only (inverse dynamics): no G
         }
+        let single = (self.normal_only(a), self.normal_only(b));
         for_overlaps(self.factor_support(a), self.factor_support(b), |lo, hi| {
             let row = |r: usize| &self.factor[r * nw + lo..r * nw + hi];
+            if single == (true, true) {
+                // Only the normal rows are non-zero: the other entries stay exactly 0, and
+                // this one is summed in add_dot3x3's order.
+                for (x, y) in row(3 * a + 2).iter().zip(row(3 * b + 2)) {
+                    block[2][2] += x * y;
+                }
+                return;
+            }
             let (ra, rb) = ([row(3 * a), row(3 * a + 1), row(3 * a + 2)], [row(3 * b), row(3 * b + 1), row(3 * b + 2)]);
             add_dot3x3(&mut block, ra, rb, |_| 1.0);
         });
@@ -422,6 +436,12 @@ impl ContactProblem {
             (Some(&a), Some(&b)) => &self.runs[a..b],
             _ => &[],
         }
+    }
+
+    /// Whether block `i`'s tangent rows of W are zero (a joint block).
+    #[inline]
+    pub(crate) fn normal_only(&self, i: usize) -> bool {
+        self.normal_only.get(i).copied().unwrap_or(false)
     }
 
     /// W's rows for `cols` columns, zero (within the capacity reserved: the buffer grows
@@ -551,6 +571,8 @@ impl ContactProblem {
         self.sets.resize(contacts, BlockSet::Cone(0.0));
         self.ids.clear();
         self.ids.resize(contacts, ContactId::new(0, 0, 0, 0));
+        self.normal_only.clear();
+        self.normal_only.resize(contacts, false);
         self.factor_cols = 0;
         self.runs.clear();
         self.run_start.clear();
