@@ -22,7 +22,6 @@ import subprocess
 import sys
 import tempfile
 
-import mujoco
 import numpy as np
 
 import dynamic_scenes
@@ -34,14 +33,14 @@ def postures(count, offset):
     """The neutral posture, then `count` seeded ones: joint → position."""
     urdf, share, floating, _, _ = dynamic_scenes.robot_source("talos")
     model = dynamic_scenes.urdf_model(urdf, share, floating).compile()
-    hinges = [j for j in range(model.njnt) if int(model.jnt_type[j]) == int(mujoco.mjtJoint.mjJNT_HINGE)]
+    joints = dynamic_scenes.hinge_joints(model)
     result = [{}]
     for seed in range(1, count + 1):
         rng = np.random.default_rng(seed)
         posture = {}
-        for j in hinges:
-            lo, hi = model.jnt_range[j]
-            posture[model.joint(j).name] = float(np.clip(rng.uniform(-offset, offset), lo + 1e-3, hi - 1e-3))
+        for name in joints:
+            lo, hi = model.joint(name).range
+            posture[name] = float(np.clip(rng.uniform(-offset, offset), lo + 1e-3, hi - 1e-3))
         result.append(posture)
     return result
 

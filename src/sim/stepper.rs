@@ -421,9 +421,9 @@ impl Stepper {
     }
 
     /// Stage 3, the impulses λ of the assembled problem: the warm start by contact id,
-    /// then its active set solved exactly ([`Polish`]), else the solver (G built for it where it pays)
-    /// and, when it misses its tolerance, the fallback and the guard; the warm start stored
-    /// for the next step. No problem (none assembled, or no contact) is no impulse.
+    /// then its active set solved exactly ([`Polish`]), else the solver (G built for it
+    /// where it pays) and, when it misses its tolerance, the fallback and the guard; the
+    /// warm start stored for the next step. No problem (none assembled, or no contact) is no impulse.
     /// Returns the way it took.
     fn solve(&mut self, assembled: bool) -> Solved {
         let solved = self.solve_problem(assembled);
@@ -454,8 +454,9 @@ impl Stepper {
                 self.problem.build_delassus();
             }
             if self.solver.solve(&self.problem, Some(&self.warm), &mut self.result).is_err() {
-                // Sized for the problem's capacity, with G built: the solver does not refuse
-                // it. Were it to, the step has no impulses and did not converge.
+                // Sized for the problem's capacity, with G built unless the solver works by
+                // W: the solver does not refuse it. Were it to, the step has no impulses and
+                // did not converge.
                 self.result.reset(3 * self.problem.contacts());
             }
             // Impulses that are not numbers solve nothing, whatever the solver says.
