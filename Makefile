@@ -49,18 +49,18 @@ fmt:
 
 lint: fmt
 	$(WITH_ROS) $(CARGO) clippy --release --all-targets --no-default-features -- -D warnings
-	$(WITH_ROS) $(CARGO) clippy --release --all-targets --all-features -- -D warnings
-	$(WITH_ROS) $(CARGO) clippy --release --all-targets -p signorini-python -- -D warnings
+	$(WITH_ROS) $(CARGO) clippy --release --workspace --all-targets --all-features -- -D warnings
 
-# The library without ROS is compiled (and linted) by `lint`; the tests run once, with it.
+# The library without ROS is compiled (and linted) by `lint`; the tests run once, with it
+# (the default features: the same build as `make build`'s, which the interop tests then use).
 unit:
-	$(WITH_ROS) $(CARGO) test --release --all-features
+	$(WITH_ROS) $(CARGO) test --release
 
 interop: build
 	$(WITH_ROS) python -m pytest tests/ros -q -p no:cacheprovider
 
 bench: build
-	$(WITH_ROS) $(CARGO) bench --bench dynamics --bench collision --bench contact
+	$(WITH_ROS) $(CARGO) bench --features bench --bench dynamics --bench collision --bench contact
 	$(WITH_ROS) python scripts/bench_dynamics.py --rounds 9 --samples 15 --write
 	$(WITH_ROS) $(CARGO) run --release --example collision_timing -- --write
 	$(WITH_ROS) python scripts/bench_contact.py --rounds 5 --write

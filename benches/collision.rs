@@ -1,7 +1,7 @@
 //! Criterion benches of contact detection per step (robot placement update + detection;
 //! forward kinematics excluded) on the scenes of `signorini::scenes::detection`.
 //!
-//!   cargo bench --bench collision        (make bench)
+//!   cargo bench --features bench --bench collision        (make bench)
 
 use std::hint::black_box;
 

@@ -2,7 +2,7 @@
 //! warm-started from their own solution, on `signorini::scenes::problems::benchmark_problems`.
 //! The ratios against Pinocchio's ADMM are measured by scripts/bench_contact.py.
 //!
-//!   cargo bench --bench contact        (make bench)
+//!   cargo bench --features bench --bench contact        (make bench)
 
 use std::hint::black_box;
 

@@ -2,7 +2,7 @@
 //! panda, solo12, talos). For the ratio against Pinocchio measured in the same run, see
 //! scripts/bench_dynamics.py; this gives criterion's statistics of signorini alone.
 //!
-//!   cargo bench --bench dynamics        (make bench)
+//!   cargo bench --features bench --bench dynamics        (make bench)
 
 use std::hint::black_box;
 
