@@ -195,11 +195,13 @@ fn planar(world: &World) -> (f64, f64, f64) {
 const WHEELS: [&str; 2] = ["left_wheel_joint", "right_wheel_joint"];
 const WHEEL_RADIUS: f64 = 0.1;
 const WHEEL_SEPARATION: f64 = 0.4;
+const WHEEL_WIDTH: f64 = 0.02;
 
 /// The wheeled robot commanded v = 0.5 m/s (both wheels v/r): from rest, the distance in
 /// the first 2 s (short of 1.0 m by the start, which the wheels' effort limit and the
-/// ground's friction bound); at speed, 2 s travel 1.0 m within 2 %, straight: 9.5e-17 m
-/// sideways and 1.0e-15 rad of heading (bound 5e-8: the symmetric problem's left and right
+/// ground's friction bound); at speed, 2 s travel 1.0 m within 1e-4 (−3.3e-5: the wheels
+/// roll on a radius 3.3 µm short of theirs, their tread compressed), straight: 3.6e-11 m
+/// sideways and 3.0e-11 rad of heading (bound 5e-8: the symmetric problem's left and right
 /// rows meet in the ADMM's Anderson extrapolation, whose least squares can round them
 /// apart; they did to 2.0e-8 m and 1.1e-8 rad when a wheel's fourth contact point was
 /// chosen by its added area rather than its distance outside the patch).
@@ -234,16 +236,25 @@ fn the_wheeled_robot_driven_at_half_a_metre_per_second_travels_a_metre_in_two_se
     assert!(sideways < 5e-8 && heading < 5e-8, "{sideways} {heading}");
 }
 
-/// Wheel velocities ∓2.5 rad/s turn it in place at the kinematic rate r·(ω_R − ω_L)/b =
-/// 1.25 rad/s (measured from 0.5 s to 2.5 s) within 2 %, its axle's middle staying put.
+/// Wheel velocities ∓2.5 rad/s turn it in place. Each wheel touches the ground at the two
+/// edges of its width w = 2 cm, at b/2 ∓ w/2 from the axle's middle, and they cannot both
+/// roll: with the tread's compliance (config/diff_drive.yaml) each carries half the wheel's
+/// load, the outer edge rolls and the inner one slides (about the axle's middle, the outer
+/// edge's static friction balances the inner's sliding friction μN/2 at the shorter arm,
+/// within its cone; the reverse would need more than μN/2), so the robot turns at
+/// r·ω/(b/2 + w/2) = 1.1905 rad/s, 4.8 % below r·(ω_R − ω_L)/b. Measured from 0.5 s to
+/// 2.5 s within 1e-3 of it, the axle's middle within 1 mm of its start. (Rigid, the split
+/// is not unique and neither is the rate, anywhere from r·ω/(b/2 + w/2) to
+/// r·ω/(b/2 − w/2): the ADMM gave +1.2 % over r·(ω_R − ω_L)/b with its scalar penalty and
+/// +0.7 % with the per-contact one, the axle's middle wandering 3 and 12 mm.)
 #[test]
-fn the_wheeled_robot_turns_in_place_at_the_kinematic_rate() {
+fn the_wheeled_robot_turns_in_place_at_its_outer_edges_rolling_rate() {
     let mut sim = Sim::load("config/diff_drive.yaml");
     for _ in 0..200 {
         sim.step();
     }
     sim.command(&WHEELS, &[], &[-2.5, 2.5], &[]);
-    let kinematic = WHEEL_RADIUS * (2.5 - -2.5) / WHEEL_SEPARATION;
+    let rolling = WHEEL_RADIUS * 2.5 / (WHEEL_SEPARATION / 2.0 + WHEEL_WIDTH / 2.0);
     let (x0, y0, _) = planar(sim.world());
     let (mut yaw, mut last, mut turned) = (0.0, planar(sim.world()).2, 0.0);
     let mut wandered = 0.0f64;
@@ -259,15 +270,15 @@ fn the_wheeled_robot_turns_in_place_at_the_kinematic_rate() {
     }
     let rate = (yaw - turned) / 2.0;
     println!(
-        "turning in place: {rate:.4} rad/s against {kinematic} ({:+.3} %), axle centre within {wandered:.2e} m",
-        (rate / kinematic - 1.0) * 100.0
+        "turning in place: {rate:.6} rad/s against the outer edges' rolling rate {rolling:.6} ({:+.2e}), axle centre within {wandered:.2e} m",
+        rate / rolling - 1.0
     );
-    assert!((rate / kinematic - 1.0).abs() < 0.02, "{rate}");
-    assert!(wandered < 0.01, "{wandered}");
+    assert!((rate / rolling - 1.0).abs() < 1e-3, "{rate}");
+    assert!(wandered < 1e-3, "{wandered}");
 }
 
-/// Commanded zero wheel velocity it stays where it is: its drift over 10 s (4.2e-8 m and
-/// 2.6e-12 rad measured).
+/// Commanded zero wheel velocity it stays where it is: its drift over 10 s (3.6e-8 m, the
+/// tread settling, and 1.4e-17 rad measured; the heading's bound is rounding's).
 #[test]
 fn the_wheeled_robot_does_not_drift_at_zero_command() {
     let mut sim = Sim::load("config/diff_drive.yaml");
@@ -282,7 +293,7 @@ fn the_wheeled_robot_does_not_drift_at_zero_command() {
     let (x, y, yaw) = planar(sim.world());
     let (drift, turn) = ((x - x0).hypot(y - y0), (yaw - yaw0).abs());
     println!("zero command: drift {drift:.2e} m and {turn:.2e} rad in 10 s");
-    assert!(drift < 2e-6 && turn < 2e-11, "{drift} {turn}");
+    assert!(drift < 3e-7 && turn < 1e-15, "{drift} {turn}");
 }
 
 /// Bad messages are refused by the check and never reach the loop: the held commands stay,

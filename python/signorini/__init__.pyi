@@ -138,11 +138,14 @@ def solve(
     dt: float = 1.0,
     anderson: int = 5,
     polish: bool = True,
+    scaling: float = 1.0,
 ) -> Solution:
     """Solves `problem` with one of SOLVERS (KeyError otherwise) with its default settings,
     as the simulator's `contact.solver` runs it (`anderson`: the ADMM's Anderson depth,
     `contact.anderson`, 0 to 20; 0 runs seed 000's plain iteration; `polish`: the ADMM
-    tries Newton's method on its iterate's contact modes mid-solve, `contact.polish`). `model` applies to admm, pgs, vfpi and
+    tries Newton's method on its iterate's contact modes mid-solve, `contact.polish`;
+    `scaling`: the exponent, 0 to 1, of the ADMM's per-contact penalty scale by the Delassus
+    diagonal, `contact.scaling`; 0 runs seed 000's scalar penalty). `model` applies to admm, pgs, vfpi and
     vfpi-block; lcp solves the pyramid LCP, chrono-admm/chrono-fadmm/sap the CCP whatever
     `model` (for sap, `tol` is its relative tolerance; vfpi's virtual nodes have stiffness
     1e4 relative to the contact's). `warm_start`: a previous Solution of a problem with as

@@ -13,8 +13,8 @@ use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use signorini::contact::{
-    AdmmOptions, ContactModel, ContactProblem, DEFAULT_ANDERSON, MAX_ANDERSON, Metrics, SolveResult, SolverKind,
-    StoppingRule, WarmStart, cone,
+    AdmmOptions, ContactModel, ContactProblem, DEFAULT_ANDERSON, DEFAULT_CONTACT_SCALING, MAX_ANDERSON, Metrics,
+    SolveResult, SolverKind, StoppingRule, WarmStart, cone,
 };
 
 use crate::arrays::{Input, Shape, input};
@@ -295,10 +295,11 @@ fn finite_result(solver: &str, result: &SolveResult) -> PyResult<()> {
 /// solver has a choice) to the absolute tolerance `tol` in at most `max_iterations`,
 /// from `warm_start` (a previous Solution or impulses); the criteria in force units for
 /// a step `dt`; `anderson`: the ADMM's Anderson depth (`contact.anderson`; 0: the paper's
-/// plain iteration); `polish`: the ADMM polishes its iterate mid-solve (`contact.polish`).
-/// The interpreter is released while it runs.
+/// plain iteration); `polish`: the ADMM polishes its iterate mid-solve (`contact.polish`);
+/// `scaling`: the exponent of the ADMM's per-contact penalty scale (`contact.scaling`, 0 to
+/// 1; 0: the paper's scalar ρ). The interpreter is released while it runs.
 #[pyfunction]
-#[pyo3(signature = (problem, solver="admm", model="ncp", tol=1e-6, max_iterations=1000, warm_start=None, dt=1.0, anderson=DEFAULT_ANDERSON as i64, polish=true))]
+#[pyo3(signature = (problem, solver="admm", model="ncp", tol=1e-6, max_iterations=1000, warm_start=None, dt=1.0, anderson=DEFAULT_ANDERSON as i64, polish=true, scaling=DEFAULT_CONTACT_SCALING))]
 #[allow(clippy::too_many_arguments)]
 pub fn solve(
     py: Python<'_>,
@@ -311,6 +312,7 @@ pub fn solve(
     dt: f64,
     anderson: i64,
     polish: bool,
+    scaling: f64,
 ) -> PyResult<PySolution> {
     let kind = solver_kind(solver)?;
     let max_iterations = usize::try_from(max_iterations)
@@ -318,6 +320,9 @@ pub fn solve(
     let anderson = usize::try_from(anderson).ok().filter(|&a| a <= MAX_ANDERSON).ok_or_else(|| {
         PyValueError::new_err(format!("anderson: {anderson}, expected an integer from 0 to {MAX_ANDERSON}"))
     })?;
+    if !(0.0..=1.0).contains(&scaling) {
+        return Err(PyValueError::new_err(format!("scaling: {scaling}, expected a number from 0 to 1")));
+    }
     let contact_model = contact_model(model)?;
     let tol = positive("tol", tol, true)?;
     let dt = positive("dt", dt, false)?;
@@ -327,7 +332,8 @@ pub fn solve(
     let (result, metrics) = py.detach(|| {
         guard("solve", || {
             let n = p.contacts();
-            let mut engine_solver = kind.build(contact_model, stop, AdmmOptions { anderson, polish }, n, false);
+            let mut engine_solver =
+                kind.build(contact_model, stop, AdmmOptions { anderson, polish, scaling }, n, false);
             let mut result = SolveResult::with_capacity(n, 0);
             engine_solver.solve(p, warm.as_ref(), &mut result).map_err(engine)?;
             finite_result(solver, &result)?;

@@ -48,6 +48,11 @@ pub struct ContactConfig {
     /// the last iterates (Pinocchio 4's `anderson_capacity`; 0 or 1: the paper's plain
     /// iteration). Other solvers ignore it. 5.
     pub anderson: usize,
+    /// Exponent s of seed 000's ADMM's per-contact penalty: each contact's ρ scaled by
+    /// (d_i/d̄)^s, d_i its mean Delassus diagonal, d̄ their geometric mean (1: the Jacobi
+    /// preconditioning of seed 003 eq. 47; 0: the paper's scalar ρ). Other solvers ignore
+    /// it. 1.
+    pub scaling: NonNegativeF64,
 }
 
 impl Default for ContactConfig {
@@ -67,6 +72,7 @@ impl Default for ContactConfig {
             fallback: Fallback::Ccp,
             islands: true,
             anderson: crate::contact::DEFAULT_ANDERSON,
+            scaling: nn(crate::contact::DEFAULT_CONTACT_SCALING),
         }
     }
 }
@@ -98,6 +104,7 @@ impl ContactConfig {
             fallback: self.fallback,
             islands: self.islands,
             anderson: self.anderson,
+            scaling: self.scaling.get(),
         }
     }
 }

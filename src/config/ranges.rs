@@ -105,6 +105,8 @@ pub const JOINT_POSITION: Range = Range::new(-1e4, 1e4, "a joint position", "rad
 pub const ITERATIONS: Range = Range::new(1.0, 1e6, "an iteration count", "");
 /// `contact.anderson` (0: off).
 pub const ANDERSON: Range = Range::new(0.0, crate::contact::MAX_ANDERSON as f64, "an Anderson depth", "");
+/// `contact.scaling`: beyond 1 the scale overshoots the Jacobi preconditioning.
+pub const SCALING_EXPONENT: Range = Range::new(0.0, 1.0, "a scaling exponent", "");
 /// `sim.publish_every`.
 pub const STEPS: Range = Range::new(1.0, 1e6, "a number of steps", "");
 /// QoS keep-last depths.
@@ -272,6 +274,7 @@ fn collision_and_contact(c: &Check, config: &Config) -> Result<(), ConfigError> 
     c.positive("contact.tolerance", s.tolerance, &TOLERANCE)?;
     c.count("contact.max_iterations", s.max_iterations.get(), &ITERATIONS)?;
     c.count("contact.anderson", s.anderson, &ANDERSON)?;
+    c.non_negative("contact.scaling", s.scaling, &SCALING_EXPONENT)?;
     c.non_negative("contact.restitution_threshold", s.restitution_threshold, &SPEED)?;
     c.non_negative("contact.compliance_normal", s.compliance_normal, &COMPLIANCE)?;
     c.non_negative("contact.compliance_tangential", s.compliance_tangential, &COMPLIANCE)

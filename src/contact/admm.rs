@@ -36,10 +36,11 @@
 //! (tests/contact_warm_start.rs). With the polish and Anderson (below) the two
 //! quadrupeds converge with the scaling too, and talos falling over from six postures
 //! takes 43.5 iterations a step against 68.6 (22 unconverged steps of 12 000 against 52;
-//! scripts/talos_postures.py with the scaling set in [`super::SolverKind::build`]); but
-//! the wheeled base turning in place (tests/joint_commands.rs) then drifts 12 mm instead
-//! of 3 (its hyperstatic sliding contacts have many solutions, and the scaling picks less
-//! symmetric ones), so it stays off. `anderson` extrapolates the iterates
+//! scripts/talos_postures.py), so the simulator scales by default
+//! ([`super::DEFAULT_CONTACT_SCALING`], `contact.scaling`). Where the rigid problem has
+//! many solutions (hyperstatic sliding contacts, as a wheel's two edges turning in
+//! place), the penalty picks one, and the scaling picks another than the scalar ρ.
+//! `anderson` extrapolates the iterates
 //! ([`super::anderson`]): 2 to 30 times fewer iterations on solo12, talos falling and
 //! the sliding cube, but the wall then fails again. It is off in these settings' default
 //! (the controller's inverse dynamics runs the paper's iteration) and on, depth

@@ -52,7 +52,9 @@ pub use metrics::Metrics;
 pub use pgs::{PgsSettings, PgsSolver};
 pub use problem::{ContactProblem, DENSE_CONTACTS, DENSE_FREE_CONTACTS, ProblemError};
 pub use sap::{SapSettings, SapSolver};
-pub use settings::{AdmmOptions, ContactSettings, DEFAULT_ANDERSON, Fallback, MAX_ANDERSON, SolverKind};
+pub use settings::{
+    AdmmOptions, ContactSettings, DEFAULT_ANDERSON, DEFAULT_CONTACT_SCALING, Fallback, MAX_ANDERSON, SolverKind,
+};
 pub use solver::{
     Capacity, ContactModel, Residuals, SolveError, SolveResult, SolveStats, Solver, StoppingRule, WarmStart,
 };
