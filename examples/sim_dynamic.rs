@@ -10,14 +10,15 @@
 //! with the final configuration and free bodies' centres.
 //!
 //!   cargo run --release --example sim_dynamic -- --robot solo12|quadruped|talos|arm7|none
-//!       --drive D.json [--steps 1000] [--no-islands] [--solver NAME] [--budget SECONDS]
+//!       --drive D.json [--steps 1000] [--no-islands] [--solver NAME] [--scaling S] [--budget SECONDS]
 //!       [--json OUT.json]
 //!   cargo run --release --example sim_dynamic -- --urdf ROBOT.urdf --drive D.json ...
 //!
 //! `--no-islands` solves the step's contacts as one problem (`contact.islands: false`;
 //! by default separate groups of contacts are problems of their own). `--urdf` loads the
 //! robot from a URDF file, its root fixed to the world at the origin (scripts/cable.py's
-//! cable). `--solver` replaces `contact.solver` (admm, vfpi, vfpi-block, ...); `--budget`
+//! cable). `--solver` replaces `contact.solver` (admm, vfpi, vfpi-block, ...), `--scaling`
+//! `contact.scaling` (0: the paper's scalar ADMM penalty); `--budget`
 //! stops the run after that much wall time (the steps done are in the output).
 //!
 //! The drive (written by bench_sim.py) holds everything both simulators share:
@@ -208,6 +209,13 @@ fn arguments() -> Args {
             ("--solver", Some(v)) => {
                 out.contact.solver = serde_json::from_value(serde_json::Value::String(v.clone()))
                     .unwrap_or_else(|e| fail(format!("--solver {v}: {e}")))
+            }
+            ("--scaling", Some(v)) => {
+                out.contact.scaling = v
+                    .parse()
+                    .ok()
+                    .and_then(signorini::config::NonNegativeF64::new)
+                    .unwrap_or_else(|| fail(format!("--scaling {v}: expected a number ≥ 0")))
             }
             ("--budget", Some(v)) => out.budget = v.parse().unwrap_or_else(|_| usage()),
             ("--steps", Some(v)) => out.steps = v.parse().unwrap_or_else(|_| usage()),
