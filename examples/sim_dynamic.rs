@@ -10,7 +10,7 @@
 //! with the final configuration and free bodies' centres.
 //!
 //!   cargo run --release --example sim_dynamic -- --robot solo12|quadruped|talos|arm7|none
-//!       --drive D.json [--steps 1000] [--no-islands] [--solver NAME] [--scaling S] [--budget SECONDS]
+//!       --drive D.json [--steps 1000] [--no-islands] [--solver NAME] [--scaling S] [--anderson M] [--budget SECONDS]
 //!       [--json OUT.json]
 //!   cargo run --release --example sim_dynamic -- --urdf ROBOT.urdf --drive D.json ...
 //!
@@ -18,7 +18,8 @@
 //! by default separate groups of contacts are problems of their own). `--urdf` loads the
 //! robot from a URDF file, its root fixed to the world at the origin (scripts/cable.py's
 //! cable). `--solver` replaces `contact.solver` (admm, vfpi, vfpi-block, ...), `--scaling`
-//! `contact.scaling` (0: the paper's scalar ADMM penalty); `--budget`
+//! `contact.scaling` (0: the paper's scalar ADMM penalty), `--anderson` `contact.anderson`;
+//! `--budget`
 //! stops the run after that much wall time (the steps done are in the output).
 //!
 //! The drive (written by bench_sim.py) holds everything both simulators share:
@@ -216,6 +217,12 @@ fn arguments() -> Args {
                     .ok()
                     .and_then(signorini::config::NonNegativeF64::new)
                     .unwrap_or_else(|| fail(format!("--scaling {v}: expected a number ≥ 0")))
+            }
+            ("--anderson", Some(v)) => {
+                out.contact.anderson =
+                    v.parse().ok().filter(|&a| a <= signorini::contact::MAX_ANDERSON).unwrap_or_else(|| {
+                        fail(format!("--anderson {v}: expected 0 to {}", signorini::contact::MAX_ANDERSON))
+                    })
             }
             ("--budget", Some(v)) => out.budget = v.parse().unwrap_or_else(|_| usage()),
             ("--steps", Some(v)) => out.steps = v.parse().unwrap_or_else(|_| usage()),

@@ -9,7 +9,7 @@ limits), and prints per posture and over all: ADMM iterations per step (mean, ma
 over 50 iterations, unconverged steps, fallbacks, polished steps, µs per step (mean).
 
   scripts/with_ros.sh python scripts/talos_postures.py [--postures 5] [--offset 0.05]
-      [--steps 2000] [--binary target/release/examples/sim_dynamic]
+      [--steps 2000] [--binary target/release/examples/sim_dynamic] [--anderson M] [--scaling S]
 
 The binary defaults to the `--release` build of the example (built first when missing).
 """
@@ -45,12 +45,12 @@ def postures(count, offset):
     return result
 
 
-def run(binary, posture, steps, work, k):
+def run(binary, posture, steps, work, k, settings):
     drive = work / f"drive-{k}.json"
     drive.write_text(json.dumps({"piece": steps, "initial": posture}))
     out = work / f"ours-{k}.json"
-    subprocess.run([str(binary), "--robot", "talos", "--drive", str(drive), "--steps", str(steps), "--json", str(out)],
-                   check=True, capture_output=True)
+    subprocess.run([str(binary), "--robot", "talos", "--drive", str(drive), "--steps", str(steps), "--json", str(out),
+                    *settings], check=True, capture_output=True)
     return json.loads(out.read_text())
 
 
@@ -70,7 +70,11 @@ def main():
     parser.add_argument("--offset", type=float, default=0.05)
     parser.add_argument("--steps", type=int, default=2000)
     parser.add_argument("--binary", type=pathlib.Path, default=ROOT / "target" / "release" / "examples" / "sim_dynamic")
+    parser.add_argument("--anderson", type=int, help="contact.anderson (default: the simulator's)")
+    parser.add_argument("--scaling", type=float, help="contact.scaling (default: the simulator's)")
     args = parser.parse_args()
+    settings = [*(["--anderson", str(args.anderson)] if args.anderson is not None else []),
+                *(["--scaling", str(args.scaling)] if args.scaling is not None else [])]
     if not args.binary.exists():
         subprocess.run(["cargo", "build", "--release", "--example", "sim_dynamic"], cwd=ROOT, check=True)
     print("| posture | steps | ADMM iterations/step, mean (max) | steps over 50 | unconverged | fallbacks "
@@ -79,7 +83,7 @@ def main():
     runs = []
     with tempfile.TemporaryDirectory(prefix="signorini-talos-") as work:
         for k, posture in enumerate(postures(args.postures, args.offset)):
-            runs.append(run(args.binary, posture, args.steps, pathlib.Path(work), k))
+            runs.append(run(args.binary, posture, args.steps, pathlib.Path(work), k, settings))
             name = "neutral" if k == 0 else f"seed {k}, ±{args.offset} rad"
             print(summary(name, runs[-1:]), flush=True)
     print(summary("all (µs: median of the runs)", runs))
