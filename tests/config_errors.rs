@@ -522,6 +522,7 @@ fn numbers_outside_their_physical_range_name_key_range_and_value() {
             "expected an iteration count from 1 to 1e6, got 1e7",
         ),
         ("contact: {anderson: 1000000}", "contact.anderson", "expected an Anderson depth from 0 to 20, got 1e6"),
+        ("contact: {scaling: 1.5}", "contact.scaling", "expected a scaling exponent from 0 to 1, got 1.5"),
         ("sim: {publish_every: 10000000}", "sim.publish_every", "expected a number of steps from 1 to 1e6, got 1e7"),
         ("qos: {clock: {depth: 100000}}", "qos.clock.depth", "expected a queue depth from 1 to 10000, got 100000"),
         ("realtime: {cpu: 1024}", "realtime.cpu", "expected a CPU index from 0 to 1023, got 1024"),
@@ -540,8 +541,14 @@ fn numbers_outside_their_physical_range_name_key_range_and_value() {
         assert_eq!(error(&yaml), format!("robot.yaml: key `{key}`: {message}"), "{fragment}");
     }
     // The edges themselves are accepted.
-    for edge in ["rate_hz: 100000", "rate_hz: 1", "sim: {dt: 1.0e-6, catch_up: 60}", "collision: {max_contacts: 1024}"]
-    {
+    for edge in [
+        "rate_hz: 100000",
+        "rate_hz: 1",
+        "sim: {dt: 1.0e-6, catch_up: 60}",
+        "collision: {max_contacts: 1024}",
+        "contact: {scaling: 0}",
+        "contact: {scaling: 1}",
+    ] {
         assert!(Config::from_yaml(&format!("robot: {{urdf: r.urdf}}\n{edge}\n"), "robot.yaml").is_ok(), "{edge}");
     }
 }
