@@ -200,8 +200,8 @@ const WHEEL_WIDTH: f64 = 0.02;
 /// The wheeled robot commanded v = 0.5 m/s (both wheels v/r): from rest, the distance in
 /// the first 2 s (short of 1.0 m by the start, which the wheels' effort limit and the
 /// ground's friction bound); at speed, 2 s travel 1.0 m within 1e-4 (−3.3e-5: the wheels
-/// roll on a radius 3.3 µm short of theirs, their tread compressed), straight: 3.6e-11 m
-/// sideways and 3.0e-11 rad of heading (bound 5e-8: the symmetric problem's left and right
+/// roll on a radius 3.3 µm short of theirs, their tread compressed), straight: 2.7e-11 m
+/// sideways and 2.2e-11 rad of heading (bound 5e-8: the symmetric problem's left and right
 /// rows meet in the ADMM's Anderson extrapolation, whose least squares can round them
 /// apart; they did to 2.0e-8 m and 1.1e-8 rad when a wheel's fourth contact point was
 /// chosen by its added area rather than its distance outside the patch).
@@ -278,7 +278,7 @@ fn the_wheeled_robot_turns_in_place_at_its_outer_edges_rolling_rate() {
 }
 
 /// Commanded zero wheel velocity it stays where it is: its drift over 10 s (3.6e-8 m, the
-/// tread settling, and 1.4e-17 rad measured; the heading's bound is rounding's).
+/// tread settling, and 1.9e-17 rad measured; the heading's bound is rounding's).
 #[test]
 fn the_wheeled_robot_does_not_drift_at_zero_command() {
     let mut sim = Sim::load("config/diff_drive.yaml");

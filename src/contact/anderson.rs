@@ -145,15 +145,23 @@ impl Anderson {
         c
     }
 
-    /// Writes the extrapolated start ŵ_k into `out` (the newest output when fewer than 2
-    /// entries are held or the weights are not finite); returns whether it extrapolated.
+    /// Writes the extrapolated start ŵ_k into `out` (the newest output until the history
+    /// is full, or when the weights are not finite); returns whether it extrapolated.
+    ///
+    /// Only a full history extrapolates: after [`Anderson::clear`] (the ADMM clears it
+    /// when ρ changes and when its safeguard trips) the iteration runs plain until `depth`
+    /// entries are back. Extrapolating from the first 1 or 2 differences is depth 2 or 3,
+    /// which stalls the 15-cube wall (100 of its 100 steps short of 1e-6), and the
+    /// restarts made every depth pass through them: the wall then missed on 17 steps at
+    /// depth 5, against 2 with a full history, and talos falling from six postures on 22
+    /// steps of 12 000 against 5 (examples/admm_study.rs, scripts/talos_postures.py).
     pub fn extrapolate(&mut self, out: &mut [f64]) -> bool {
         let w = self.width;
         if self.len == 0 {
             return false;
         }
         out[..w].copy_from_slice(self.output(self.len - 1));
-        if self.len < 2 {
+        if self.len < self.depth.max(2) {
             return false;
         }
         let c = self.fit();

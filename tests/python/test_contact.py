@@ -327,7 +327,7 @@ def test_at09_a_ton_on_a_gram_admm_converges_and_pgs_does_not():
 
 def test_anderson_takes_fewer_admm_iterations_to_the_same_impulses():
     """`anderson` (the simulator's `contact.anderson`, default 5) against the paper's
-    plain iteration (0) on the sliding point mass of AT-04 (47 iterations plain, 17 with
+    plain iteration (0) on the sliding point mass of AT-04 (47 iterations plain, 19 with
     Anderson, to 1e-12, both without the polish): the same impulses to 1e-10, in less than
     half the iterations; a depth outside 0 to 20 is refused by name."""
     p = point_mass([np.cos(0.5), np.sin(0.5), -G0 * DT], 0.5)
