@@ -212,11 +212,13 @@ fn arguments() -> Args {
                     .unwrap_or_else(|e| fail(format!("--solver {v}: {e}")))
             }
             ("--scaling", Some(v)) => {
+                let max = signorini::contact::MAX_CONTACT_SCALING;
                 out.contact.scaling = v
                     .parse()
                     .ok()
+                    .filter(|&s| s <= max)
                     .and_then(signorini::config::NonNegativeF64::new)
-                    .unwrap_or_else(|| fail(format!("--scaling {v}: expected a number ≥ 0")))
+                    .unwrap_or_else(|| fail(format!("--scaling {v}: expected a number from 0 to {max}")))
             }
             ("--anderson", Some(v)) => {
                 out.contact.anderson =

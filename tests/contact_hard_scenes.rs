@@ -20,7 +20,7 @@
 //!   next step's warm start often already meets the tolerance).
 
 use signorini::config::{ContactConfig, Fallback};
-use signorini::contact::{AdmmSettings, AdmmSolver, StoppingRule};
+use signorini::contact::{AdmmOptions, AdmmSettings, AdmmSolver, StoppingRule};
 use signorini::scenes::{Sources, suite};
 use signorini::sim::Stepper;
 
@@ -63,8 +63,7 @@ fn the_cube_wall_converges_on_all_but_four_steps_with_the_contacts_penalties_sca
 
 #[test]
 fn the_cube_wall_converges_on_all_but_two_steps_with_the_simulators_admm() {
-    let admm = AdmmSettings { contact_scaling: 1.0, anderson: 5, polish: true, ..Default::default() };
-    let (iterations, unconverged) = run("cube-wall", admm);
+    let (iterations, unconverged) = run("cube-wall", AdmmOptions::default().apply(AdmmSettings::default()));
     assert_eq!(iterations.len(), 100);
     let mut sorted = iterations.clone();
     sorted.sort_unstable();

@@ -105,8 +105,8 @@ pub const JOINT_POSITION: Range = Range::new(-1e4, 1e4, "a joint position", "rad
 pub const ITERATIONS: Range = Range::new(1.0, 1e6, "an iteration count", "");
 /// `contact.anderson` (0: off).
 pub const ANDERSON: Range = Range::new(0.0, crate::contact::MAX_ANDERSON as f64, "an Anderson depth", "");
-/// `contact.scaling`: beyond 1 the scale overshoots the Jacobi preconditioning.
-pub const SCALING_EXPONENT: Range = Range::new(0.0, 1.0, "a scaling exponent", "");
+/// `contact.scaling`.
+pub const SCALING_EXPONENT: Range = Range::new(0.0, crate::contact::MAX_CONTACT_SCALING, "a scaling exponent", "");
 /// `sim.publish_every`.
 pub const STEPS: Range = Range::new(1.0, 1e6, "a number of steps", "");
 /// QoS keep-last depths.

@@ -53,7 +53,8 @@ pub use pgs::{PgsSettings, PgsSolver};
 pub use problem::{ContactProblem, DENSE_CONTACTS, DENSE_FREE_CONTACTS, ProblemError};
 pub use sap::{SapSettings, SapSolver};
 pub use settings::{
-    AdmmOptions, ContactSettings, DEFAULT_ANDERSON, DEFAULT_CONTACT_SCALING, Fallback, MAX_ANDERSON, SolverKind,
+    AdmmOptions, ContactSettings, DEFAULT_ANDERSON, DEFAULT_CONTACT_SCALING, Fallback, MAX_ANDERSON,
+    MAX_CONTACT_SCALING, SolverKind,
 };
 pub use solver::{
     Capacity, ContactModel, Residuals, SolveError, SolveResult, SolveStats, Solver, StoppingRule, WarmStart,

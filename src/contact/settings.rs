@@ -101,6 +101,13 @@ pub struct AdmmOptions {
     pub scaling: f64,
 }
 
+impl AdmmOptions {
+    /// `settings` with these options: what [`SolverKind::build`] gives seed 000's ADMM.
+    pub fn apply(self, settings: AdmmSettings) -> AdmmSettings {
+        AdmmSettings { anderson: self.anderson, polish: self.polish, contact_scaling: self.scaling, ..settings }
+    }
+}
+
 impl Default for AdmmOptions {
     /// The simulator's defaults: depth [`DEFAULT_ANDERSON`], polished, each contact's
     /// penalty scaled by [`DEFAULT_CONTACT_SCALING`].
@@ -126,6 +133,10 @@ pub const DEFAULT_ANDERSON: usize = 5;
 /// The deepest Anderson history accepted (`contact.anderson`, Python's `solve`): its
 /// buffers hold depth × 9 values per contact, and depths beyond a few tens only cost.
 pub const MAX_ANDERSON: usize = 20;
+
+/// The largest per-contact scaling exponent accepted (`contact.scaling`, Python's
+/// `solve`): beyond 1 the scale overshoots the Jacobi preconditioning.
+pub const MAX_CONTACT_SCALING: f64 = 1.0;
 
 impl Default for ContactSettings {
     /// Seed 000's ADMM on the NCP to 1e-6 in at most 1000 iterations, polished, with the
@@ -176,15 +187,7 @@ impl SolverKind {
         match self {
             SolverKind::Admm => Box::new(AdmmSolver::with_sizing(
                 sizing,
-                AdmmSettings {
-                    model,
-                    stop,
-                    record_history,
-                    anderson: admm.anderson,
-                    polish: admm.polish,
-                    contact_scaling: admm.scaling,
-                    ..Default::default()
-                },
+                admm.apply(AdmmSettings { model, stop, record_history, ..Default::default() }),
             )),
             SolverKind::Pgs => Box::new(PgsSolver::with_capacity(
                 capacity,
