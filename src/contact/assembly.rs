@@ -373,7 +373,18 @@ impl Assembly {
         self.support.clear();
         // J_r·v_f for the three rows, and J_N·v (restitution).
         let mut velocity = [0.0; 4];
-        for (owner, sign) in [(c.body1, 1.0), (c.body2, -1.0)] {
+        // The owner with the higher columns first (a free body's are above the robot's),
+        // each adding its support deepest first: the support comes out in the order
+        // [`Assembly::close_support`] wants, unsorted, unless both owners are the robot.
+        let first = |o: &Owner| match *o {
+            Owner::Free { body } => bodies.column(body).map_or(0, |c| c + 1),
+            _ => 0,
+        };
+        let mut owners = [(c.body1, 1.0), (c.body2, -1.0)];
+        if first(&owners[1].0) > first(&owners[0].0) {
+            owners.swap(0, 1);
+        }
+        for (owner, sign) in owners {
             let part = self.add_body_rows(bodies, k, &owner, c, sign, v, v_free);
             for (x, y) in velocity.iter_mut().zip(part) {
                 *x += y;
@@ -592,7 +603,7 @@ impl Assembly {
                         }
                     }
                 }
-                self.support.extend(base..base + 6);
+                self.support.extend((base..base + 6).rev());
             }
         }
         velocity
