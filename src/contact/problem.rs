@@ -537,6 +537,11 @@ impl ContactProblem {
         let Some((w, nw)) = self.delassus_factor().filter(|&(_, nw)| nw <= t.len()) else {
             return false;
         };
+        if x[..m].iter().all(|&v| v == 0.0) {
+            // W·(Wᵀ·0): exactly zero, without the products (the polish's linear start).
+            out[..m].fill(0.0);
+            return true;
+        }
         let t = &mut t[..nw];
         t.fill(0.0);
         super::delassus::add_transpose_product(self, w, nw, x, t);
