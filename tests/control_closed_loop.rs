@@ -284,8 +284,11 @@ fn solo12_stands_under_the_controller_with_its_predicted_forces() {
     let r = world.robot.as_ref().unwrap();
     let moved = r.q.iter().zip(&reference).fold(0.0f64, |m, (a, b)| m.max((a - b).abs()));
     println!("solo12: forces agree to {worst:.1e} (relative), the pose holds to {moved:.1e}");
-    // Measured: forces agree to 5.4e-10 (relative), the pose holds to 2.7e-12.
-    assert!(worst < 5e-9, "largest relative force error {worst}");
+    // Measured: forces agree to 2.0e-7 (relative), the pose holds to 4.4e-9. The
+    // simulator keeps a warm start that solves its step within 1e-8 m/s (1 % of the
+    // tolerance, contact::polish::AS_IS); re-solved exactly on every step, they agreed to
+    // 5.4e-10 and 2.7e-12.
+    assert!(worst < 1e-6, "largest relative force error {worst}");
     assert!(moved < 1e-6, "moved {moved} from the settled pose");
 }
 
