@@ -212,13 +212,15 @@ fn arguments() -> Args {
                     .unwrap_or_else(|e| fail(format!("--solver {v}: {e}")))
             }
             ("--scaling", Some(v)) => {
-                let max = signorini::contact::MAX_CONTACT_SCALING;
+                let range = signorini::config::ranges::SCALING_EXPONENT;
                 out.contact.scaling = v
                     .parse()
                     .ok()
-                    .filter(|&s| s <= max)
+                    .filter(|&s| range.contains(s))
                     .and_then(signorini::config::NonNegativeF64::new)
-                    .unwrap_or_else(|| fail(format!("--scaling {v}: expected a number from 0 to {max}")))
+                    .unwrap_or_else(|| {
+                        fail(format!("--scaling {v}: expected a number from {} to {}", range.min, range.max))
+                    })
             }
             ("--anderson", Some(v)) => {
                 out.contact.anderson =

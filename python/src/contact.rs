@@ -13,8 +13,8 @@ use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 use signorini::contact::{
-    AdmmOptions, ContactModel, ContactProblem, DEFAULT_ANDERSON, DEFAULT_CONTACT_SCALING, MAX_ANDERSON,
-    MAX_CONTACT_SCALING, Metrics, SolveResult, SolverKind, StoppingRule, WarmStart, cone,
+    AdmmOptions, ContactModel, ContactProblem, DEFAULT_ANDERSON, DEFAULT_CONTACT_SCALING, MAX_ANDERSON, Metrics,
+    SolveResult, SolverKind, StoppingRule, WarmStart, cone,
 };
 
 use crate::arrays::{Input, Shape, input};
@@ -320,9 +320,11 @@ pub fn solve(
     let anderson = usize::try_from(anderson).ok().filter(|&a| a <= MAX_ANDERSON).ok_or_else(|| {
         PyValueError::new_err(format!("anderson: {anderson}, expected an integer from 0 to {MAX_ANDERSON}"))
     })?;
-    if !(0.0..=MAX_CONTACT_SCALING).contains(&scaling) {
+    let range = signorini::config::ranges::SCALING_EXPONENT;
+    if !range.contains(scaling) {
         return Err(PyValueError::new_err(format!(
-            "scaling: {scaling}, expected a number from 0 to {MAX_CONTACT_SCALING}"
+            "scaling: {scaling}, expected a number from {} to {}",
+            range.min, range.max
         )));
     }
     let contact_model = contact_model(model)?;
