@@ -39,7 +39,7 @@ use super::problem::{ContactProblem, ProblemError};
 use crate::collision::{Contact, Owner};
 use crate::dynamics;
 use crate::model::{Data, FreeBody, FreeBodyState, Model};
-use crate::spatial::{Vec3, skew};
+use crate::spatial::Vec3;
 
 /// The bodies contact impulses act on.
 #[derive(Copy, Clone, Debug)]
@@ -259,9 +259,8 @@ impl Assembly {
             dynamics::ltdl_solve(model, data, &mut self.impulse[..robot_nv]);
         }
         for (b, at) in bodies.columns() {
-            let seg = &mut self.impulse[at..at + 6];
-            let x = bodies.free[b].inverse_mass_matrix() * nalgebra::Vector6::from_column_slice(seg);
-            seg.copy_from_slice(x.as_slice());
+            let seg: &mut [f64; 6] = (&mut self.impulse[at..at + 6]).try_into().expect("six dofs");
+            bodies.free[b].apply_inverse(seg);
         }
         for (vk, dk) in v[..nv].iter_mut().zip(&self.impulse[..nv]) {
             *vk += dk;
@@ -522,10 +521,10 @@ impl Assembly {
             if let Owner::Free { body } = owner
                 && let (Some(b), Some(at)) = (bodies.free.get(body), bodies.column(body))
             {
-                let ct = b.inverse_factor().transpose();
                 for (w_r, j_r) in [(&mut *w0, j0), (&mut *w1, j1), (&mut *w2, j2)] {
-                    let x = ct * nalgebra::Vector6::from_column_slice(&j_r[at..at + 6]);
-                    w_r[at..at + 6].copy_from_slice(x.as_slice());
+                    let w_r: &mut [f64; 6] = (&mut w_r[at..at + 6]).try_into().expect("six dofs");
+                    w_r.copy_from_slice(&j_r[at..at + 6]);
+                    b.apply_factor_transpose(w_r);
                 }
             }
         }
@@ -585,22 +584,26 @@ impl Assembly {
                 let (Some(state), Some(base)) = (bodies.free_states.get(body), bodies.column(body)) else {
                     return velocity;
                 };
-                // ṗ = R (v + ω × r) = R v − R [r]ₓ ω, r = p in the body frame.
-                let rot = &state.pose.rotation;
+                // ṗ = R (v + ω × r) = R v − R [r]ₓ ω, r = p in the body frame: row a is
+                // u = (Fᵀ R)_a (F the contact frame) on the linear dofs, −u [r]ₓ = r × u on the
+                // angular ones.
                 let r_local = state.pose.act_inv_point(p);
-                let lin = rot;
-                let ang = -(rot * skew(&r_local));
+                let rows = frame.tr_mul(&state.pose.rotation) * sign;
+                let (vf, v0) = (&v_free[base..base + 6], &v[base..base + 6]);
                 for a in 0..3 {
-                    let ca = frame.column(a);
-                    let row = (3 * k + a) * nv + base;
+                    let lin = rows.row(a).transpose();
+                    let ang = r_local.cross(&lin);
+                    let at = (3 * k + a) * nv + base;
+                    let row = &mut self.jacobian[at..at + 6];
                     for j in 0..3 {
-                        let (x, y) = (sign * ca.dot(&lin.column(j)), sign * ca.dot(&ang.column(j)));
-                        self.jacobian[row + j] += x;
-                        self.jacobian[row + 3 + j] += y;
-                        velocity[a] += x * v_free[base + j] + y * v_free[base + 3 + j];
-                        if a == 2 {
-                            velocity[3] += x * v[base + j] + y * v[base + 3 + j];
-                        }
+                        row[j] += lin[j];
+                        row[3 + j] += ang[j];
+                    }
+                    velocity[a] +=
+                        lin.dot(&Vec3::from_column_slice(&vf[..3])) + ang.dot(&Vec3::from_column_slice(&vf[3..]));
+                    if a == 2 {
+                        velocity[3] +=
+                            lin.dot(&Vec3::from_column_slice(&v0[..3])) + ang.dot(&Vec3::from_column_slice(&v0[3..]));
                     }
                 }
                 self.support.extend((base..base + 6).rev());

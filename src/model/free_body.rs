@@ -28,6 +28,9 @@ pub struct FreeBody {
     inverse: Mat6,
     /// The Cholesky factor C of the inverse, M⁻¹ = C·Cᵀ (lower triangular).
     inverse_factor: Mat6,
+    /// The diagonals of M⁻¹ and C when M⁻¹ is diagonal (centre of mass at the origin,
+    /// principal axes along the frame's: a box, a ball, a cylinder).
+    diagonal: Option<[[f64; 6]; 2]>,
     /// I_c⁻¹, the rotational inertia's about the centre of mass.
     rotational_inverse: Mat3,
 }
@@ -56,7 +59,10 @@ impl FreeBody {
         }
         let inverse_factor = inverse.cholesky().ok_or_else(|| fail("singular inertia"))?.l();
         let rotational_inverse = inertia.rotational.try_inverse().ok_or_else(|| fail("singular inertia"))?;
-        Ok(Self { name: name.to_owned(), inertia, inverse, inverse_factor, rotational_inverse })
+        let diagonal = (0..6)
+            .all(|r| (0..6).all(|c| r == c || inverse[(r, c)] == 0.0))
+            .then(|| [std::array::from_fn(|k| inverse[(k, k)]), std::array::from_fn(|k| inverse_factor[(k, k)])]);
+        Ok(Self { name: name.to_owned(), inertia, inverse, inverse_factor, diagonal, rotational_inverse })
     }
 
     /// A solid box of `mass` and half extents `h`, centred on its frame.
@@ -87,6 +93,24 @@ impl FreeBody {
     /// C with M⁻¹ = C·Cᵀ (lower triangular, body frame): J·M⁻¹·Jᵀ = (J·C)(J·C)ᵀ.
     pub fn inverse_factor(&self) -> &Mat6 {
         &self.inverse_factor
+    }
+
+    /// Cᵀ·x in place (x in the body frame: a row of J over the body's six dofs, into a row
+    /// of W), by C's diagonal when M⁻¹ is diagonal (the same values as the product).
+    pub fn apply_factor_transpose(&self, x: &mut [f64; 6]) {
+        match &self.diagonal {
+            Some([_, c]) => x.iter_mut().zip(c).for_each(|(x, c)| *x *= c),
+            None => *x = (self.inverse_factor.transpose() * nalgebra::Vector6::from_column_slice(x)).into(),
+        }
+    }
+
+    /// M⁻¹·x in place (x in the body frame: an impulse on the body's six dofs), by the
+    /// diagonal when M⁻¹ is diagonal.
+    pub fn apply_inverse(&self, x: &mut [f64; 6]) {
+        match &self.diagonal {
+            Some([d, _]) => x.iter_mut().zip(d).for_each(|(x, d)| *x *= d),
+            None => *x = (self.inverse * nalgebra::Vector6::from_column_slice(x)).into(),
+        }
     }
 
     /// The velocity after `dt` under `gravity` (world, m/s²) and the wrench `external` (body
