@@ -259,8 +259,10 @@ impl Assembly {
             dynamics::ltdl_solve(model, data, &mut self.impulse[..robot_nv]);
         }
         for (b, at) in bodies.columns() {
-            let seg: &mut [f64; 6] = (&mut self.impulse[at..at + 6]).try_into().expect("six dofs");
-            bodies.free[b].apply_inverse(seg);
+            let mut x = [0.0; 6];
+            x.copy_from_slice(&self.impulse[at..at + 6]);
+            bodies.free[b].apply_inverse(&mut x);
+            self.impulse[at..at + 6].copy_from_slice(&x);
         }
         for (vk, dk) in v[..nv].iter_mut().zip(&self.impulse[..nv]) {
             *vk += dk;
@@ -522,9 +524,10 @@ impl Assembly {
                 && let (Some(b), Some(at)) = (bodies.free.get(body), bodies.column(body))
             {
                 for (w_r, j_r) in [(&mut *w0, j0), (&mut *w1, j1), (&mut *w2, j2)] {
-                    let w_r: &mut [f64; 6] = (&mut w_r[at..at + 6]).try_into().expect("six dofs");
-                    w_r.copy_from_slice(&j_r[at..at + 6]);
-                    b.apply_factor_transpose(w_r);
+                    let mut x = [0.0; 6];
+                    x.copy_from_slice(&j_r[at..at + 6]);
+                    b.apply_factor_transpose(&mut x);
+                    w_r[at..at + 6].copy_from_slice(&x);
                 }
             }
         }
