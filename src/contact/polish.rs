@@ -199,6 +199,8 @@ pub struct Polish {
     candidate: SolveResult,
     /// λ before the last Newton step.
     previous: Vec<f64>,
+    /// The active blocks' linearizations, sliding ones (in `active`'s order).
+    slips: Vec<Option<Slip>>,
 }
 
 impl Polish {
@@ -227,6 +229,7 @@ impl Polish {
             t: vec![0.0; cols],
             candidate: SolveResult::with_capacity(contacts, 0),
             previous: Vec::with_capacity(3 * contacts),
+            slips: Vec::with_capacity(contacts),
         }
     }
 
@@ -540,11 +543,14 @@ impl Polish {
     }
 
     /// The Newton matrix and F of the unknown rows (the module's equations), σ given;
-    /// false when a sliding block has no slip to oppose.
+    /// false when a sliding block has no slip to oppose. Each block G_ab of (G + R)_FF is
+    /// formed once, for b ≤ a, and serves the rows of b against the columns of a as G_abᵀ
+    /// (bit for bit G_ba: the same products summed in the same order).
     fn jacobian_and_residual(&mut self, problem: &ContactProblem) -> bool {
-        let (nr, linear) = (self.unknowns, self.linear());
+        let nr = self.unknowns;
         self.jacobian.clear();
         self.jacobian.resize(nr * nr, 0.0);
+        self.slips.clear();
         for &(a, ra) in &self.active {
             let slip = match (self.modes[a], problem.sets[a]) {
                 (Mode::Sliding, BlockSet::Cone(mu)) => match Slip::of(mu, &self.candidate, a) {
@@ -553,37 +559,52 @@ impl Polish {
                 },
                 _ => None,
             };
-            let rows_a = self.modes[a].rows();
             let (l, s) = (cone::block(&self.candidate.lambda, a), cone::block(&self.candidate.sigma, a));
-            for (p, &r) in rows_a.iter().enumerate() {
+            for (p, &r) in self.modes[a].rows().iter().enumerate() {
                 self.residual[ra + p] = slip.map_or(s[r], |slip| slip.residual(r, &l, &s));
             }
-            for &(b, rb) in &self.active {
-                if linear && b < a {
-                    // (G + R)_FF is symmetric: the block row of b is done.
-                    for (q, p) in (0..self.modes[b].rows().len()).flat_map(|q| (0..rows_a.len()).map(move |p| (q, p))) {
-                        self.jacobian[(ra + p) * nr + rb + q] = self.jacobian[(rb + q) * nr + ra + p];
-                    }
-                    continue;
-                }
+            self.slips.push(slip);
+        }
+        for ia in 0..self.active.len() {
+            let (a, ra) = self.active[ia];
+            for ib in 0..=ia {
+                let (b, rb) = self.active[ib];
                 let mut gb = problem.delassus_block(a, b);
                 if a == b {
                     for (k, row) in gb.iter_mut().enumerate() {
                         row[k] += problem.compliance[3 * a + k];
                     }
                 }
-                for (q, &c) in self.modes[b].rows().iter().enumerate() {
-                    for (p, &r) in rows_a.iter().enumerate() {
-                        let mut v = gb[r][c];
-                        if let Some(slip) = slip.filter(|_| r < 2) {
-                            v = slip.tangent_row(r, c, &gb, a == b);
-                        }
-                        self.jacobian[(ra + p) * nr + rb + q] = v;
-                    }
+                self.fill_block((a, ra, self.slips[ia]), (b, rb), &gb, a == b);
+                if a != b {
+                    let gt = std::array::from_fn(|r| std::array::from_fn(|c| gb[c][r]));
+                    self.fill_block((b, rb, self.slips[ib]), (a, ra), &gt, false);
                 }
             }
         }
         true
+    }
+
+    /// The Newton matrix's entries of block `a`'s unknown rows (offset `ra`, its slip if it
+    /// slides) against block `b`'s unknown columns (offset `rb`), `gb` their block of
+    /// G + R, `same` when a = b.
+    fn fill_block(
+        &mut self,
+        (a, ra, slip): (usize, usize, Option<Slip>),
+        (b, rb): (usize, usize),
+        gb: &[[f64; 3]; 3],
+        same: bool,
+    ) {
+        let nr = self.unknowns;
+        for (q, &c) in self.modes[b].rows().iter().enumerate() {
+            for (p, &r) in self.modes[a].rows().iter().enumerate() {
+                let v = match slip.filter(|_| r < 2) {
+                    Some(slip) => slip.tangent_row(r, c, gb, same),
+                    None => gb[r][c],
+                };
+                self.jacobian[(ra + p) * nr + rb + q] = v;
+            }
+        }
     }
 }
 
