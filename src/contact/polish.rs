@@ -575,6 +575,12 @@ impl Polish {
                         row[k] += problem.compliance[3 * a + k];
                     }
                 }
+                if self.modes[a] == Mode::Normal && self.modes[b] == Mode::Normal {
+                    // One row each (a joint-friction interval, a frictionless contact).
+                    self.jacobian[ra * nr + rb] = gb[2][2];
+                    self.jacobian[rb * nr + ra] = gb[2][2];
+                    continue;
+                }
                 self.fill_block((a, ra, self.slips[ia]), (b, rb), &gb, a == b);
                 if a != b {
                     let gt = std::array::from_fn(|r| std::array::from_fn(|c| gb[c][r]));
@@ -588,6 +594,7 @@ impl Polish {
     /// The Newton matrix's entries of block `a`'s unknown rows (offset `ra`, its slip if it
     /// slides) against block `b`'s unknown columns (offset `rb`), `gb` their block of
     /// G + R, `same` when a = b.
+    #[inline]
     fn fill_block(
         &mut self,
         (a, ra, slip): (usize, usize, Option<Slip>),
