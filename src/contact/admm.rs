@@ -42,8 +42,8 @@
 //! place), the penalty picks one, and the scaling picks another than the scalar ρ.
 //! `anderson` extrapolates the iterates
 //! ([`super::anderson`]): 2 to 30 times fewer iterations on solo12, talos falling and
-//! the sliding cube; with the scaling, the wall misses on 2 of its 100 steps (median 314
-//! iterations) against 2 without Anderson (median 639), once Anderson extrapolates only
+//! the sliding cube; with the scaling, the wall misses on 1 of its 100 steps (median 269
+//! iterations) against 2 without Anderson (median 642), once Anderson extrapolates only
 //! from full histories (17 before, [`super::anderson::Anderson::extrapolate`]). It is off
 //! in these settings' default
 //! (the controller's inverse dynamics runs the paper's iteration) and on, depth

@@ -120,7 +120,7 @@ impl Default for AdmmOptions {
 /// scaled by its Delassus diagonal (the Jacobi preconditioning of seed 003 eq. 47). Over
 /// talos falling from six postures, 43.6 ADMM iterations a step against 66.8 with the
 /// paper's scalar ρ, 5 unconverged steps of 12 000 against 20 (scripts/talos_postures.py);
-/// on the 15-cube wall hit by the ball, 2 of 100 steps miss 1e-6 against 96
+/// on the 15-cube wall hit by the ball, 1 of 100 steps misses 1e-6 against 98
 /// (examples/admm_study.rs).
 pub const DEFAULT_CONTACT_SCALING: f64 = 1.0;
 
