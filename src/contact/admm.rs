@@ -240,6 +240,13 @@ pub struct AdmmSolver {
     shift: Vec<f64>,
     /// Per row, the block's penalty scale d_i/d̄ (1 without block scaling).
     scale: Vec<f64>,
+    /// Per row, √(ρ·scale) at the last factorization: the weight of the fixed-point
+    /// residual ([`weighted_residual`]), a square root per row per factorization instead
+    /// of per iteration.
+    root: Vec<f64>,
+    /// The last iteration's weighted fixed-point residual (y part, then z part), from
+    /// [`Self::fixed_point_residual`] for [`Self::accelerate`].
+    residual: Vec<f64>,
     f: Vec<f64>,
     f_prev: Vec<f64>,
     y_prev: Vec<f64>,
@@ -278,6 +285,8 @@ impl AdmmSolver {
             delassus: AugmentedDelassus::with_sizing(m, sizing.cols, 3 * sizing.dense),
             shift: v(),
             scale: v(),
+            root: v(),
+            residual: Vec::with_capacity(2 * m),
             f: v(),
             f_prev: v(),
             y_prev: v(),
@@ -301,6 +310,7 @@ impl AdmmSolver {
         let m = 3 * problem.contacts();
         for k in 0..m {
             self.shift[k] = problem.compliance[k] + self.settings.eta + rho * self.scale[k];
+            self.root[k] = (rho * self.scale[k]).sqrt();
         }
         self.delassus.factor(problem, &self.shift[..m]).is_ok()
     }
@@ -516,7 +526,7 @@ impl AdmmSolver {
             if s.anderson >= 2 {
                 // Pinocchio's safeguard: a residual that did not shrink ends the history
                 // (the last extrapolation, or the map's non-smoothness, broke the model).
-                let norm = self.fixed_point_residual(penalty.rho, y, z);
+                let norm = self.fixed_point_residual(y, z);
                 if norm >= last {
                     self.anderson.clear();
                 }
@@ -536,7 +546,7 @@ impl AdmmSolver {
                 self.anderson.clear();
                 last = f64::INFINITY;
             } else if s.anderson >= 2 && k < s.stop.max_iterations {
-                self.accelerate(penalty.rho, y, z);
+                self.accelerate(y, z);
             }
         }
         if let (Some(k), Some((polish, _))) = (polished, self.polish.as_ref()) {
@@ -556,11 +566,19 @@ impl AdmmSolver {
     /// The ∞-norm of the fixed-point residual of the last iteration in the ADMM's own
     /// metric, (√ρ_i (y − ŷ), (z − ẑ)/√ρ_i) (ŷ, ẑ its start): the norm in which the
     /// iteration is non-expansive (Boyd et al. 2011 §3.3, with ρ_i per block).
-    fn fixed_point_residual(&self, rho: f64, y: &[f64], z: &[f64]) -> f64 {
-        (0..y.len()).fold(0.0f64, |norm, j| {
-            let (ry, rz) = weighted_residual(rho * self.scale[j], y[j] - self.y_prev[j], z[j] - self.z_prev[j]);
-            norm.max(ry.abs()).max(rz.abs())
-        })
+    /// The residual itself is kept for [`Self::accelerate`]; the weights are those of ρ
+    /// at the last factorization, the iteration's.
+    fn fixed_point_residual(&mut self, y: &[f64], z: &[f64]) -> f64 {
+        let m = y.len();
+        self.residual.clear();
+        self.residual.resize(2 * m, 0.0);
+        let mut norm = 0.0f64;
+        for j in 0..m {
+            let (ry, rz) = weighted_residual(self.root[j], y[j] - self.y_prev[j], z[j] - self.z_prev[j]);
+            (self.residual[j], self.residual[m + j]) = (ry, rz);
+            norm = norm.max(ry.abs()).max(rz.abs());
+        }
+        norm
     }
 
     /// Anderson's step after an iteration that kept ρ: the output (f, y, z) and its
@@ -569,15 +587,14 @@ impl AdmmSolver {
     /// the ADMM's own metric: with per-contact penalties, the previous weighting
     /// (ρ_i(y − ŷ), z − ẑ) made the least squares ignore the heavy contacts' impulses and
     /// the 15-cube wall diverged under it (21 steps at fixed ρ: 17 unconverged against 0).
-    fn accelerate(&mut self, rho: f64, y: &mut [f64], z: &mut [f64]) {
+    /// The residual is the one [`Self::fixed_point_residual`] kept for this iteration.
+    fn accelerate(&mut self, y: &mut [f64], z: &mut [f64]) {
         let m = y.len();
         let (w, r) = self.anderson.push();
         w[..m].copy_from_slice(&self.f);
         w[m..2 * m].copy_from_slice(y);
         w[2 * m..].copy_from_slice(z);
-        for j in 0..m {
-            (r[j], r[m + j]) = weighted_residual(rho * self.scale[j], y[j] - self.y_prev[j], z[j] - self.z_prev[j]);
-        }
+        r[..2 * m].copy_from_slice(&self.residual[..2 * m]);
         if self.anderson.extrapolate(&mut self.start[..3 * m]) {
             self.f.copy_from_slice(&self.start[..m]);
             y.copy_from_slice(&self.start[m..2 * m]);
@@ -593,10 +610,10 @@ fn mid_solve_polish(capacity: usize, cols: usize) -> (Polish, ModeWatch) {
 }
 
 /// An entry of the fixed-point residual in the ADMM's metric, its y and its z part, from
-/// the entry's penalty ρ_j and the iteration's changes Δy_j, Δz_j: (√ρ_j Δy_j, Δz_j/√ρ_j).
+/// the root √ρ_j of the entry's penalty and the iteration's changes Δy_j, Δz_j:
+/// (√ρ_j Δy_j, Δz_j/√ρ_j).
 #[inline]
-fn weighted_residual(rho_j: f64, dy: f64, dz: f64) -> (f64, f64) {
-    let root = rho_j.sqrt();
+fn weighted_residual(root: f64, dy: f64, dz: f64) -> (f64, f64) {
     (root * dy, dz / root)
 }
 
@@ -646,6 +663,7 @@ impl Solver for AdmmSolver {
             [
                 &mut self.shift,
                 &mut self.scale,
+                &mut self.root,
                 &mut self.f,
                 &mut self.f_prev,
                 &mut self.y_prev,
