@@ -26,8 +26,15 @@ pub struct Anderson {
     start: usize,
     outputs: Vec<f64>,
     residuals: Vec<f64>,
-    /// The differences ΔR (m−1 columns of a residual's length).
+    /// Per ring slot, the difference of its residual and its predecessor's (m of a
+    /// residual's length), and whether it is computed.
     columns: Vec<f64>,
+    fresh: Vec<bool>,
+    /// The slots whose differences the current fit computes.
+    new_now: Vec<bool>,
+    /// Per pair of ring slots, the products of their differences (m square): a difference
+    /// joins the products once, the others' are kept as the ring turns.
+    products: Vec<f64>,
     /// The normal equations (m−1 square), their right-hand side and the weights γ.
     gram: Vec<f64>,
     rhs: Vec<f64>,
@@ -48,7 +55,10 @@ impl Anderson {
             start: 0,
             outputs: vec![0.0; d * width],
             residuals: vec![0.0; d * residual_width],
-            columns: vec![0.0; c * residual_width],
+            columns: vec![0.0; d * residual_width],
+            fresh: vec![false; d],
+            new_now: vec![false; d],
+            products: vec![0.0; d * d],
             gram: vec![0.0; c * c],
             rhs: vec![0.0; c],
             weights: vec![0.0; c],
@@ -88,6 +98,7 @@ impl Anderson {
     pub fn clear(&mut self) {
         self.len = 0;
         self.start = 0;
+        self.fresh.fill(false);
     }
 
     fn slot(&self, j: usize) -> usize {
@@ -103,6 +114,7 @@ impl Anderson {
             self.len += 1;
         }
         let s = self.slot(self.len - 1);
+        self.fresh[s] = false;
         let (w, r) = (self.width, self.residual_width);
         (&mut self.outputs[s * w..(s + 1) * w], &mut self.residuals[s * r..(s + 1) * r])
     }
@@ -112,27 +124,43 @@ impl Anderson {
         &self.outputs[s * w..(s + 1) * w]
     }
 
-    /// ⟨ΔR_a, ΔR_b⟩ and ⟨ΔR_a, r_k⟩ for column a = r_{k−a} − r_{k−a−1}: the columns
-    /// written out once into `columns`, then the products over contiguous slices (the
-    /// same sums, term by term, as over the ring).
+    /// ⟨ΔR_a, ΔR_b⟩ and ⟨ΔR_a, r_k⟩ for column a = r_{k−a} − r_{k−a−1}: each difference
+    /// written out once into its slot's column, and its products with the others formed
+    /// when it is (those of two older columns are kept from an earlier fit; a column
+    /// leaves only with its slot's residual); the same sums, term by term, as over the
+    /// ring. Only ⟨ΔR_a, r_k⟩ is formed anew each time.
     fn fit(&mut self) -> usize {
         let c = self.len - 1;
         let newest = self.len - 1;
-        let rw = self.residual_width;
+        let (rw, d) = (self.residual_width, self.depth);
+        // `fresh` marks the columns computed before this fit; those computed now are the
+        // ones whose products are formed.
+        self.new_now.fill(false);
         for a in 0..c {
             let (s1, s2) = (self.slot(newest - a), self.slot(newest - a - 1));
-            let (r1, r2) = (&self.residuals[s1 * rw..(s1 + 1) * rw], &self.residuals[s2 * rw..(s2 + 1) * rw]);
-            for ((d, x1), x2) in self.columns[a * rw..(a + 1) * rw].iter_mut().zip(r1).zip(r2) {
-                *d = x1 - x2;
+            if self.fresh[s1] {
+                continue;
             }
+            let (r1, r2) = (&self.residuals[s1 * rw..(s1 + 1) * rw], &self.residuals[s2 * rw..(s2 + 1) * rw]);
+            for ((x, x1), x2) in self.columns[s1 * rw..(s1 + 1) * rw].iter_mut().zip(r1).zip(r2) {
+                *x = x1 - x2;
+            }
+            (self.fresh[s1], self.new_now[s1]) = (true, true);
         }
         let s = self.slot(newest);
         let last = &self.residuals[s * rw..(s + 1) * rw];
-        let column = |a: usize| &self.columns[a * rw..(a + 1) * rw];
+        let column = |slot: usize| &self.columns[slot * rw..(slot + 1) * rw];
         for a in 0..c {
-            self.rhs[a] = sequential_dot(column(a), last);
+            let sa = self.slot(newest - a);
+            self.rhs[a] = sequential_dot(column(sa), last);
             for bb in 0..=a {
-                let g = sequential_dot(column(a), column(bb));
+                let sb = self.slot(newest - bb);
+                if self.new_now[sa] || self.new_now[sb] {
+                    let g = sequential_dot(column(sa), column(sb));
+                    self.products[sa * d + sb] = g;
+                    self.products[sb * d + sa] = g;
+                }
+                let g = self.products[sa * d + sb];
                 self.gram[a * c + bb] = g;
                 self.gram[bb * c + a] = g;
             }
