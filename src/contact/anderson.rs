@@ -27,11 +27,12 @@ pub struct Anderson {
     outputs: Vec<f64>,
     residuals: Vec<f64>,
     /// Per ring slot, the difference of its residual and its predecessor's (m of a
-    /// residual's length), and whether it is computed.
+    /// residual's length).
     columns: Vec<f64>,
-    fresh: Vec<bool>,
-    /// The slots whose differences the current fit computes.
-    new_now: Vec<bool>,
+    /// How many of the newest entries' differences are not formed yet (entries pushed
+    /// since the last fit; all after a clear): always the newest, as a push writes the
+    /// newest slot.
+    stale: usize,
     /// Per pair of ring slots, the products of their differences (m square): a difference
     /// joins the products once, the others' are kept as the ring turns.
     products: Vec<f64>,
@@ -56,8 +57,7 @@ impl Anderson {
             outputs: vec![0.0; d * width],
             residuals: vec![0.0; d * residual_width],
             columns: vec![0.0; d * residual_width],
-            fresh: vec![false; d],
-            new_now: vec![false; d],
+            stale: d,
             products: vec![0.0; d * d],
             gram: vec![0.0; c * c],
             rhs: vec![0.0; c],
@@ -98,7 +98,7 @@ impl Anderson {
     pub fn clear(&mut self) {
         self.len = 0;
         self.start = 0;
-        self.fresh.fill(false);
+        self.stale = self.depth;
     }
 
     fn slot(&self, j: usize) -> usize {
@@ -114,7 +114,7 @@ impl Anderson {
             self.len += 1;
         }
         let s = self.slot(self.len - 1);
-        self.fresh[s] = false;
+        self.stale = (self.stale + 1).min(self.depth);
         let (w, r) = (self.width, self.residual_width);
         (&mut self.outputs[s * w..(s + 1) * w], &mut self.residuals[s * r..(s + 1) * r])
     }
@@ -133,19 +133,15 @@ impl Anderson {
         let c = self.len - 1;
         let newest = self.len - 1;
         let (rw, d) = (self.residual_width, self.depth);
-        // `fresh` marks the columns computed before this fit; those computed now are the
-        // ones whose products are formed.
-        self.new_now.fill(false);
-        for a in 0..c {
+        // Columns 0..new (the newest) are formed now, with their products.
+        let new = self.stale.min(c);
+        self.stale = 0;
+        for a in 0..new {
             let (s1, s2) = (self.slot(newest - a), self.slot(newest - a - 1));
-            if self.fresh[s1] {
-                continue;
-            }
             let (r1, r2) = (&self.residuals[s1 * rw..(s1 + 1) * rw], &self.residuals[s2 * rw..(s2 + 1) * rw]);
             for ((x, x1), x2) in self.columns[s1 * rw..(s1 + 1) * rw].iter_mut().zip(r1).zip(r2) {
                 *x = x1 - x2;
             }
-            (self.fresh[s1], self.new_now[s1]) = (true, true);
         }
         let s = self.slot(newest);
         let last = &self.residuals[s * rw..(s + 1) * rw];
@@ -155,7 +151,8 @@ impl Anderson {
             self.rhs[a] = sequential_dot(column(sa), last);
             for bb in 0..=a {
                 let sb = self.slot(newest - bb);
-                if self.new_now[sa] || self.new_now[sb] {
+                // bb ≤ a: the pair has a new column exactly when bb does.
+                if bb < new {
                     let g = sequential_dot(column(sa), column(sb));
                     self.products[sa * d + sb] = g;
                     self.products[sb * d + sa] = g;
