@@ -575,10 +575,16 @@ impl Polish {
                         row[k] += problem.compliance[3 * a + k];
                     }
                 }
-                if self.modes[a] == Mode::Normal && self.modes[b] == Mode::Normal {
-                    // One row each (a joint-friction interval, a frictionless contact).
-                    self.jacobian[ra * nr + rb] = gb[2][2];
-                    self.jacobian[rb * nr + ra] = gb[2][2];
+                if self.slips[ia].is_none() && self.slips[ib].is_none() {
+                    // Neither slides: the entries are (G + R)_ab's, and their mirror G_ba's.
+                    for (p, &r) in self.modes[a].rows().iter().enumerate() {
+                        for (q, &c) in self.modes[b].rows().iter().enumerate() {
+                            self.jacobian[(ra + p) * nr + rb + q] = gb[r][c];
+                            if a != b {
+                                self.jacobian[(rb + q) * nr + ra + p] = gb[r][c];
+                            }
+                        }
+                    }
                     continue;
                 }
                 self.fill_block((a, ra, self.slips[ia]), (b, rb), &gb, a == b);
@@ -593,7 +599,8 @@ impl Polish {
 
     /// The Newton matrix's entries of block `a`'s unknown rows (offset `ra`, its slip if it
     /// slides) against block `b`'s unknown columns (offset `rb`), `gb` their block of
-    /// G + R, `same` when a = b.
+    /// G + R, `same` when a = b: for a pair with a sliding block (the others are G's
+    /// entries, written in place).
     #[inline]
     fn fill_block(
         &mut self,
