@@ -108,7 +108,7 @@ def main():
             line = subprocess.run([str(harness), str(model_file), str(scene), "7"], check=True, capture_output=True,
                                   text=True).stdout.split()
             round_[key] = float(line[1])
-            iterations[key] = f"{line[2]}" + ("" if line[3] == "1" else ", short")
+            iterations[key] = line[2] + ("" if line[3] == "1" else ", short")
         theirs.append(round_)
     rows = ["| robot | contacts detected (solved, loaded) | Pinocchio computeJointJacobians + calc + contactInverseDynamics µs (iterations) "
             "| signorini inverse dynamics µs | ratio | signorini whole tick µs (of which contact detection) | ratio "

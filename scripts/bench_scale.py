@@ -153,7 +153,7 @@ def table(results, budget):
         cut = lambda r: f"{r['steps']}" + ("" if r["steps"] >= m["steps"] else f" (cut at {budget:g} s)")
         lines.append(
             f"| {name} | {m['us_mean']:.1f} ({m['contacts_mean']:.0f}) | {o['us_mean']:.1f} "
-            f"({o['contacts_mean']:.0f}), {cut(o)} | {results[key].get('ratio', o['us_mean'] / m['us_mean']):.2f} "
+            f"({o['contacts_mean']:.0f}), {cut(o)} | {results[key]['ratio']:.2f} "
             f"| {o['unconverged']}, {o['fallbacks']} | {o['iterations_mean']:.1f} | {o['kb_per_contact']:.1f} "
             f"| {o.get('reserved_kb', 0) / 1024:.0f} | {n['us_mean']:.1f} ({cut(n)}, {n['unconverged']}) |")
     # A run cut at the budget covers only the pile's first steps: no point of the fit.

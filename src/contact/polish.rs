@@ -587,10 +587,10 @@ impl Polish {
                     }
                     continue;
                 }
-                self.fill_block((a, ra, self.slips[ia]), (b, rb), &gb, a == b);
+                self.fill_block((a, ra, self.slips[ia]), (b, rb), &gb);
                 if a != b {
                     let gt = std::array::from_fn(|r| std::array::from_fn(|c| gb[c][r]));
-                    self.fill_block((b, rb, self.slips[ib]), (a, ra), &gt, false);
+                    self.fill_block((b, rb, self.slips[ib]), (a, ra), &gt);
                 }
             }
         }
@@ -599,17 +599,11 @@ impl Polish {
 
     /// The Newton matrix's entries of block `a`'s unknown rows (offset `ra`, its slip if it
     /// slides) against block `b`'s unknown columns (offset `rb`), `gb` their block of
-    /// G + R, `same` when a = b: for a pair with a sliding block (the others are G's
+    /// G + R: for a pair with a sliding block (the others are G's
     /// entries, written in place).
     #[inline]
-    fn fill_block(
-        &mut self,
-        (a, ra, slip): (usize, usize, Option<Slip>),
-        (b, rb): (usize, usize),
-        gb: &[[f64; 3]; 3],
-        same: bool,
-    ) {
-        let nr = self.unknowns;
+    fn fill_block(&mut self, (a, ra, slip): (usize, usize, Option<Slip>), (b, rb): (usize, usize), gb: &[[f64; 3]; 3]) {
+        let (nr, same) = (self.unknowns, a == b);
         for (q, &c) in self.modes[b].rows().iter().enumerate() {
             for (p, &r) in self.modes[a].rows().iter().enumerate() {
                 let v = match slip.filter(|_| r < 2) {
