@@ -470,6 +470,8 @@ def main():
     parser.add_argument("--cable-steps", type=int, default=1000)
     parser.add_argument("--write", action="store_true", help="update docs/BENCHMARKS.md")
     args = parser.parse_args()
+    if args.rounds < 1:
+        parser.error(f"--rounds {args.rounds}: expected at least 1")
     args.part = args.part or ["piles"]
     subprocess.run(["cargo", "build", "--release", "--example", "sim_scale", "--example", "sim_dynamic"], cwd=ROOT,
                    check=True)
