@@ -8,6 +8,12 @@
 //! stopped; then on the 7-dof arm, where friction couples the joints: with F above the
 //! exactly its gravity torque. The solver runs at a tolerance of 1e-12 so that the
 //! analytic answers are checked to 1e-9.
+//!
+//! A joint with friction resting on its limit, one block holding both (joint_blocks'
+//! "Both"; as two, the pair's impulses are not unique and the ADMM missed the tolerance):
+//! pushed into the limit or pulled away below F it stays; pulled beyond F it leaves at
+//! (τ − F)/I from the first step on (the limit, K_0, only pushes: its impulse is not held
+//! at a pulling value).
 
 mod common;
 mod counting;
@@ -35,6 +41,21 @@ fn turntable() -> World {
 }
 
 fn turntable_with(damping: f64, friction: f64) -> World {
+    turntable_joint(damping, friction, "continuous", "", None)
+}
+
+/// The upper limit of [`limited_turntable`] (rad), where it starts.
+const UPPER: f64 = 0.5;
+
+/// The turntable on a revolute joint limited to [−1, UPPER] rad, resting on its upper limit.
+fn limited_turntable() -> World {
+    let limit = format!(r#"<limit lower="-1" upper="{UPPER}" effort="100" velocity="10"/>"#);
+    turntable_joint(0.0, FRICTION, "revolute", &limit, Some(UPPER))
+}
+
+/// The turntable on a joint of `kind` (with its `limit` element), at `q0` (revolute) or
+/// its neutral configuration.
+fn turntable_joint(damping: f64, friction: f64, kind: &str, limit: &str, q0: Option<f64>) -> World {
     let xml = format!(
         r#"<robot name="turntable">
   <link name="base"/>
@@ -45,17 +66,18 @@ fn turntable_with(damping: f64, friction: f64) -> World {
       <inertia ixx="0.05" ixy="0" ixz="0" iyy="0.05" iyz="0" izz="{IZZ}"/>
     </inertial>
   </link>
-  <joint name="spin" type="continuous">
+  <joint name="spin" type="{kind}">
     <parent link="base"/>
     <child link="arm"/>
     <axis xyz="0 0 1"/>
+    {limit}
     <dynamics damping="{damping}" friction="{friction}"/>
   </joint>
 </robot>"#
     );
     let model = Model::from_urdf_xml(&xml, "turntable", &ModelOptions::default()).unwrap();
     assert_eq!((model.damping[0], model.friction[0]), (damping, friction));
-    let q = model.neutral_configuration().as_slice().to_vec();
+    let q = q0.map_or_else(|| model.neutral_configuration().as_slice().to_vec(), |q| vec![q]);
     World::new(Some(Robot::new(model, q)), &Default::default(), &Default::default()).unwrap()
 }
 
@@ -146,6 +168,47 @@ fn a_spinning_turntable_stops_at_i_v0_over_f_and_stays_stopped() {
     // The step that stops it is the first whose friction impulse F·Δt exceeds I·v.
     assert!(t >= stop && t < stop + DT, "stopped at {t} s, analytic {stop} s");
     assert!(friction_torque(&stepper).abs() < 1e-9, "at rest, no torque: {}", friction_torque(&stepper));
+}
+
+/// The joint's position (rad).
+fn angle(world: &World) -> f64 {
+    world.robot.as_ref().unwrap().q[0]
+}
+
+#[test]
+fn on_its_limit_the_turntable_stays_pushed_in_or_pulled_out_below_the_friction() {
+    for tau in [2.0 * FRICTION, 0.0, -0.5 * FRICTION, -0.99 * FRICTION] {
+        let mut world = limited_turntable();
+        let mut stepper = Stepper::new(&world, DT, &tight().settings(), 4);
+        for k in 0..500 {
+            let report = *stepper.step(&mut world, &[tau]);
+            assert!(report.converged, "τ {tau}, step {k}: {report:?}");
+            // One block, the limit holding the friction (joint_blocks' "Both").
+            assert_eq!((report.joint_limits, report.joint_friction), (1, 1), "τ {tau}, step {k}");
+            let blocks = stepper.joint_blocks();
+            let held = matches!(blocks[..], [b] if b.held_friction() == FRICTION);
+            assert!(held, "τ {tau}, step {k}: {blocks:?}");
+            assert!(speed(&world).abs() < 1e-9, "τ {tau}, step {k}: v = {}", speed(&world));
+            assert!((angle(&world) - UPPER).abs() < 1e-9, "τ {tau}, step {k}: q = {}", angle(&world));
+        }
+    }
+}
+
+#[test]
+fn pulled_off_its_limit_beyond_the_friction_it_leaves_at_the_torque_left_over() {
+    let tau = -3.0 * FRICTION;
+    let mut world = limited_turntable();
+    let mut stepper = Stepper::new(&world, DT, &tight().settings(), 4);
+    let accel = (tau + FRICTION) / inertia();
+    for k in 1..=300 {
+        let report = *stepper.step(&mut world, &[tau]);
+        assert!(report.converged, "step {k}: {report:?}");
+        assert_eq!(report.joint_friction, 1, "step {k}");
+        let want = k as f64 * DT * accel;
+        assert!((speed(&world) - want).abs() < 1e-9, "step {k}: v = {}, expected {want}", speed(&world));
+    }
+    assert_eq!(stepper.joint_blocks().len(), 1, "off the limit, the friction block alone");
+    assert!(!stepper.joint_blocks()[0].is_limit());
 }
 
 #[test]

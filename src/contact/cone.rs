@@ -23,7 +23,9 @@ pub fn tangent_norm(x: &Vec3c) -> f64 {
 pub fn project_cone(mu: f64, x: &Vec3c) -> Vec3c {
     let r = tangent_norm(x);
     let n = x[2];
-    if r <= mu * n {
+    // n ≥ 0 first: with μ = 0 (a joint limit, a frictionless contact) and x_T = 0,
+    // r ≤ μn reads 0 ≤ −0 for any n < 0, and a pulling impulse would pass as inside.
+    if n >= 0.0 && r <= mu * n {
         return *x;
     }
     if mu * r <= -n {
@@ -45,7 +47,7 @@ pub fn proximal_step_rigid_ncp(mu: f64, lambda: &Vec3c, sigma: &Vec3c, rho: f64)
     let slip = tangent_norm(sigma) / rho;
     let x = [lambda[0] - sigma[0] / rho, lambda[1] - sigma[1] / rho, lambda[2] - sigma[2] / rho - mu * slip];
     let r = tangent_norm(&x);
-    if r <= mu * x[2] {
+    if x[2] >= 0.0 && r <= mu * x[2] {
         return x;
     }
     let lambda_t2 = lambda[0] * lambda[0] + lambda[1] * lambda[1];
@@ -376,6 +378,20 @@ mod tests {
             let p = set.project(&[0.0, 0.0, x]);
             let z = [0.0, 0.0, -(x - p[2])];
             assert!(set.gap(&p, &z) < 1e-15, "{x}");
+        }
+    }
+
+    /// A pulling normal impulse with no tangent part leaves every cone, K_0 (a joint limit)
+    /// included: its projection is 0, and the rigid NCP step from it too.
+    #[test]
+    fn a_pulling_impulse_is_projected_to_zero_on_every_cone() {
+        for mu in [0.0, 0.5] {
+            for x in [[0.0, 0.0, -2.0], [-0.0, -0.0, -1e-12]] {
+                assert_eq!(project_cone(mu, &x), [0.0; 3], "μ {mu}, {x:?}");
+                assert_eq!(distance_to_cone(mu, &x), x[2].abs(), "μ {mu}, {x:?}");
+                assert_eq!(proximal_step_rigid_ncp(mu, &[0.0; 3], &[0.0, 0.0, -x[2]], 1.0), [0.0; 3], "μ {mu}");
+            }
+            assert_eq!(project_cone(mu, &[0.0, 0.0, 3.0]), [0.0, 0.0, 3.0], "μ {mu}");
         }
     }
 

@@ -251,7 +251,7 @@ mod tests {
     }
 
     fn limit(dof: usize) -> JointBlock {
-        JointBlock { dof, kind: JointBlockKind::Limit { sign: 1.0, gap: 0.0 }, id: ContactId::default() }
+        JointBlock { dof, kind: JointBlockKind::Limit { sign: 1.0, gap: 0.0, friction: 0.0 }, id: ContactId::default() }
     }
 
     /// A fixed-base arm of two revolute joints (joints 1, 2; dofs 0, 1).

@@ -81,7 +81,8 @@ pub(crate) fn project(set: &BlockSet, r: &[f64; 3], vc: &[f64; 3], hessian: Opti
         BlockSet::Cone(mu) => {
             let y = [-vc[0] / r[0], -vc[1] / r[1], -vc[2] / r[2]];
             let yr = y[0].hypot(y[1]);
-            if yr <= mu * y[2] {
+            // y_n ≥ 0 first: with μ = 0 and y_T = 0, yr ≤ μ y_n holds for any y_n < 0.
+            if y[2] >= 0.0 && yr <= mu * y[2] {
                 // Stiction: γ = y, G = R⁻¹.
                 h[0] = 1.0 / r[0];
                 h[4] = 1.0 / r[1];
@@ -512,5 +513,16 @@ mod tests {
             assert!(comp.abs() < 1e-12, "case {case}: {comp}");
             assert!(mu * s[0].hypot(s[1]) <= -s[2] * (1.0 + 1e-9) + 1e-12, "case {case}: {s:?}");
         }
+    }
+
+    /// A joint limit (μ = 0) whose unconstrained impulse pulls projects to zero, with a zero
+    /// derivative: the limit holds only by pushing.
+    #[test]
+    fn a_limit_pulled_away_carries_no_impulse() {
+        let r = [1.0, 1.0, 0.5];
+        let mut h = [1.0; 9];
+        let (gamma, cost) = project(&BlockSet::Cone(0.0), &r, &[0.0, 0.0, 2.0], Some(&mut h));
+        assert_eq!((gamma, cost), ([0.0; 3], 0.0));
+        assert_eq!(h, [0.0; 9]);
     }
 }

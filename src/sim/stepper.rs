@@ -27,6 +27,7 @@ use crate::contact::{
     Subset, WarmStart, WarmStartCache, joint_blocks,
 };
 use crate::dynamics;
+use crate::model::{Data, Model};
 use crate::spatial::{Force, Motion};
 
 use super::world::World;
@@ -61,7 +62,9 @@ pub struct StepReport {
     pub factorizations: usize,
     /// Joint limits in the problem (after the contacts).
     pub joint_limits: usize,
-    /// Joints with Coulomb friction in the problem (after the contacts).
+    /// Joints with Coulomb friction in the problem (after the contacts): their friction
+    /// blocks, and the limits holding the friction of a joint resting on them
+    /// ([`joint_blocks`]).
     pub joint_friction: usize,
     /// The NCP criterion of the step's impulses (seed 002 §2.3, force units).
     pub metrics: Metrics,
@@ -178,6 +181,9 @@ pub struct Stepper {
     next: WarmStartCache,
     result: SolveResult,
     tau: Vec<f64>,
+    /// The joints' friction held by the limits they rest on, as generalized forces, then
+    /// the free velocity they add (robot nv; [`JointBlock::held_friction`]).
+    held: Vec<f64>,
     v: Vec<f64>,
     v_free: Vec<f64>,
     displacement: Vec<f64>,
@@ -253,6 +259,7 @@ impl Stepper {
             next: WarmStartCache::with_capacity(blocks),
             result: SolveResult::with_capacity(blocks, 0),
             tau: vec![0.0; robot_nv],
+            held: vec![0.0; robot_nv],
             v: vec![0.0; nv],
             v_free: vec![0.0; nv],
             displacement: vec![0.0; robot_nv],
@@ -395,6 +402,7 @@ impl Stepper {
         if let Some(r) = world.robot.as_ref() {
             let m = &r.model;
             joint_blocks::collect(m, &r.q, &self.v_free[..m.nv], self.dt, LIMIT_MARGIN, &mut self.joints);
+            hold_friction(m, &r.data, &self.joints, self.dt, &mut self.held, &mut self.v_free[..m.nv]);
             world.collision.update_robot(&r.data);
         }
         for (b, state) in world.states.iter().enumerate() {
@@ -749,7 +757,7 @@ impl Stepper {
             polished: outcome.polished,
             factorizations: outcome.factorizations,
             joint_limits: self.joints.iter().filter(|b| b.is_limit()).count(),
-            joint_friction: self.joints.iter().filter(|b| !b.is_limit()).count(),
+            joint_friction: self.joints.iter().filter(|b| b.has_friction()).count(),
             metrics: outcome.metrics,
             max_penetration: self.contacts.contacts().iter().fold(0.0f64, |m, c| m.max(-c.distance)),
             fallback: outcome.fallback,
@@ -822,4 +830,26 @@ fn island_bodies<'a>(world: &'a World, robot: bool, list: &'a [usize], column: &
 /// The bodies of `world` contact impulses act on (the robot's Data as stage 1 left it).
 fn bodies(world: &World) -> Bodies<'_> {
     Bodies::new(world.robot.as_ref().map(|r| (&*r.model, &r.data)), &world.bodies, &world.states)
+}
+
+/// Stage 2, the friction of the joints resting on a limit, which their limit's block holds
+/// ([`joint_blocks`]'s "Both"): v_f += Δt (M + Δt D)⁻¹ τ_held, τ_held = −sign·F on each
+/// such dof, by the factor stage 1 left in `data`. Nothing when no limit holds friction.
+fn hold_friction(model: &Model, data: &Data, joints: &[JointBlock], dt: f64, held: &mut [f64], v_free: &mut [f64]) {
+    let mut any = false;
+    held.fill(0.0);
+    for j in joints {
+        let f = j.held_friction();
+        if f != 0.0 && j.dof < held.len() {
+            held[j.dof] += f;
+            any = true;
+        }
+    }
+    if !any {
+        return;
+    }
+    dynamics::ltdl_solve(model, data, held);
+    for (v, h) in v_free.iter_mut().zip(held.iter()) {
+        *v += dt * h;
+    }
 }
