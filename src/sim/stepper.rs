@@ -318,7 +318,9 @@ impl Stepper {
 
     /// The last step's impulses λ (N·s, 3 per block in its (Tx, Ty, N) frame: the contacts,
     /// then the joint blocks, whose N is the joint impulse in N·m·s or N·s); forces are
-    /// λ/Δt.
+    /// λ/Δt. A limit holding its joint's friction ([`JointBlock::held_friction`] non-zero)
+    /// reports λ' = Λ + F·Δt, Λ the limit's and the friction's impulses together along
+    /// its row (the friction's −F·Δt is in the free motion: [`joint_blocks`]'s "Both").
     pub fn impulses(&self) -> &[f64] {
         &self.result.lambda
     }
