@@ -15,6 +15,7 @@ missing a joint or holding a NaN: test_modes.py.)
 
 import math
 import os
+import statistics
 import subprocess
 import sys
 import threading
@@ -129,6 +130,12 @@ print(sent / (time.monotonic() - start))
 
 
 def test_a_flood_of_joint_states_does_not_disturb_the_loop(ros, tmp_path):
+    """A 20 kHz JointState flood from another process leaves the 1 kHz loop as it was before
+    it: the tick's own work (median compute time), and its rate, overruns and wake-up jitter.
+    This shared 2-core host's steal-time bursts hold the loop below 1 kHz with or without a
+    flood (743 Hz before and 770 Hz during it in one CI run, 861 -> 868 Hz here), so the
+    rate must stay above 990 Hz or, when it was already below that before the flood, not
+    drop by more than 1 %."""
     node = NodeProcess("node", "--config", str(config(tmp_path, "arm_control.yaml", "arm7_control.yaml")))
     diagnostics = Recorder(ros, DiagnosticArray, "/diagnostics", diagnostic_values)
     states = ros.create_publisher(JointState, "/joint_states", 10)
@@ -164,12 +171,14 @@ def test_a_flood_of_joint_states_does_not_disturb_the_loop(ros, tmp_path):
 
     def figures(reports):
         return (min(float(v["rate_hz"]) for v in reports), max(float(v["jitter_p99_us"]) for v in reports),
-                sum(int(v["overruns_window"]) for v in reports))
-    (rate0, jitter0, overruns0), (rate1, jitter1, overruns1) = figures(before), figures(during)
+                sum(int(v["overruns_window"]) for v in reports),
+                statistics.median(float(v["compute_p50_us"]) for v in reports))
+    (rate0, jitter0, overruns0, work0), (rate1, jitter1, overruns1, work1) = figures(before), figures(during)
     print(f"flood at {achieved:.0f} Hz: rate {rate0:.1f} → {rate1:.1f} Hz, jitter p99 {jitter0:.0f} → {jitter1:.0f} µs, "
-          f"overruns {overruns0} → {overruns1} in 4 s")
+          f"overruns {overruns0} → {overruns1} in 4 s, compute p50 {work0:.1f} → {work1:.1f} µs")
     assert achieved > 5000, f"the flood reached only {achieved:.0f} Hz"
-    assert rate1 > 990.0, f"the loop slowed to {rate1} Hz under the flood"
+    assert work1 < 1.5 * work0 + 2.0, f"the tick's compute p50 {work0} → {work1} µs under the flood"
+    assert rate1 > min(990.0, 0.99 * rate0), f"the loop slowed from {rate0} to {rate1} Hz under the flood"
     assert overruns1 <= overruns0 + 8, f"overruns {overruns0} → {overruns1} under the flood"
     assert jitter1 < max(3.0 * jitter0, jitter0 + 300.0), f"jitter p99 {jitter0} → {jitter1} µs under the flood"
 
