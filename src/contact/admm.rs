@@ -35,7 +35,7 @@
 //! a resting quadruped 3 iterations a step where 0.2 needs at most 1
 //! (tests/contact_warm_start.rs). With the polish and Anderson (below) the two
 //! quadrupeds converge with the scaling too, and talos falling over from six postures
-//! takes 33.9 iterations a step against 53.0 (61 unconverged steps of 12 000 against 96;
+//! takes 39.1 iterations a step against 50.9 (100 unconverged steps of 12 000 against 125;
 //! scripts/talos_postures.py), so the simulator scales by default
 //! ([`super::DEFAULT_CONTACT_SCALING`], `contact.scaling`). Where the rigid problem has
 //! many solutions (hyperstatic sliding contacts, as a wheel's two edges turning in

@@ -118,8 +118,8 @@ impl Default for AdmmOptions {
 
 /// Exponent of the simulator's per-contact penalty scale by default: 1, each contact's ρ
 /// scaled by its Delassus diagonal (the Jacobi preconditioning of seed 003 eq. 47). Over
-/// talos falling from six postures, 33.9 ADMM iterations a step against 53.0 with the
-/// paper's scalar ρ, 61 unconverged steps of 12 000 against 96 (scripts/talos_postures.py);
+/// talos falling from six postures, 39.1 ADMM iterations a step against 50.9 with the
+/// paper's scalar ρ, 100 unconverged steps of 12 000 against 125 (scripts/talos_postures.py);
 /// on the 15-cube wall hit by the ball, 1 of 100 steps misses 1e-6 against 98
 /// (examples/admm_study.rs).
 pub const DEFAULT_CONTACT_SCALING: f64 = 1.0;
@@ -127,7 +127,7 @@ pub const DEFAULT_CONTACT_SCALING: f64 = 1.0;
 /// Anderson depth of the simulator's ADMM by default: 5, as Pinocchio 4's
 /// `anderson_capacity` examples use; 2 to 30 times fewer iterations on the scenes of
 /// `signorini bench` (tests/contact_hard_scenes.rs); talos falling from six postures
-/// takes 33.9 iterations a step against 105.1 without (scripts/talos_postures.py).
+/// takes 39.1 iterations a step against 92.2 without (scripts/talos_postures.py).
 pub const DEFAULT_ANDERSON: usize = 5;
 
 /// The deepest Anderson history accepted (`contact.anderson`, Python's `solve`): its
