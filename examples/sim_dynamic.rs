@@ -6,8 +6,8 @@
 //! it was polished, converged or took a fallback, its NCP criterion ε_abs (seed 002
 //! §2.3, force units), the deepest penetration at its start, the lowest body frame
 //! (robot joint frames, free bodies' centres: the tunnelling check) and whether the
-//! stepper's guard refused its impulses (`refused`) go to `--json OUT`,
-//! with the final configuration and free bodies' centres.
+//! stepper's guard refused its impulses (`refused`), and the joint limits and joint
+//! friction blocks in its problem go to `--json OUT`, with the final configuration and free bodies' centres.
 //!
 //!   cargo run --release --example sim_dynamic -- --robot solo12|quadruped|talos|arm7|none
 //!       --drive D.json [--steps 1000] [--no-islands] [--solver NAME] [--scaling S] [--anderson M] [--budget SECONDS]
@@ -254,7 +254,7 @@ fn main() {
     let mut stepper = Stepper::new(&world, DT, &contact.settings(), 8 * drive.boxes.len() + 2 * world.nv() + 256);
     let mut tau = vec![0.0; world.nv()];
     let pieces = drive.reference.len().max(drive.tau.len()).max(drive.push.len()).max(1);
-    let mut out: [Vec<f64>; 10] = std::array::from_fn(|_| Vec::with_capacity(steps));
+    let mut out: [Vec<f64>; 12] = std::array::from_fn(|_| Vec::with_capacity(steps));
     let start = Instant::now();
     for k in 0..steps {
         let p = (k / drive.piece).min(pieces - 1);
@@ -273,6 +273,8 @@ fn main() {
             r.max_penetration,
             lowest(&world),
             f64::from(u8::from(r.refused)),
+            r.joint_limits as f64,
+            r.joint_friction as f64,
         ];
         for (column, x) in out.iter_mut().zip(row) {
             column.push(x);
@@ -296,6 +298,8 @@ fn main() {
         "penetration",
         "lowest",
         "refused",
+        "joint_limits",
+        "joint_friction",
     ];
     let mut doc = serde_json::Map::new();
     doc.insert("steps".into(), out[0].len().into());

@@ -290,6 +290,7 @@ def dynamic_figures(ours, mine, steps):
     eps = at("eps_abs")
     return {
         "steps": ours["steps"], "steps_asked": steps, "contacts": statistics.fmean(ours["contacts"]),
+        "joint_blocks": statistics.fmean(a + b for a, b in zip(ours["joint_limits"], ours["joint_friction"])),
         "contact_steps": len(contact),
         "iterations_mean": statistics.fmean(at("iterations")) if contact else 0.0,
         "iterations_max": max(at("iterations"), default=0),
@@ -297,7 +298,8 @@ def dynamic_figures(ours, mine, steps):
         "fallbacks": int(sum(ours["fallback"])), "eps_max": max(eps, default=0.0),
         "eps_median": statistics.median(eps) if eps else 0.0,
         "penetration": max(ours["penetration"]), "lowest": min(ours["lowest"]),
-        "mujoco_contacts": statistics.fmean(mine["contacts"]), "mujoco_penetration": max(mine["penetration"]),
+        "mujoco_contacts": statistics.fmean(mine["contacts"]),
+        "mujoco_joint_constraints": statistics.fmean(mine["joint_constraints"]), "mujoco_penetration": max(mine["penetration"]),
         "mujoco_lowest": min(mine["lowest"]),
         "final_bodies": ours["final_bodies"], "mujoco_final_bodies": mine["final_bodies"],
     }
@@ -344,7 +346,8 @@ def dynamic_part(args, work):
 
 
 def dynamic_table(figures):
-    lines = ["| scene (steps) | MuJoCo µs/step (contacts/step) | signorini µs/step (contacts/step) | ratio "
+    lines = ["| scene (steps) | MuJoCo µs/step (contacts + joint constraints /step) "
+             "| signorini µs/step (contacts + joint blocks /step) | ratio "
              "| ADMM iterations/step, mean (max) | steps polished | ε_abs max (median) | unconverged, fallbacks "
              "| deepest penetration signorini / MuJoCo (m) | lowest body frame signorini / MuJoCo (mm) |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
@@ -353,8 +356,8 @@ def dynamic_table(figures):
             ", one problem (`contact.islands: false`)" if key.endswith("_whole") else "")
         steps = f"{f['steps']}" + ("" if f["steps"] == f["steps_asked"] else f" of {f['steps_asked']}")
         lines.append(
-            f"| {name} ({steps}) | {f['mujoco_us']:.1f} ({f['mujoco_contacts']:.1f}) | {f['us']:.1f} "
-            f"({f['contacts']:.1f}) | **{f['ratio']:.2f}** | {f['iterations_mean']:.1f} ({f['iterations_max']:.0f}) "
+            f"| {name} ({steps}) | {f['mujoco_us']:.1f} ({f['mujoco_contacts']:.1f} + {f['mujoco_joint_constraints']:.1f}) "
+            f"| {f['us']:.1f} ({f['contacts']:.1f} + {f['joint_blocks']:.1f}) | **{f['ratio']:.2f}** | {f['iterations_mean']:.1f} ({f['iterations_max']:.0f}) "
             f"| {f['polished']} of {f['contact_steps']} | {f['eps_max']:.1e} ({f['eps_median']:.1e}) "
             f"| {f['unconverged']}, {f['fallbacks']} | {f['penetration']:.1e} / {f['mujoco_penetration']:.1e} "
             f"| {1e3 * f['lowest']:.1f} / {1e3 * f['mujoco_lowest']:.1f}"
@@ -372,7 +375,9 @@ def dynamic_text(args, table):
         "signorini's `cargo run --release --example sim_dynamic`); µs/step: the run's mean (the joint PD "
         "included on both sides), median over the rounds; ratio = median of the per-round ratios signorini / "
         "MuJoCo. Contacts/step: the mean over the steps (signorini counts pairs within its 5 mm "
-        "`collision.margin`, MuJoCo its active contacts). Over the steps with contacts: ADMM iterations, "
+        "`collision.margin`, MuJoCo its active contacts); + joint blocks: signorini's joint limits within "
+        "1 mm and joints with URDF friction, solved with the contacts, MuJoCo's dof friction and active "
+        "limit constraints (`nf + nl`). Over the steps with contacts: ADMM iterations, "
         "steps polished (solved by the previous step's contact modes, no iteration), ε_abs (the NCP criterion "
         "of seed 002 in force units, λ/Δt; not the ADMM's own stopping test, which `contact.tolerance` bounds: "
         "a step can pass that test with a large ε_abs). Unconverged: steps whose solve missed the tolerance; "

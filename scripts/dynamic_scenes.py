@@ -228,21 +228,23 @@ class MujocoScene:
         return total / steps * 1e6
 
     def statistics(self, steps):
-        """Per step (one untimed run, the same trajectory): contacts, the deepest
+        """Per step (one untimed run, the same trajectory): contacts, joint constraints
+        (dof friction and active limits, `nf + nl`), the deepest
         penetration, the lowest frame of a body that has a joint (as signorini's joint
         frames) or box centre; and the final qpos and box centres."""
         self.reset()
         m, d = self.model, self.data
         moving = [b for b in range(1, m.nbody) if m.body_dofnum[b] > 0]  # signorini's joint frames, boxes
-        contacts, depth, lowest = [], [], []
+        contacts, joints, depth, lowest = [], [], [], []
         for k in range(steps):
             if k % self.piece == 0:
                 self.apply(k // self.piece)
             mujoco.mj_step(m, d)
             contacts.append(d.ncon)
+            joints.append(d.nf + d.nl)
             depth.append(max(0.0, -float(d.contact.dist[:d.ncon].min())) if d.ncon else 0.0)
             lowest.append(float(d.xpos[moving, 2].min()))
         n = len(self.d.get("boxes", []))
         boxes = d.xpos[m.nbody - n:].tolist() if n else []  # the boxes are the last bodies
-        return {"contacts": contacts, "penetration": depth, "lowest": lowest, "final_qpos": d.qpos.tolist(),
+        return {"contacts": contacts, "joint_constraints": joints, "penetration": depth, "lowest": lowest, "final_qpos": d.qpos.tolist(),
                 "final_bodies": boxes}
