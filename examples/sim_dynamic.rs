@@ -7,7 +7,8 @@
 //! §2.3, force units), the deepest penetration at its start, the lowest body frame
 //! (robot joint frames, free bodies' centres: the tunnelling check) and whether the
 //! stepper's guard refused its impulses (`refused`), and the joint limits and joint
-//! friction blocks in its problem go to `--json OUT`, with the final configuration and free bodies' centres.
+//! friction blocks in its problem go to `--json OUT`, with the final configuration and
+//! free bodies' centres.
 //!
 //!   cargo run --release --example sim_dynamic -- --robot solo12|quadruped|talos|arm7|none
 //!       --drive D.json [--steps 1000] [--no-islands] [--solver NAME] [--scaling S] [--anderson M] [--budget SECONDS]

@@ -65,8 +65,10 @@ def test_an_rclpy_pd_controller_holds_the_simulated_quadruped(ros, tmp_path):
     # default 0.1 s catch-up). Every step's message is checked at this rclpy peer, whose
     # executor a stall holds back too: with the default keep-last 10, the node's writer
     # overwrites what the peer has not acknowledged within 10 steps (seen: 6104 of 10 531
-    # /clock received, the node's ring having dropped none), so this recorder's topics get
-    # the history a recorder on a loaded host needs (README, `qos`).
+    # /clock received), so this recorder's topics get the history a recorder on a loaded
+    # host needs (README, `qos`). Not the whole cause: with 2000, one fresh clone on that
+    # host still received 9914 of 10 529 (the node's status line said "samples dropped 0"
+    # in the failing runs it was read in).
     path = config(tmp_path, "pd.yaml", "quadruped.yaml",
                   [("sim:\n", "qos:\n  clock: {depth: 2000}\n  joint_states: {depth: 2000}\nsim:\n  catch_up: 1.0\n")])
     node = NodeProcess("node", "--config", str(path))
