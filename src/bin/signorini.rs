@@ -16,7 +16,7 @@ use signorini::app::SimLoop;
 use signorini::cli::sim::SimOptions;
 use signorini::model::{MimicPolicy, Model, ModelOptions};
 use signorini::runtime::status::{WatchedInput, status_line};
-use signorini::runtime::{Counters, LoopReport, LoopThread, mailbox};
+use signorini::runtime::{Counters, EmptyJob, Job, LoopReport, LoopSettings, LoopThread, mailbox};
 
 /// Real-time frictional contact simulation and proximal inverse dynamics for ROS 2 robots.
 #[derive(Parser, Debug)]
@@ -163,6 +163,11 @@ enum Command {
         /// How long to run (s).
         #[arg(long, default_value_t = 10.0)]
         duration: f64,
+        /// Run the configured loop (rate, priority, CPU) with a tick that does nothing: what
+        /// this host's scheduler alone costs the loop, as cyclictest measures it, and the
+        /// baseline for the node's own overruns.
+        #[arg(long)]
+        empty: bool,
     },
 }
 
@@ -211,7 +216,7 @@ fn main() -> ExitCode {
     let result = match command {
         Command::Node { config } => node(config),
         Command::Check { config } => check(&config),
-        Command::Loop { config, duration } => run_loop(&config, duration),
+        Command::Loop { config, duration, empty } => run_loop(&config, duration, empty),
         Command::Sim { config, duration, json, realtime, bag, control, solver } => {
             let solver = solver.as_deref().and_then(signorini::config::SolverKind::from_name);
             sim(&config, json.as_deref(), bag.as_deref(), solver, SimOptions { duration, realtime, control })
@@ -539,18 +544,34 @@ fn recover_bag(input: &std::path::Path, output: &std::path::Path) -> Result<(), 
     Ok(())
 }
 
-fn run_loop(config: &std::path::Path, duration: f64) -> Result<(), Failure> {
+fn run_loop(config: &std::path::Path, duration: f64, empty: bool) -> Result<(), Failure> {
     if !(duration.is_finite() && duration > 0.0) {
         return Err(Failure::BadInput(format!("--duration: expected a positive number of seconds, got {duration}")));
     }
     let s = load(config)?;
     let counters = Arc::new(Counters::default());
+    let settings = s.config.loop_settings("signorini-loop");
+    if empty {
+        return time_loop(settings, EmptyJob, duration, &counters, || ());
+    }
     // The simulator as the node runs it, with nothing on its inputs (the hold PD).
     let SimLoop { job, commands: _commands, joint_commands: _joint_commands, ends } =
         SimLoop::new(&s, counters.clone()).map_err(|e| Failure::BadInput(e.to_string()))?;
     let mut consumer = ends.samples;
+    time_loop(settings, job, duration, &counters, move || while consumer.pop_with(|_| ()) {})
+}
+
+/// Runs `job` on the loop thread for `duration` seconds, calling `drain` every 20 ms (the
+/// consumer side of the job's outputs) and printing each window's status line, then the
+/// whole run's.
+fn time_loop<J: Job + 'static>(
+    settings: LoopSettings,
+    job: J,
+    duration: f64,
+    counters: &Counters,
+    mut drain: impl FnMut(),
+) -> Result<(), Failure> {
     let (report_writer, mut reports) = mailbox(LoopReport::default());
-    let settings = s.config.loop_settings("signorini-loop");
     let shutdown = Arc::new(AtomicBool::new(false));
     let loop_thread = LoopThread::spawn(settings, job, shutdown.clone(), report_writer)
         .map_err(|e| Failure::Other(format!("starting the loop thread: {e}")))?;
@@ -561,7 +582,7 @@ fn run_loop(config: &std::path::Path, duration: f64) -> Result<(), Failure> {
     let mut seen = 0;
     while std::time::Instant::now() < stop_at && !shutdown.load(Ordering::Relaxed) {
         std::thread::sleep(Duration::from_millis(20));
-        while consumer.pop_with(|_| ()) {}
+        drain();
         let r = reports.latest();
         if r.sequence > seen {
             seen = r.sequence;

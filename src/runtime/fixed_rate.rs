@@ -82,6 +82,15 @@ pub trait Job: Send {
     fn hand_off(&mut self) {}
 }
 
+/// A tick that does nothing: the loop alone, whose overruns and jitter are the host's
+/// (`signorini loop --empty`, the real-time tests' baseline).
+#[derive(Copy, Clone, Debug, Default)]
+pub struct EmptyJob;
+
+impl Job for EmptyJob {
+    fn tick(&mut self, _: &Tick) {}
+}
+
 /// Runs `job` on the calling thread at the settings' rate until `shutdown` is set (checked
 /// once per period; the job may set it). Publishes a report every `report_interval` (and
 /// one for the last, partial window) and returns the report of the whole run.

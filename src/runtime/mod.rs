@@ -25,7 +25,7 @@ pub use clock::MonotonicTime;
 pub use command::{CommandRejection, EffortCommand, validate_efforts};
 pub use console::Console;
 pub use counters::{CounterSnapshot, Counters};
-pub use fixed_rate::{Job, LoopSettings, LoopThread, Tick, run_loop};
+pub use fixed_rate::{EmptyJob, Job, LoopSettings, LoopThread, Tick, run_loop};
 pub use hand_off::HandOff;
 pub use loop_stats::LoopReport;
 pub use mailbox::{MailboxReader, MailboxWriter, Stamped, mailbox};
