@@ -215,17 +215,18 @@ class MujocoScene:
             self.data.xfrc_applied[1, :3] = d["push"][min(p, len(d["push"]) - 1)]
 
     def time(self, steps):
-        """µs per step over `steps` steps from the initial state (mj_step in pieces)."""
+        """µs per step of each piece of the drive over `steps` steps from the initial state
+        (`mj_step` over the piece's steps at once, timed around it)."""
         self.reset()
-        total, done, p = 0.0, 0, 0
+        pieces, done, p = [], 0, 0
         while done < steps:
             n = min(self.piece, steps - done)
             self.apply(p)
             t0 = time.perf_counter()
             mujoco.mj_step(self.model, self.data, nstep=n)
-            total += time.perf_counter() - t0
+            pieces.append((time.perf_counter() - t0) / n * 1e6)
             done, p = done + n, p + 1
-        return total / steps * 1e6
+        return pieces
 
     def statistics(self, steps):
         """Per step (one untimed run, the same trajectory): contacts, joint constraints

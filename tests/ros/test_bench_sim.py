@@ -31,7 +31,7 @@ def test_the_dynamic_suite_reports_every_scene_and_its_trajectory_checks(tmp_pat
     rows = [line for line in run.stdout.splitlines() if line.startswith("| ")]
     header, body = rows[0], rows[1:]
     columns = header.count("|") - 1
-    assert columns == 10 and "ε_abs" in header and "unconverged" in header, header
+    assert columns == 11 and "ε_abs" in header and "unconverged" in header, header
     assert len(body) == len(SCENES), "\n".join(rows)
     assert all(r.count("|") - 1 == columns for r in body), "\n".join(rows)
     figures = json.loads(out.read_text())
@@ -42,7 +42,7 @@ def test_the_dynamic_suite_reports_every_scene_and_its_trajectory_checks(tmp_pat
         assert f["lowest"] > -0.05 and f["mujoco_lowest"] > -0.05, story
         assert 0.0 <= f["penetration"] < 1e-3, story
         assert f["contact_steps"] > 0 and f["mujoco_contacts"] > 0, story
-        assert f["us"] > 0 and f["mujoco_us"] > 0 and f["ratio"] > 0, story
+        assert f["us"] > 0 and f["mujoco_us"] > 0 and f["ratio"] > 0 and f["ratio_best"] > 0, story
         assert f["iterations_max"] >= f["iterations_mean"] >= 0, story
         assert f["polished"] <= f["contact_steps"], story
         assert f["eps_max"] >= f["eps_median"] >= 0, story
