@@ -25,9 +25,9 @@ pushing a box, 100 boxes into a pile): per scene and round, MuJoCo `mj_step` ove
 scene's steps from its initial state, then signorini's `cargo run --release --example
 sim_dynamic` (per step: time, contacts, ADMM iterations, polish, convergence, fallback,
 seed 002's ε_abs, penetration, lowest body frame); µs/step = the run's mean, median over
-rounds, ratio = median of the per-round ratios; and the ratio with each piece of the drive
-timed at its fastest round on both sides (the work is the same every round: a slower round
-of a piece is the host's). Contacts and the trajectory checks of
+rounds, ratio = median of the per-round ratios; and the ratio with each chunk of at most
+50 steps timed at its fastest round on both sides (the work is the same every round: a
+slower round of a chunk is the host's). Contacts and the trajectory checks of
 MuJoCo from one more, untimed run of the same trajectory.
 
   scripts/with_ros.sh python scripts/bench_sim.py [--rounds 5] [--part all|static|dynamic]
@@ -307,22 +307,28 @@ def dynamic_figures(ours, mine, steps):
     }
 
 
-def piece_means(step_us, piece):
-    """µs per step of each piece of `piece` steps (the last one possibly shorter)."""
-    return [statistics.fmean(step_us[k:k + piece]) for k in range(0, len(step_us), piece)]
+def chunk_means(step_us, sizes):
+    """µs per step of each chunk of `sizes` steps (dynamic_scenes.MujocoScene.chunks)."""
+    out, k = [], 0
+    for n in sizes:
+        if k + n > len(step_us):
+            break
+        out.append(statistics.fmean(step_us[k:k + n]))
+        k += n
+    return out
 
 
-def mean_of_pieces(per_piece, piece, steps):
-    """µs per step over the run from its pieces' µs per step."""
-    return sum(us * min(piece, steps - piece * p) for p, us in enumerate(per_piece)) / steps
+def mean_of_chunks(per_chunk, sizes):
+    """µs per step over the chunks' steps from their µs per step."""
+    return sum(us * n for us, n in zip(per_chunk, sizes)) / sum(sizes[:len(per_chunk)])
 
 
-def best_of_rounds(rounds, piece, steps):
-    """µs per step over the run, each piece at its fastest round: the work is the same in
-    every round (a deterministic trajectory), so a piece's slower rounds are the host's
+def best_of_rounds(rounds, sizes):
+    """µs per step over the run, each chunk at its fastest round: the work is the same in
+    every round (a deterministic trajectory), so a chunk's slower rounds are the host's
     (another job, a VM's stolen time), not the simulator's."""
     n = min(len(r) for r in rounds)
-    return mean_of_pieces([min(r[p] for r in rounds) for p in range(n)], piece, min(steps, piece * n))
+    return mean_of_chunks([min(r[c] for r in rounds) for c in range(n)], sizes[:n])
 
 
 def dynamic_part(args, work):
@@ -338,16 +344,18 @@ def dynamic_part(args, work):
         mj = dynamic_scenes.MujocoScene(key.removesuffix("_whole"), drive)
         scenes[key] = (steps, path, mj, mj.statistics(steps))
     times = {key: [] for key in keys}
-    pieces = {key: [] for key in keys}
+    chunks = {key: [] for key in keys}
     last = {}
     for r in range(args.rounds):
         for key, (steps, path, mj, _) in scenes.items():
-            theirs_pieces = mj.time(steps)
+            sizes = mj.chunks(steps)
+            theirs_chunks = mj.time(steps)
             last[key] = run_dynamic(key, path, steps, work / f"ours-{key}.json")
-            ours_pieces = piece_means(last[key]["step_us"], mj.piece)
-            theirs, ours = mean_of_pieces(theirs_pieces, mj.piece, steps), mean_of_pieces(ours_pieces, mj.piece, steps)
+            ours_chunks = chunk_means(last[key]["step_us"], sizes)
+            theirs = mean_of_chunks(theirs_chunks, sizes)
+            ours = sum(last[key]["step_us"]) / max(1, last[key]["steps"])
             times[key].append((ours, theirs))
-            pieces[key].append((ours_pieces, theirs_pieces))
+            chunks[key].append((ours_chunks, theirs_chunks))
             print(f"round {r + 1} {key}: signorini {ours:.1f} µs/step, MuJoCo {theirs:.1f}", file=sys.stderr,
                   flush=True)
     figures = {}
@@ -356,8 +364,9 @@ def dynamic_part(args, work):
         f["us"] = statistics.median(o for o, _ in times[key])
         f["mujoco_us"] = statistics.median(t for _, t in times[key])
         f["ratio"] = statistics.median(o / t for o, t in times[key])
-        f["ratio_best"] = best_of_rounds([o for o, _ in pieces[key]], mj.piece, steps) / best_of_rounds(
-            [t for _, t in pieces[key]], mj.piece, steps)
+        sizes = mj.chunks(steps)
+        f["ratio_best"] = best_of_rounds([o for o, _ in chunks[key]], sizes) / best_of_rounds(
+            [t for _, t in chunks[key]], sizes)
         f["tunnelled"] = f["lowest"] < -TUNNEL or f["steps"] < steps
         figures[key] = f
     table = dynamic_table(figures)
@@ -372,7 +381,7 @@ def dynamic_part(args, work):
 
 def dynamic_table(figures):
     lines = ["| scene (steps) | MuJoCo µs/step (contacts + joint constraints /step) "
-             "| signorini µs/step (contacts + joint blocks /step) | ratio | ratio, each piece's best round "
+             "| signorini µs/step (contacts + joint blocks /step) | ratio | ratio, each chunk's best round "
              "| ADMM iterations/step, mean (max) | steps polished | ε_abs max (median) | unconverged, fallbacks "
              "| deepest penetration signorini / MuJoCo (m) | lowest body frame signorini / MuJoCo (mm) |",
              "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
@@ -399,9 +408,10 @@ def dynamic_text(args, table):
         f"{args.rounds} alternated rounds (per scene: MuJoCo over the scene from its initial state, then "
         "signorini's `cargo run --release --example sim_dynamic`); µs/step: the run's mean (the joint PD "
         "included on both sides), median over the rounds; ratio = median of the per-round ratios signorini / "
-        "MuJoCo; each piece's best round: the run's µs/step with each piece of the drive (its `piece` steps) "
-        "timed at its fastest round, on both sides (the same work in every round: a slower round of a piece "
-        "is the host's, so this ratio is the least disturbed by it). Contacts/step: the mean over the steps (signorini counts pairs within its 5 mm "
+        "MuJoCo; each chunk's best round: the run's µs/step with each chunk of at most "
+        f"{dynamic_scenes.CHUNK} steps (within a piece of the drive) timed at its fastest round, on both sides "
+        "(the same work in every round: a slower round of a chunk is the host's, so this ratio is the least "
+        "disturbed by it). Contacts/step: the mean over the steps (signorini counts pairs within its 5 mm "
         "`collision.margin`, MuJoCo its active contacts); + joint blocks: signorini's joint limits within "
         "1 mm and joints with URDF friction, solved with the contacts, MuJoCo's dof friction and active "
         "limit constraints (`nf + nl`). Over the steps with contacts: ADMM iterations, "

@@ -155,6 +155,10 @@ def arm_drive(joints, gains, steps):
 
 # --- MuJoCo ------------------------------------------------------------------------------
 
+# Steps timed at once at most (`MujocoScene.time`).
+CHUNK = 50
+
+
 class MujocoScene:
     """Scene `key` in MuJoCo from its drive: position actuators (kp, kv, force range the
     URDF's effort limit) on the drive's joints with the control reference + τ/kp (the same
@@ -214,19 +218,29 @@ class MujocoScene:
         if d.get("push"):
             self.data.xfrc_applied[1, :3] = d["push"][min(p, len(d["push"]) - 1)]
 
-    def time(self, steps):
-        """µs per step of each piece of the drive over `steps` steps from the initial state
-        (`mj_step` over the piece's steps at once, timed around it)."""
-        self.reset()
-        pieces, done, p = [], 0, 0
+    def chunks(self, steps):
+        """The timed chunks of a run of `steps` steps: each piece of the drive in chunks of
+        at most CHUNK steps (a piece's inputs are held, so splitting it changes nothing)."""
+        sizes, done = [], 0
         while done < steps:
             n = min(self.piece, steps - done)
-            self.apply(p)
+            sizes += [CHUNK] * (n // CHUNK) + ([n % CHUNK] if n % CHUNK else [])
+            done += n
+        return sizes
+
+    def time(self, steps):
+        """µs per step of each chunk ([`MujocoScene.chunks`]) over `steps` steps from the
+        initial state (`mj_step` over the chunk's steps at once, timed around it)."""
+        self.reset()
+        out, done = [], 0
+        for n in self.chunks(steps):
+            if done % self.piece == 0:
+                self.apply(done // self.piece)
             t0 = time.perf_counter()
             mujoco.mj_step(self.model, self.data, nstep=n)
-            pieces.append((time.perf_counter() - t0) / n * 1e6)
-            done, p = done + n, p + 1
-        return pieces
+            out.append((time.perf_counter() - t0) / n * 1e6)
+            done += n
+        return out
 
     def statistics(self, steps):
         """Per step (one untimed run, the same trajectory): contacts, joint constraints
