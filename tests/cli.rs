@@ -60,6 +60,27 @@ fn loop_runs_without_ros_and_reports_the_whole_run() {
     }
 }
 
+/// `loop --empty`: the configured loop with a tick that does nothing (the real-time tests'
+/// baseline of the host's own overruns, tests/ros/conftest.py's HostBaseline, which reads
+/// this line).
+#[test]
+fn an_empty_loop_reports_the_host_alone() {
+    let (code, out, _) = signorini(&["loop", "--config", "config/arm7.yaml", "--duration", "1.5", "--empty"]);
+    assert_eq!(code, 0, "{out}");
+    let last = out.lines().last().unwrap_or_default();
+    assert!(last.starts_with("whole run: ") && last.contains(" beyond 2 periods)"), "{out}");
+    assert!(last.ends_with("| loop allocations 0"), "{out}");
+    // The tick's own time, two clock reads around nothing: 0.2-0.3 µs, also with
+    // scripts/host_stalls.py stalling both CPUs 4 ms every 20 ms.
+    let compute: f64 = last
+        .split("compute p99 ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|x| x.parse().ok())
+        .expect("compute p99");
+    assert!(compute < 2.0, "an empty tick's compute p99 {compute} µs: {out}");
+}
+
 #[cfg(not(feature = "ros"))]
 #[test]
 fn without_ros_the_node_explains_itself() {
