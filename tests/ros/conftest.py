@@ -147,6 +147,12 @@ class HostBaseline:
         return dict(ticks=int(ticks), overruns=int(overruns), long_overruns=int(long_overruns),
                     jitter_p99_us=float(jitter))
 
+    def stop(self):
+        """Ends the run early (a test that failed before reading it)."""
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
 
 def check_ended_nodes(stop_running):
     """Checks the loop allocations of every node not yet checked that has ended; with

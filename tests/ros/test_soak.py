@@ -100,11 +100,13 @@ def test_soak_sim_and_control(ros, tmp_path):
     diagnostics = Recorder(ros, DiagnosticArray, "/diagnostics", diagnostic_values)
     recorders.append(diagnostics)
     base = ros.create_publisher(PoseStamped, "/signorini/base_reference", 10)
+    running = []
     try:
         node.wait_for_line("signorini: quadruped")
         wait_until(lambda: counts["odom"] > 1000, 30.0, "the simulation's odometry")
         start = time.monotonic()
         host = HostBaseline(soak_config, SECONDS)
+        running.append(host)
         rss_start = None
         shifts = 0
         x0 = y0 = z0 = None
@@ -131,6 +133,8 @@ def test_soak_sim_and_control(ros, tmp_path):
         reports = diagnostics.snapshot()
         baseline = host.result()
     finally:
+        for h in running:
+            h.stop()
         ros.destroy_publisher(base)
         stop_all(ros, recorders, [], [node])
 
