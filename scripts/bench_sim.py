@@ -323,11 +323,10 @@ def mean_of_chunks(per_chunk, sizes):
     return sum(us * n for us, n in zip(per_chunk, sizes)) / sum(sizes[:len(per_chunk)])
 
 
-def best_of_rounds(rounds, sizes):
-    """µs per step over the run, each chunk at its fastest round: the work is the same in
-    every round (a deterministic trajectory), so a chunk's slower rounds are the host's
-    (another job, a VM's stolen time), not the simulator's."""
-    n = min(len(r) for r in rounds)
+def best_of_rounds(rounds, sizes, n):
+    """µs per step over the first `n` chunks, each at its fastest round: the work is the
+    same in every round (a deterministic trajectory), so a chunk's slower rounds are the
+    host's (another job, a VM's stolen time), not the simulator's."""
     return mean_of_chunks([min(r[c] for r in rounds) for c in range(n)], sizes[:n])
 
 
@@ -364,9 +363,10 @@ def dynamic_part(args, work):
         f["us"] = statistics.median(o for o, _ in times[key])
         f["mujoco_us"] = statistics.median(t for _, t in times[key])
         f["ratio"] = statistics.median(o / t for o, t in times[key])
-        sizes = mj.chunks(steps)
-        f["ratio_best"] = best_of_rounds([o for o, _ in chunks[key]], sizes) / best_of_rounds(
-            [t for _, t in chunks[key]], sizes)
+        # Over the chunks both sides ran in every round (a run cut short has fewer).
+        sizes, n = mj.chunks(steps), min(len(c) for pair in chunks[key] for c in pair)
+        f["ratio_best"] = (best_of_rounds([o for o, _ in chunks[key]], sizes, n)
+                           / best_of_rounds([t for _, t in chunks[key]], sizes, n)) if n else math.nan
         f["tunnelled"] = f["lowest"] < -TUNNEL or f["steps"] < steps
         figures[key] = f
     table = dynamic_table(figures)

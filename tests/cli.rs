@@ -71,14 +71,15 @@ fn an_empty_loop_reports_the_host_alone() {
     assert!(last.starts_with("whole run: ") && last.contains(" beyond 2 periods)"), "{out}");
     assert!(last.ends_with("| loop allocations 0"), "{out}");
     // The tick's own time, two clock reads around nothing: 0.2-0.3 µs, also with
-    // scripts/host_stalls.py stalling both CPUs 4 ms every 20 ms.
+    // scripts/host_stalls.py stalling both CPUs 4 ms every 20 ms. The bound only tells an
+    // empty tick from the simulator's (tens of µs): timing is not what this test checks.
     let compute: f64 = last
         .split("compute p99 ")
         .nth(1)
         .and_then(|r| r.split(' ').next())
         .and_then(|x| x.parse().ok())
         .expect("compute p99");
-    assert!(compute < 2.0, "an empty tick's compute p99 {compute} µs: {out}");
+    assert!(compute < 10.0, "an empty tick's compute p99 {compute} µs: {out}");
 }
 
 #[cfg(not(feature = "ros"))]
