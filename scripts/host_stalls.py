@@ -10,6 +10,7 @@ spins for about `--stall-ms` (0.5-1.5x, uniform) at random intervals (exponentia
 """
 
 import argparse
+import math
 import os
 import random
 import threading
@@ -37,6 +38,15 @@ def main():
     parser.add_argument("--gap-ms", type=float, default=50.0)
     parser.add_argument("--seconds", type=float, default=30.0)
     args = parser.parse_args()
+    for name in ("stall_ms", "gap_ms", "seconds"):
+        value = getattr(args, name)
+        if not (math.isfinite(value) and value > 0):
+            parser.error(f"--{name.replace('_', '-')}: expected a positive number, got {value}")
+    try:
+        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(90))
+        os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
+    except PermissionError:
+        parser.error("SCHED_FIFO refused: run as root or with CAP_SYS_NICE")
     threads = [threading.Thread(target=stall_cpu, args=(cpu, args)) for cpu in sorted(os.sched_getaffinity(0))]
     for t in threads:
         t.start()
