@@ -121,7 +121,8 @@ class NodeProcess:
         return self.proc.returncode
 
 
-WHOLE_RUN = re.compile(r"whole run: (\d+) ticks .* jitter p50 [\d.]+ p99 ([\d.]+) .* overruns \d+ "
+WHOLE_RUN = re.compile(r"whole run: (\d+) ticks in [\d.]+ s, (\d+) missed periods .* "
+                       r"jitter p50 [\d.]+ p99 ([\d.]+) .* overruns \d+ "
                        r"\(total (\d+), (\d+) beyond 2 periods\)")
 
 
@@ -143,14 +144,15 @@ class HostBaseline:
                 stdout=f, stderr=subprocess.STDOUT, text=True)
 
     def result(self, timeout=30.0):
-        """{ticks, overruns, long_overruns, jitter_p99_us} of the whole run (waits for its end)."""
+        """{ticks, missed_periods, overruns, long_overruns, jitter_p99_us} of the whole run (waits
+        for its end)."""
         self.proc.wait(timeout=timeout)
         out = self.out.read_text()
         found = WHOLE_RUN.search(out)
         assert self.proc.returncode == 0 and found, f"the host baseline failed:\n{out[-3000:]}"
-        ticks, jitter, overruns, long_overruns = found.groups()
-        return dict(ticks=int(ticks), overruns=int(overruns), long_overruns=int(long_overruns),
-                    jitter_p99_us=float(jitter))
+        ticks, missed, jitter, overruns, long_overruns = found.groups()
+        return dict(ticks=int(ticks), missed_periods=int(missed), overruns=int(overruns),
+                    long_overruns=int(long_overruns), jitter_p99_us=float(jitter))
 
     def stop(self):
         """Ends the run early (a test that failed before reading it)."""

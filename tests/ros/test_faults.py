@@ -30,7 +30,7 @@ from std_msgs.msg import Float64MultiArray
 from std_srvs.srv import Trigger
 
 from conftest import (
-    RECENT, ROOT, NodeProcess, RawRecorder, Recorder, binary, cdr_doubles, cdr_stamp, diagnostic_values, wait_until,
+    RECENT, ROOT, HostBaseline, NodeProcess, RawRecorder, Recorder, binary, cdr_doubles, cdr_stamp, diagnostic_values, wait_until,
 )
 from test_modes import config, stop_all
 
@@ -131,15 +131,25 @@ print(sent / (time.monotonic() - start))
 
 def test_a_flood_of_joint_states_does_not_disturb_the_loop(ros, tmp_path):
     """A 20 kHz JointState flood from another process leaves the 1 kHz loop as it was before
-    it: the tick's own work (median compute time), and its rate, overruns and wake-up jitter.
-    This shared 2-core host's steal-time bursts hold the loop below 1 kHz with or without a
-    flood (743 Hz before and 770 Hz during it in one CI run, 861 -> 868 Hz here), so the
-    rate must stay above 990 Hz or, when it was already below that before the flood, not
-    drop by more than 1 %."""
-    node = NodeProcess("node", "--config", str(config(tmp_path, "arm_control.yaml", "arm7_control.yaml")))
+    it: the tick's own work (median compute time), its missed periods and overruns, and its
+    wake-up jitter. This shared 2-core host's stalls (a VM's stolen time) hold the loop
+    below 1 kHz with or without a flood (743 Hz before and 770 Hz during it in one CI run;
+    998 Hz before and, for one 1 s window, 950 Hz during it in another, with the tick's
+    compute unchanged): a 50 ms stall of the loop's CPU costs 50 periods whatever the node
+    does. So each 4 s window has its host baseline, as the soak does: `signorini loop
+    --empty` on the node's CPU, one SCHED_FIFO priority above it, running over the whole
+    window, and the node's missed periods and overruns are bounded beyond that loop's, the
+    flood's window against the one before it."""
+    cpu = max(os.sched_getaffinity(0))
+    reports = "diagnostics:\n  rate_hz: 20\n  status_line: false\n"  # windows of 50 ms: the edges align
+    node_config = config(tmp_path, "arm7.yaml", "arm7_control.yaml", append=f"{reports}realtime:\n  cpu: {cpu}\n")
+    host_config = config(tmp_path, "host.yaml", "arm7_control.yaml",
+                         append=f"{reports}realtime:\n  cpu: {cpu}\n  priority: 51\n")
+    node = NodeProcess("node", "--config", str(node_config))
     diagnostics = Recorder(ros, DiagnosticArray, "/diagnostics", diagnostic_values)
     states = ros.create_publisher(JointState, "/joint_states", 10)
     stop = threading.Event()
+    baselines = []
 
     def publish():
         while not stop.is_set():
@@ -148,39 +158,64 @@ def test_a_flood_of_joint_states_does_not_disturb_the_loop(ros, tmp_path):
 
     feeder = threading.Thread(target=publish, daemon=True)
 
-    def window(seconds):
+    def latest():
+        reports = diagnostics.snapshot()
+        assert reports, "no /diagnostics from the node"
+        return reports[-1][1][2]
+
+    def window(name, seconds):
+        """The node's reports over `seconds`, its missed periods and overruns in them, and
+        the host baseline's run, which starts before the window and ends after it."""
+        baseline = HostBaseline(host_config, seconds + 0.5, tmp_path / f"{name}.log")
+        baselines.append(baseline)
+        wait_until(lambda: "rate " in baseline.out.read_text(), 10.0, "the host baseline's first report")
+        time.sleep(0.1)
+        first = latest()
         diagnostics.clear()
         time.sleep(seconds)
-        return [v for _, (_, _, v) in diagnostics.snapshot()]
+        last = latest()
+        inside = [v for _, (_, _, v) in diagnostics.snapshot()]
+        host = baseline.result()
+        missed = int(last["missed_periods_total"]) - int(first["missed_periods_total"])
+        overruns = sum(int(v["overruns_window"]) for v in inside)
+        return inside, missed, overruns, host
 
     try:
         node.wait_for_line("signorini: controlling arm7")
         wait_until(lambda: states.get_subscription_count() >= 1, 20.0, "the controller's state subscription")
         feeder.start()
         time.sleep(1.5)
-        before = window(4.0)
+        before = window("before", 4.0)
         flood = subprocess.Popen([sys.executable, "-c", FLOOD, "6", "20000"], cwd=ROOT, stdout=subprocess.PIPE,
                                  text=True, env=dict(os.environ))
         time.sleep(1.5)  # the flood's discovery
-        during = window(4.0)
+        during = window("during", 4.0)
         achieved = float(flood.communicate(timeout=30)[0].strip() or 0)
         assert node.alive()
     finally:
         stop.set()
+        for b in baselines:
+            b.stop()
         stop_all(ros, [diagnostics], [states], [node])
 
-    def figures(reports):
-        return (min(float(v["rate_hz"]) for v in reports), max(float(v["jitter_p99_us"]) for v in reports),
-                sum(int(v["overruns_window"]) for v in reports),
-                statistics.median(float(v["compute_p50_us"]) for v in reports))
-    (rate0, jitter0, overruns0, work0), (rate1, jitter1, overruns1, work1) = figures(before), figures(during)
-    print(f"flood at {achieved:.0f} Hz: rate {rate0:.1f} → {rate1:.1f} Hz, jitter p99 {jitter0:.0f} → {jitter1:.0f} µs, "
-          f"overruns {overruns0} → {overruns1} in 4 s, compute p50 {work0:.1f} → {work1:.1f} µs")
+    def figures(name, w):
+        inside, missed, overruns, host = w
+        jitter = statistics.median(float(v["jitter_p99_us"]) for v in inside)
+        work = statistics.median(float(v["compute_p50_us"]) for v in inside)
+        print(f"{name}: missed periods {missed} (host {host['missed_periods']}), overruns {overruns} (host "
+              f"{host['overruns']}), jitter p99 median {jitter:.0f} µs (host {host['jitter_p99_us']:.0f}), "
+              f"compute p50 {work:.1f} µs")
+        return missed - host["missed_periods"], overruns - host["overruns"], jitter, host["jitter_p99_us"], work
+
+    (missed0, overruns0, jitter0, _, work0) = figures("before the flood", before)
+    (missed1, overruns1, jitter1, host_jitter1, work1) = figures(f"during the flood at {achieved:.0f} Hz", during)
     assert achieved > 5000, f"the flood reached only {achieved:.0f} Hz"
     assert work1 < 1.5 * work0 + 2.0, f"the tick's compute p50 {work0} → {work1} µs under the flood"
-    assert rate1 > min(990.0, 0.99 * rate0), f"the loop slowed from {rate0} to {rate1} Hz under the flood"
-    assert overruns1 <= overruns0 + 8, f"overruns {overruns0} → {overruns1} under the flood"
-    assert jitter1 < max(3.0 * jitter0, jitter0 + 300.0), f"jitter p99 {jitter0} → {jitter1} µs under the flood"
+    # 1 % of the window's 4000 periods, and 8 overruns, beyond the host's and the node's own before.
+    assert missed1 <= max(missed0, 0) + 40, f"missed periods beyond the host's {missed0} → {missed1} under the flood"
+    assert overruns1 <= max(overruns0, 0) + 8, f"overruns beyond the host's {overruns0} → {overruns1} under the flood"
+    assert jitter1 < max(3.0 * jitter0, jitter0 + 300.0, 2.0 * host_jitter1), \
+        f"jitter p99 {jitter0} → {jitter1} µs under the flood (the host's {host_jitter1} µs)"
 
 
 def test_a_reset_while_the_crate_slides(ros, tmp_path):
