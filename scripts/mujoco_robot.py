@@ -9,8 +9,11 @@ the base frame, as a state estimator publishes it) and `/clock`, every period, s
 the robot's time. In: joint torques on `/<controller>/commands` (std_msgs/Float64MultiArray,
 the order of `--joints`, by default the URDF's depth-first order), applied from the next
 period on (a real robot's one period of delay) within the URDF's effort limits; a command
-older than `--stale-ms` gives zero torque. Until the first command the robot is held still
-(as on its stand) and released when it comes; `--duration` counts from there.
+older than `--stale-ms` gives zero torque. Until the commands stream the robot is held still
+(as on its stand, its drives off): it is released once they have come without a gap of
+`--stale-ms` for `--release-after-ms`, as a robot's drives are enabled once its controller
+runs (a release on the first command once met a 333 ms gap straight after it, the two
+processes' start-up). `--duration` counts from the release.
 
 What makes it a real robot rather than the controller's own model: soft contacts (MuJoCo's
 defaults: feet sink millimetres), masses off by `--mass-scale`/`--mass-jitter`, friction
@@ -156,7 +159,8 @@ class Robot:
         self.drive_node = rclpy.create_node("mujoco_robot_drives")
         self.lock = threading.Lock()
         self.command, self.command_at, self.commands, self.bad_commands = None, None, 0, 0
-        self.max_command_gap = 0.0
+        self.max_command_gap = 0.0  # after the release
+        self.streaming_since = None  # the start of the current run of commands without a stale gap
         self.predicted = []
         self.drive_node.create_subscription(Float64MultiArray, f"/{args.controller}/commands", self.on_command,
                                             QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT))
@@ -185,7 +189,9 @@ class Robot:
                 self.bad_commands += 1
                 return
             now = time.monotonic()
-            if self.command_at is not None:
+            if self.command_at is None or now - self.command_at > self.args.stale_ms * 1e-3:
+                self.streaming_since = now
+            if self.command_at is not None and self.released_at is not None:
                 self.max_command_gap = max(self.max_command_gap, now - self.command_at)
             self.command, self.command_at = data, now
             self.commands += 1
@@ -284,7 +290,9 @@ class Robot:
         while not stop.is_set():
             if released_at is None:
                 with self.lock:
-                    got = self.command is not None
+                    now = time.monotonic()
+                    got = (self.command is not None and now - self.command_at <= a.stale_ms * 1e-3
+                           and now - self.streaming_since >= a.release_after_ms * 1e-3)
                 if got:
                     released_at = sim_ns
                     self.released_at = sim_ns * 1e-9
@@ -355,6 +363,8 @@ def main(argv=None):
     parser.add_argument("--odom-offset-us", type=float, default=0.0, help="odometry stamped this much later")
     parser.add_argument("--quaternion-error", type=float, default=0.0, help="|q| within 1 ± this")
     parser.add_argument("--stale-ms", type=float, default=50.0, help="a command older than this: zero torque")
+    parser.add_argument("--release-after-ms", type=float, default=100.0,
+                        help="release the robot once the commands have streamed this long")
     parser.add_argument("--wait", type=float, default=60.0, help="give up without a first command (s)")
     parser.add_argument("--predicted", help="log the controller's WrenchStamped on PREFIX/<foot>")
     parser.add_argument("--log", help="write the run to this .npz")
