@@ -4,7 +4,9 @@
 //! bench does (warm-started, polish off, no fallback), with the ADMM's settings from the
 //! command line; prints iterations per step (median, p99, max), unconverged steps, time
 //! per step (median), and with `--history STEP` that step's problem re-solved cold with
-//! `record_history`: its primal, dual and complementarity residuals every 10 iterations.
+//! `record_history`: its primal, dual and complementarity residuals every 10 iterations,
+//! and when it does not converge, how its iterates drift and the NCP criterion of the
+//! iterate every 100 iterations.
 //!
 //!   cargo run --release --example admm_study -- --scene cube-wall [--anderson 5] [--polish]
 //!     [--contact-scaling 1] [--rule spectral|linear|osqp] [--step 0.05] [--ratio 10] [--eta 1e-6] [--power 0.2]
@@ -215,4 +217,86 @@ fn print_history(problem: &signorini::contact::ContactProblem, admm: AdmmSetting
             println!("  {:4} primal {:.3e} dual {:.3e} compl {:.3e}", k + 1, r.primal, r.dual, r.complementarity);
         }
     }
+    if !result.converged {
+        print_drift(problem, admm, result.stats.iterations);
+    }
+}
+
+/// How an unconverged solve's iterates move at the end, and whether they solve the
+/// problem all the same. ADMM on a problem without a bounded solution drifts along a
+/// direction of recession (OSQP's infeasibility test, Banjac et al. 2019: δy = y_k −
+/// y_{k−1} settles, in the cone, G·δy ≈ 0, gᵀδy < 0); on one with many solutions it can
+/// drift along them (G·δy ≈ 0, δy not in the cone: impulses moved between contacts),
+/// each iterate a solution, with a dual residual that measures the drift. The 15-cube
+/// wall's unconverged step did the latter (the NCP test in the ADMM since).
+fn print_drift(problem: &signorini::contact::ContactProblem, admm: AdmmSettings, iterations: usize) {
+    let n = problem.contacts();
+    let m = 3 * n;
+    let solve = |k: usize| {
+        let stop = StoppingRule { max_iterations: k, ..admm.stop };
+        let mut solver = AdmmSolver::with_capacity(n, AdmmSettings { stop, ..admm });
+        let mut r = SolveResult::with_capacity(n, 0);
+        solver.solve(problem, None, &mut r).expect("a solve");
+        r.lambda[..m].to_vec()
+    };
+    let (half, before, last) = (solve(iterations / 2), solve(iterations - 1), solve(iterations));
+    let norm = |x: &[f64]| x.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+    let delta: Vec<f64> = last.iter().zip(&before).map(|(a, b)| a - b).collect();
+    let mean: Vec<f64> = last.iter().zip(&half).map(|(a, b)| (a - b) / (iterations - iterations / 2) as f64).collect();
+    let cosine = {
+        let dot: f64 = delta.iter().zip(&mean).map(|(a, b)| a * b).sum();
+        let l2 = |x: &[f64]| x.iter().map(|v| v * v).sum::<f64>().sqrt();
+        dot / (l2(&delta) * l2(&mean)).max(f64::MIN_POSITIVE)
+    };
+    let (mut g_delta, mut zero) = (vec![0.0; m], vec![0.0; m]);
+    problem.contact_velocity(&delta, &mut g_delta);
+    problem.contact_velocity(&vec![0.0; m], &mut zero);
+    for (a, b) in g_delta.iter_mut().zip(&zero) {
+        *a -= b;
+    }
+    let g_dot: f64 = problem.g().iter().zip(&delta).map(|(a, b)| a * b).sum();
+    let outside = (0..n)
+        .map(|i| {
+            let d = [delta[3 * i], delta[3 * i + 1], delta[3 * i + 2]];
+            let p = problem.sets()[i].project(&d);
+            (0..3).fold(0.0f64, |a, r| a.max((p[r] - d[r]).abs()))
+        })
+        .fold(0.0f64, f64::max);
+    // The NCP criterion of an iterate y, as the ADMM's start test has it (velocity units).
+    let criterion = |y: &[f64]| {
+        let mut sigma = vec![0.0; m];
+        problem.contact_velocity(y, &mut sigma);
+        (0..n)
+            .map(|i| {
+                let set = problem.sets()[i];
+                let si = [sigma[3 * i], sigma[3 * i + 1], sigma[3 * i + 2]];
+                let c = set.correction(true, &si);
+                set.velocity_error(&[y[3 * i], y[3 * i + 1], y[3 * i + 2]], &[si[0] + c[0], si[1] + c[1], si[2] + c[2]])
+            })
+            .fold(0.0f64, f64::max)
+    };
+    // Every 100 iterations, and the last: the ADMM's residuals can stay above the
+    // tolerance while its iterate already solves the problem (the iterates drift along
+    // non-unique solutions), which the solver's own NCP test catches.
+    let every: Vec<String> = (100..iterations)
+        .step_by(100)
+        .map(|k| format!("{k}: {:.2e}", criterion(&solve(k))))
+        .chain(std::iter::once(format!("{iterations}: {:.2e}", criterion(&last))))
+        .collect();
+    println!("NCP criterion of the iterate (start test, velocity units) at {}", every.join(", "));
+    println!(
+        "drift: |y| {:.3e} at {} and {:.3e} at {}; |δy| {:.3e}, the mean step since {} {:.3e} (cosine {:.4}); \
+         |(G+R)δy| {:.3e}, gᵀδy {:.3e}, δy's distance to the cone {:.3e}",
+        norm(&half),
+        iterations / 2,
+        norm(&last),
+        iterations,
+        norm(&delta),
+        iterations / 2,
+        norm(&mean),
+        cosine,
+        norm(&g_delta),
+        g_dot,
+        outside,
+    );
 }

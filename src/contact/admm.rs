@@ -13,11 +13,17 @@
 //! joint-friction interval C, z_k ∈ −N_C(y_k): [`cone::BlockSet`]). Stop when the primal
 //! ‖f − y‖∞, dual ‖η(f_k − f_{k−1}) + ρ(y_k − y_{k−1})‖∞ and complementarity
 //! max_i |f_i·z_i| (the Fenchel–Young gap on an interval) residuals are all below ε_abs
-//! (eqs. 40–43). The penalty follows the spectral rule ρ = √(mL)·κ^p, κ = L/m, p ± 0.05
-//! when one residual exceeds α = 10 times the other (eqs. 45–46, [`Penalty`] and
+//! (eqs. 40–43), or when the iterate y itself solves the NCP to ε_abs: the start test's
+//! criterion (σ = (G + R)y + g, σ + Γ(σ) in K* and orthogonal to y, in velocity units),
+//! tried every [`NCP_TEST_EVERY`] iterations once the residuals are within α of ε_abs
+//! ([`AdmmSolver::ncp_error`]: where the impulses are not unique the iterates can drift
+//! along the solutions with the dual residual above ε_abs). The penalty follows the
+//! spectral rule ρ = √(mL)·κ^p, κ = L/m, p ± 0.05 when one residual exceeds α = 10 times
+//! the other (eqs. 45–46, [`Penalty`] and
 //! [`RhoRule::update`]), with L the largest eigenvalue of G + R + ηI (power iteration)
 //! and m = η + min R; the augmented Delassus is refactored ([`super::delassus`]) only
-//! when ρ changes. Output λ = y, σ = z − Γ(z).
+//! when ρ changes. Output λ = y, σ = z − Γ(z) (after the NCP test σ = (G + R)y + g and
+//! z = σ + Γ(σ)).
 //!
 //! Joint blocks get ρ scaled by their Delassus diagonal (seed 003 eq. 47, see
 //! `scale_blocks`).
@@ -42,9 +48,11 @@
 //! place), the penalty picks one, and the scaling picks another than the scalar ρ.
 //! `anderson` extrapolates the iterates
 //! ([`super::anderson`]): 2 to 30 times fewer iterations on solo12, talos falling and
-//! the sliding cube; with the scaling, the wall misses on 1 of its 100 steps (median 269
-//! iterations) against 2 without Anderson (median 642), once Anderson extrapolates only
-//! from full histories (17 before, [`super::anderson::Anderson::extrapolate`]). It is off
+//! the sliding cube; with the scaling and the polish, the wall converged on all but 1 of
+//! its 100 steps (median 269 iterations) against 2 without Anderson (median 642), once
+//! Anderson extrapolates only from full histories (17 before,
+//! [`super::anderson::Anderson::extrapolate`]), and on every step (median 319) with the
+//! NCP test of iterates. It is off
 //! in these settings' default
 //! (the controller's inverse dynamics runs the paper's iteration) and on, depth
 //! [`super::DEFAULT_ANDERSON`], in the simulator's (`contact.anderson`,
@@ -66,6 +74,7 @@ use super::anderson::Anderson;
 use super::cone;
 use super::delassus::AugmentedDelassus;
 use super::dense::largest_eigenvalue;
+use super::metrics::max_or_nan;
 use super::polish::{Effort, ModeWatch, Polish};
 use super::problem::ContactProblem;
 use super::solve_skeleton::{self, Needs};
@@ -331,16 +340,10 @@ impl AdmmSolver {
         problem.contact_velocity_by_factor(y, sigma, &mut self.t);
         let mut start_error = 0.0f64;
         for (i, set) in problem.sets.iter().enumerate() {
-            let si = cone::block(sigma, i);
-            let shifted = cone::add(&si, &set.correction(ncp, &si));
-            // The NCP criterion of the starting point in velocity units (y ∈ K by
-            // construction): s = σ + Γ(σ) in K*, and s's component along y,
-            // |⟨y, s⟩| / ‖y‖ — zero for a sticking contact only if σ = 0, for a sliding one
-            // only if s lies on the dual ray opposite y. (The product ⟨y, s⟩ itself would
-            // scale with the impulses and accept velocity errors of a light robot's feet.)
             // A cold start of separating contacts, or a warm start that still solves this
             // step's problem, needs no iteration.
-            start_error = start_error.max(set.velocity_error(&cone::block(y, i), &shifted));
+            let (error, shifted) = block_ncp_error(set, ncp, &cone::block(y, i), &cone::block(sigma, i));
+            start_error = start_error.max(error);
             let zi = match guess {
                 Some(w) => set.project_dual(&cone::block(&w.dual, i)),
                 None => set.project_dual(&shifted),
@@ -494,9 +497,15 @@ impl AdmmSolver {
     /// penalty updated by the rule after each, refactoring only when ρ changes; with
     /// Anderson acceleration, the next iteration started from the extrapolation
     /// ([`Self::accelerate`]).
-    fn iterate(&mut self, problem: &ContactProblem, ncp: bool, penalty: &mut Penalty, result: &mut SolveResult) {
+    fn iterate(
+        &mut self,
+        problem: &ContactProblem,
+        ncp: bool,
+        penalty: &mut Penalty,
+        result: &mut SolveResult,
+    ) -> Ending {
         let s = self.settings;
-        let (y, z) = (&mut result.lambda, &mut result.dual);
+        let (y, z, sigma) = (&mut result.lambda, &mut result.dual, &mut result.sigma);
         let m = 3 * problem.contacts();
         self.anderson.reset(3 * m, 2 * m);
         if let Some((_, watch)) = self.polish.as_mut() {
@@ -504,6 +513,7 @@ impl AdmmSolver {
         }
         let mut last = f64::INFINITY;
         let mut polished = None;
+        let (mut next_test, mut ending) = (1, Ending::Iterate);
         for k in 1..=s.stop.max_iterations {
             self.f_prev.copy_from_slice(&self.f);
             self.y_prev.copy_from_slice(y);
@@ -514,6 +524,16 @@ impl AdmmSolver {
             if s.stop.reached(&residuals) {
                 result.converged = true;
                 break;
+            }
+            if k >= next_test && residuals.primal.max(residuals.dual) <= s.ratio * s.stop.absolute {
+                next_test = k + NCP_TEST_EVERY;
+                let error = self.ncp_error(problem, ncp, y, sigma);
+                if error <= s.stop.absolute {
+                    result.converged = true;
+                    result.stats.residuals = Residuals { primal: 0.0, dual: 0.0, complementarity: error };
+                    ending = Ending::Velocity;
+                    break;
+                }
             }
             if self.polish_iterate(problem, y, k) {
                 polished = Some(k);
@@ -551,7 +571,27 @@ impl AdmmSolver {
         }
         if let (Some(k), Some((polish, _))) = (polished, self.polish.as_ref()) {
             polish.accept(k, result);
+            ending = Ending::Polished;
         }
+        ending
+    }
+
+    /// The NCP criterion of the iterate λ = y ∈ K (the start test's, in velocity units),
+    /// with σ = (G + R)y + g into `sigma`. ADMM's dual residual measures how far the
+    /// iterates still move, not how far y is from solving the problem: where the impulses
+    /// are not unique (a hyperstatic stack, a wall of cubes) the iterates can drift along
+    /// the solutions, G·δy ≈ 0, at a dual residual above the tolerance. On the 15-cube
+    /// wall's step 22 (examples/admm_study.rs --history 22) the residual stays at
+    /// 1.07e-6 from iteration 300 to the cap of 1000 while y moves by 2e-5 an iteration
+    /// with |(G + R)δy| 7e-8, and y already solves the problem to 9.6e-7 at iteration 300.
+    fn ncp_error(&mut self, problem: &ContactProblem, ncp: bool, y: &[f64], sigma: &mut [f64]) -> f64 {
+        problem.contact_velocity_by_factor(y, sigma, &mut self.t);
+        problem
+            .sets
+            .iter()
+            .enumerate()
+            .map(|(i, set)| block_ncp_error(set, ncp, &cone::block(y, i), &cone::block(sigma, i)).0)
+            .fold(0.0, max_or_nan)
     }
 
     /// Whether the iterate `y`'s modes after iteration `k`, when the watch says they are
@@ -615,6 +655,30 @@ fn mid_solve_polish(capacity: usize, cols: usize) -> (Polish, ModeWatch) {
 #[inline]
 fn weighted_residual(root: f64, dy: f64, dz: f64) -> (f64, f64) {
     (root * dy, dz / root)
+}
+
+/// How [`AdmmSolver::iterate`] ended, and so where the output velocity comes from.
+enum Ending {
+    /// The residuals' test, stagnation or the cap: σ from the final dual z.
+    Iterate,
+    /// The iterate's NCP test ([`AdmmSolver::ncp_error`]): σ computed from λ.
+    Velocity,
+    /// The polish's candidate, σ included.
+    Polished,
+}
+
+/// Iterations between two NCP tests of iterates within α (`ratio`) of the tolerance
+/// ([`AdmmSolver::ncp_error`]): a test costs about an iteration (a product by G or W).
+const NCP_TEST_EVERY: usize = 10;
+
+/// The NCP criterion of block λ_i = y_i ∈ C_i with contact velocity σ_i, in velocity
+/// units, and s_i = σ_i + Γ(σ_i): s in K*, and s's component along y, |⟨y, s⟩| / ‖y‖ —
+/// zero for a sticking contact only if σ = 0, for a sliding one only if s lies on the
+/// dual ray opposite y ([`cone::BlockSet::velocity_error`]; the product ⟨y, s⟩ itself
+/// would scale with the impulses and accept velocity errors of a light robot's feet).
+fn block_ncp_error(set: &cone::BlockSet, ncp: bool, y: &cone::Vec3c, sigma: &cone::Vec3c) -> (f64, cone::Vec3c) {
+    let shifted = cone::add(sigma, &set.correction(ncp, sigma));
+    (set.velocity_error(y, &shifted), shifted)
 }
 
 /// The output velocity σ = z − Γ(z) of the final dual (λ = y is in the result already).
@@ -692,9 +756,11 @@ impl Solver for AdmmSolver {
         result.eigen.extend_from_slice(&self.eigen);
         if self.factor(problem, penalty.rho) {
             result.stats.factorizations = 1;
-            self.iterate(problem, ncp, &mut penalty, result);
-            if !result.stats.polished {
-                velocity_of_dual(problem, ncp, result);
+            match self.iterate(problem, ncp, &mut penalty, result) {
+                Ending::Iterate => velocity_of_dual(problem, ncp, result),
+                // σ is exact; z = σ + Γ(σ) is the consistent dual, as after the start test.
+                Ending::Velocity => solve_skeleton::dual_of_velocity(problem, ncp, &result.sigma, &mut result.dual),
+                Ending::Polished => {}
             }
         }
         result.rho = penalty.rho;
