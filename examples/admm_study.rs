@@ -18,6 +18,7 @@
 use std::time::Instant;
 
 use signorini::config::{ContactConfig, Fallback, PositiveF64};
+use signorini::contact::cone::block;
 use signorini::contact::{AdmmSettings, AdmmSolver, RhoRule, SolveResult, Solver, StoppingRule};
 use signorini::scenes::{Sources, suite, worlds};
 use signorini::sim::{Stepper, World};
@@ -257,7 +258,7 @@ fn print_drift(problem: &signorini::contact::ContactProblem, admm: AdmmSettings,
     let g_dot: f64 = problem.g().iter().zip(&delta).map(|(a, b)| a * b).sum();
     let outside = (0..n)
         .map(|i| {
-            let d = [delta[3 * i], delta[3 * i + 1], delta[3 * i + 2]];
+            let d = block(&delta, i);
             let p = problem.sets()[i].project(&d);
             (0..3).fold(0.0f64, |a, r| a.max((p[r] - d[r]).abs()))
         })
@@ -266,14 +267,7 @@ fn print_drift(problem: &signorini::contact::ContactProblem, admm: AdmmSettings,
     let criterion = |y: &[f64]| {
         let mut sigma = vec![0.0; m];
         problem.contact_velocity(y, &mut sigma);
-        (0..n)
-            .map(|i| {
-                let set = problem.sets()[i];
-                let si = [sigma[3 * i], sigma[3 * i + 1], sigma[3 * i + 2]];
-                let c = set.correction(true, &si);
-                set.velocity_error(&[y[3 * i], y[3 * i + 1], y[3 * i + 2]], &[si[0] + c[0], si[1] + c[1], si[2] + c[2]])
-            })
-            .fold(0.0f64, f64::max)
+        (0..n).map(|i| problem.sets()[i].ncp_error(true, &block(y, i), &block(&sigma, i)).0).fold(0.0f64, f64::max)
     };
     // Every 100 iterations, and the last: the ADMM's residuals can stay above the
     // tolerance while its iterate already solves the problem (the iterates drift along

@@ -341,7 +341,7 @@ impl AdmmSolver {
         for (i, set) in problem.sets.iter().enumerate() {
             // A cold start of separating contacts, or a warm start that still solves this
             // step's problem, needs no iteration.
-            let (error, shifted) = block_ncp_error(set, ncp, &cone::block(y, i), &cone::block(sigma, i));
+            let (error, shifted) = set.ncp_error(ncp, &cone::block(y, i), &cone::block(sigma, i));
             start_error = start_error.max(error);
             let zi = match guess {
                 Some(w) => set.project_dual(&cone::block(&w.dual, i)),
@@ -589,7 +589,7 @@ impl AdmmSolver {
             .sets
             .iter()
             .enumerate()
-            .map(|(i, set)| block_ncp_error(set, ncp, &cone::block(y, i), &cone::block(sigma, i)).0)
+            .map(|(i, set)| set.ncp_error(ncp, &cone::block(y, i), &cone::block(sigma, i)).0)
             .fold(0.0, max_or_nan)
     }
 
@@ -669,16 +669,6 @@ enum Ending {
 /// Iterations between two NCP tests of iterates within α (`ratio`) of the tolerance
 /// ([`AdmmSolver::ncp_error`]): a test costs about an iteration (a product by G or W).
 const NCP_TEST_EVERY: usize = 10;
-
-/// The NCP criterion of block λ_i = y_i ∈ C_i with contact velocity σ_i, in velocity
-/// units, and s_i = σ_i + Γ(σ_i): s in K*, and s's component along y, |⟨y, s⟩| / ‖y‖ —
-/// zero for a sticking contact only if σ = 0, for a sliding one only if s lies on the
-/// dual ray opposite y ([`cone::BlockSet::velocity_error`]; the product ⟨y, s⟩ itself
-/// would scale with the impulses and accept velocity errors of a light robot's feet).
-fn block_ncp_error(set: &cone::BlockSet, ncp: bool, y: &cone::Vec3c, sigma: &cone::Vec3c) -> (f64, cone::Vec3c) {
-    let shifted = cone::add(sigma, &set.correction(ncp, sigma));
-    (set.velocity_error(y, &shifted), shifted)
-}
 
 /// The output velocity σ = z − Γ(z) of the final dual (λ = y is in the result already).
 fn velocity_of_dual(problem: &ContactProblem, ncp: bool, result: &mut SolveResult) {

@@ -226,6 +226,17 @@ impl BlockSet {
             }
         }
     }
+
+    /// The NCP criterion of the block's impulse λ ∈ C with contact velocity σ, in velocity
+    /// units, and z = σ + Γ(σ) (Γ the De Saxcé correction when `ncp`): z in K* and z's
+    /// component along λ, [`Self::velocity_error`] (the product ⟨λ, z⟩ itself would scale
+    /// with the impulses and accept velocity errors of a light robot's feet). The ADMM's
+    /// start and iterate tests and the polish's check.
+    #[inline]
+    pub fn ncp_error(&self, ncp: bool, lambda: &Vec3c, sigma: &Vec3c) -> (f64, Vec3c) {
+        let z = add(sigma, &self.correction(ncp, sigma));
+        (self.velocity_error(lambda, &z), z)
+    }
 }
 
 /// a − b.

@@ -495,9 +495,9 @@ impl Polish {
             }
             let s = cone::block(&c.sigma, i);
             off |= off_set(self.modes[i], set, &l) || (self.modes[i] == Mode::Sliding && !slides(&l, &s, tolerance));
-            let z = cone::add(&s, &set.correction(ncp, &s));
+            let (e, z) = set.ncp_error(ncp, &l, &s);
             // A NaN velocity must fail the check, not drop out of the maximum.
-            error = max_or_nan(error, set.velocity_error(&l, &z));
+            error = max_or_nan(error, e);
             cone::set_block(&mut c.dual, i, &z);
         }
         if off || error.is_nan() {

@@ -32,7 +32,7 @@ from std_srvs.srv import Trigger
 from conftest import (
     RECENT, ROOT, HostBaseline, NodeProcess, RawRecorder, Recorder, binary, cdr_doubles, cdr_stamp, diagnostic_values, wait_until,
 )
-from test_modes import config, stop_all
+from test_modes import config, pinned, stop_all
 
 NAMES = [f"joint{i}" for i in range(1, 8)]
 POSTURE = [0.0, 0.5, 0.0, -1.2, 0.0, 0.7, 0.0]
@@ -140,11 +140,9 @@ def test_a_flood_of_joint_states_does_not_disturb_the_loop(ros, tmp_path):
     --empty` on the node's CPU, one SCHED_FIFO priority above it, running over the whole
     window, and the node's missed periods and overruns are bounded beyond that loop's, the
     flood's window against the one before it."""
-    cpu = max(os.sched_getaffinity(0))
-    reports = "diagnostics:\n  rate_hz: 20\n  status_line: false\n"  # windows of 50 ms: the edges align
-    node_config = config(tmp_path, "arm7.yaml", "arm7_control.yaml", append=f"{reports}realtime:\n  cpu: {cpu}\n")
-    host_config = config(tmp_path, "host.yaml", "arm7_control.yaml",
-                         append=f"{reports}realtime:\n  cpu: {cpu}\n  priority: 51\n")
+    # Windows of 50 ms: the edges of the node's and the baseline's align.
+    node_config, host_config = pinned(tmp_path, "arm7", "arm7_control.yaml",
+                                      append="diagnostics:\n  rate_hz: 20\n  status_line: false\n")
     node = NodeProcess("node", "--config", str(node_config))
     diagnostics = Recorder(ros, DiagnosticArray, "/diagnostics", diagnostic_values)
     states = ros.create_publisher(JointState, "/joint_states", 10)

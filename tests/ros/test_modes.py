@@ -4,6 +4,7 @@ JointTrajectory), both in one process, the real-time factor, external wrenches, 
 markers, and the controller's handling of bad or missing states."""
 
 import math
+import os
 import threading
 import time
 
@@ -41,6 +42,17 @@ def config(tmp_path, name, source, replace=(), append=""):
     path = tmp_path / name
     path.write_text(text + append)
     return path
+
+
+def pinned(tmp_path, name, source, append=""):
+    """The configs of a node and of its host baseline (conftest.HostBaseline): a copy of
+    config/<source> plus `append` with the loop pinned to this process's last CPU
+    (`realtime.cpu`), and the same with the empty loop one SCHED_FIFO priority above the
+    node's (its default 50), so that the node's long ticks never hold it back while that
+    CPU's stalls hold back both."""
+    cpu = max(os.sched_getaffinity(0))
+    return (config(tmp_path, f"{name}.yaml", source, append=f"{append}realtime:\n  cpu: {cpu}\n"),
+            config(tmp_path, f"{name}_host.yaml", source, append=f"{append}realtime:\n  cpu: {cpu}\n  priority: 51\n"))
 
 
 def stop_all(ros, recorders, publishers=(), nodes=()):

@@ -23,7 +23,7 @@ from nav_msgs.msg import Odometry
 from sensor_msgs.msg import JointState
 
 from conftest import RECENT, HostBaseline, NodeProcess, RawRecorder, Recorder, cdr_doubles, diagnostic_values, wait_until
-from test_modes import config, stop_all
+from test_modes import pinned, stop_all
 
 SECONDS = float(os.environ.get("SIGNORINI_SOAK_SECONDS", "120"))
 
@@ -81,10 +81,7 @@ def test_soak_sim_and_control(ros, tmp_path):
     # counts then agreed within 12 %). Above it, in 60 s, the node's loop saw 1.41 and 2.27
     # times the empty loop's (466 against 330, 681 against 300; 2026-11-28): the node's own
     # part of that is not established (an idle host's hour had 257 in all).
-    cpu = max(os.sched_getaffinity(0))
-    soak_config = config(tmp_path, "soak.yaml", "quadruped_sim_control.yaml", append=f"realtime:\n  cpu: {cpu}\n")
-    host_config = config(tmp_path, "host.yaml", "quadruped_sim_control.yaml",
-                         append=f"realtime:\n  cpu: {cpu}\n  priority: 51\n")
+    soak_config, host_config = pinned(tmp_path, "soak", "quadruped_sim_control.yaml")
     node = NodeProcess("node", "--config", str(soak_config))
     bad = {"joint_states": 0, "odom": 0, "wrenches": 0}
     counts = {"joint_states": 0, "odom": 0, "wrenches": 0}
