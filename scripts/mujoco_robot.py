@@ -369,6 +369,10 @@ def main(argv=None):
     parser.add_argument("--predicted", help="log the controller's WrenchStamped on PREFIX/<foot>")
     parser.add_argument("--log", help="write the run to this .npz")
     args = parser.parse_args(argv)
+    for name in ("stale_ms", "release_after_ms"):
+        value = getattr(args, name)
+        if not (math.isfinite(value) and value >= 0):
+            parser.error(f"--{name.replace('_', '-')}: expected a non-negative number of ms, got {value}")
 
     rclpy.init()
     robot = Robot(args)
