@@ -7,11 +7,12 @@
 //! §2.3, force units), the deepest penetration at its start, the lowest body frame
 //! (robot joint frames, free bodies' centres: the tunnelling check) and whether the
 //! stepper's guard refused its impulses (`refused`), and the joint limits and joint
-//! friction blocks in its problem go to `--json OUT`, with the final configuration and
-//! free bodies' centres.
+//! friction blocks in its problem and the times it was solved again (`regenerated`,
+//! `contact.regenerate`) go to `--json OUT`, with the final configuration and free
+//! bodies' centres.
 //!
 //!   cargo run --release --example sim_dynamic -- --robot solo12|quadruped|talos|arm7|none
-//!       --drive D.json [--steps 1000] [--no-islands] [--solver NAME] [--scaling S] [--anderson M] [--budget SECONDS]
+//!       --drive D.json [--steps 1000] [--no-islands] [--solver NAME] [--scaling S] [--anderson M] [--regenerate R] [--budget SECONDS]
 //!       [--json OUT.json]
 //!   cargo run --release --example sim_dynamic -- --urdf ROBOT.urdf --drive D.json ...
 //!
@@ -186,7 +187,7 @@ fn arguments() -> Args {
     let usage = || -> ! {
         eprintln!(
             "usage: sim_dynamic --robot solo12|quadruped|talos|arm7|none | --urdf ROBOT.urdf --drive D.json \
-             [--steps N] [--no-islands] [--solver NAME] [--budget SECONDS] [--json OUT]"
+             [--steps N] [--no-islands] [--solver NAME] [--scaling S] [--anderson M] [--regenerate R] [--budget SECONDS] [--json OUT]"
         );
         std::process::exit(2);
     };
@@ -229,6 +230,10 @@ fn arguments() -> Args {
                         fail(format!("--anderson {v}: expected 0 to {}", signorini::contact::MAX_ANDERSON))
                     })
             }
+            ("--regenerate", Some(v)) => {
+                out.contact.regenerate =
+                    v.parse().unwrap_or_else(|_| fail(format!("--regenerate {v}: expected a count")))
+            }
             ("--budget", Some(v)) => out.budget = v.parse().unwrap_or_else(|_| usage()),
             ("--steps", Some(v)) => out.steps = v.parse().unwrap_or_else(|_| usage()),
             ("--json", Some(v)) => out.json = Some(v),
@@ -255,7 +260,7 @@ fn main() {
     let mut stepper = Stepper::new(&world, DT, &contact.settings(), 8 * drive.boxes.len() + 2 * world.nv() + 256);
     let mut tau = vec![0.0; world.nv()];
     let pieces = drive.reference.len().max(drive.tau.len()).max(drive.push.len()).max(1);
-    let mut out: [Vec<f64>; 12] = std::array::from_fn(|_| Vec::with_capacity(steps));
+    let mut out: [Vec<f64>; 13] = std::array::from_fn(|_| Vec::with_capacity(steps));
     let start = Instant::now();
     for k in 0..steps {
         let p = (k / drive.piece).min(pieces - 1);
@@ -276,6 +281,7 @@ fn main() {
             f64::from(u8::from(r.refused)),
             r.joint_limits as f64,
             r.joint_friction as f64,
+            r.regenerated as f64,
         ];
         for (column, x) in out.iter_mut().zip(row) {
             column.push(x);
@@ -301,6 +307,7 @@ fn main() {
         "refused",
         "joint_limits",
         "joint_friction",
+        "regenerated",
     ];
     let mut doc = serde_json::Map::new();
     doc.insert("steps".into(), out[0].len().into());

@@ -6,10 +6,12 @@ neutral configuration); a fall is chaotic, so one trajectory says little about h
 the ADMM misses its tolerance. This runs examples/sim_dynamic.rs on that posture and on
 `--postures` more, each joint offset uniformly in ±`--offset` rad (seeded, clipped to its
 limits), and prints per posture and over all: ADMM iterations per step (mean, max), steps
-over 50 iterations, unconverged steps, fallbacks, polished steps, µs per step (mean).
+over 50 iterations, unconverged steps, fallbacks, polished steps, steps solved again
+(`contact.regenerate`), the deepest penetration at a step's start, µs per step (mean).
 
   scripts/with_ros.sh python scripts/talos_postures.py [--postures 5] [--offset 0.05]
       [--steps 2000] [--binary target/release/examples/sim_dynamic] [--anderson M] [--scaling S]
+      [--regenerate R]
 
 The binary defaults to the `--release` build of the example (built first when missing).
 """
@@ -59,9 +61,11 @@ def summary(name, runs):
     steps = len(iterations)
     total = lambda key: int(sum(sum(r[key]) for r in runs))
     us = statistics.median(statistics.mean(r["step_us"]) for r in runs)
+    again = sum(1 for r in runs for x in r["regenerated"] if x > 0)
+    deepest = max(max(r["penetration"]) for r in runs)
     return (f"| {name} | {steps} | {sum(iterations) / steps:.1f} ({max(iterations):.0f}) | "
             f"{sum(1 for x in iterations if x > 50)} | {total('unconverged')} | {total('fallback')} | "
-            f"{total('polished')} | {us:.0f} |")
+            f"{total('polished')} | {again} | {deepest:.1e} | {us:.0f} |")
 
 
 def main():
@@ -72,14 +76,16 @@ def main():
     parser.add_argument("--binary", type=pathlib.Path, default=ROOT / "target" / "release" / "examples" / "sim_dynamic")
     parser.add_argument("--anderson", type=int, help="contact.anderson (default: the simulator's)")
     parser.add_argument("--scaling", type=float, help="contact.scaling (default: the simulator's)")
+    parser.add_argument("--regenerate", type=int, help="contact.regenerate (default: the simulator's)")
     args = parser.parse_args()
     settings = [*(["--anderson", str(args.anderson)] if args.anderson is not None else []),
-                *(["--scaling", str(args.scaling)] if args.scaling is not None else [])]
+                *(["--scaling", str(args.scaling)] if args.scaling is not None else []),
+                *(["--regenerate", str(args.regenerate)] if args.regenerate is not None else [])]
     if not args.binary.exists():
         subprocess.run(["cargo", "build", "--release", "--example", "sim_dynamic"], cwd=ROOT, check=True)
     print("| posture | steps | ADMM iterations/step, mean (max) | steps over 50 | unconverged | fallbacks "
-          "| polished | µs/step, mean |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+          "| polished | solved again | deepest penetration (m) | µs/step, mean |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     runs = []
     with tempfile.TemporaryDirectory(prefix="signorini-talos-") as work:
         for k, posture in enumerate(postures(args.postures, args.offset)):

@@ -523,6 +523,7 @@ fn numbers_outside_their_physical_range_name_key_range_and_value() {
         ),
         ("contact: {anderson: 1000000}", "contact.anderson", "expected an Anderson depth from 0 to 20, got 1e6"),
         ("contact: {scaling: 1.5}", "contact.scaling", "expected a scaling exponent from 0 to 1, got 1.5"),
+        ("contact: {regenerate: 11}", "contact.regenerate", "expected a number of solves from 0 to 10, got 11"),
         ("sim: {publish_every: 10000000}", "sim.publish_every", "expected a number of steps from 1 to 1e6, got 1e7"),
         ("qos: {clock: {depth: 100000}}", "qos.clock.depth", "expected a queue depth from 1 to 10000, got 100000"),
         ("realtime: {cpu: 1024}", "realtime.cpu", "expected a CPU index from 0 to 1023, got 1024"),

@@ -2,7 +2,9 @@
 //! AT-04 (sliding point mass), a rolling ball, AT-06 (cube dragged by a ramp force), AT-07
 //! (cube on an incline), AT-09 (a ton on a gram), AT-16 (restitution), AT-19 (Δt
 //! self-consistency), and the CCP's lift-off artifact, which proves the model switch
-//! reaches the simulator.
+//! reaches the simulator; then no rigid penetration where the contacts chosen at a step's
+//! start do not hold its end (`contact.regenerate`): a cube thrown faster than the margin
+//! per step, a hull rocking onto its bulging sole.
 
 use signorini::collision::CollisionShape;
 use signorini::config::ContactConfig;
@@ -258,4 +260,76 @@ fn at19_the_ncp_trajectory_is_self_consistent_in_dt_and_the_ccp_rides_at_a_heigh
     println!("Σ|x − x_ref|Δt at Δt = 4, 2, 1, 0.1 ms: {ncp:?}; CCP ride at 2 / 1 ms: {ride_2} / {ride_1} m");
     assert!(ride_ncp < 1e-9, "the NCP cube stays on the plane: {ride_ncp}");
     assert!(ride_1 > 1e-4 && (ride_2 / ride_1 - 2.0).abs() < 0.3, "CCP ride heights {ride_2} / {ride_1}");
+}
+
+/// The lowest z of a free body's corners or hull vertices `points` (body frame).
+fn lowest_of(world: &World, b: usize, points: &[Vec3]) -> f64 {
+    points.iter().map(|p| world.states[b].pose.act_point(p).z).fold(f64::INFINITY, f64::min)
+}
+
+#[test]
+fn a_cube_thrown_faster_than_the_margin_per_step_stops_on_the_ground_not_in_it() {
+    // 10 m/s down with its face 7 mm up: beyond the 5 mm margin at the step's start, 3 mm
+    // below the ground at its end without contacts. `contact.regenerate` solves that step
+    // again with the corners it put below (at their 7 mm): they land on the plane and the
+    // cube stops there (restitution 0). Without it the cube ends its step 3 mm in.
+    let half = 0.05;
+    let sign = |k: usize, bit: usize| if k & bit == 0 { -half } else { half };
+    let corners: Vec<Vec3> = (0..8).map(|k| Vec3::new(sign(k, 1), sign(k, 2), sign(k, 4))).collect();
+    for (regenerate, expect_below) in [(0, true), (3, false)] {
+        let mut world = ground(Vec3::z(), 0.5, 0.0);
+        let b = cube(&mut world, "cube", 1.0, half, SE3::from_translation(Vec3::new(0.0, 0.0, half + 0.007)));
+        world.states[b].velocity = Motion::new(Vec3::new(0.0, 0.0, -10.0), Vec3::zeros());
+        let config = contact_config(&format!("{{tolerance: 1e-10, regenerate: {regenerate}}}"));
+        let mut stepper = Stepper::new(&world, DT, &config.settings(), 16);
+        let mut lowest = f64::INFINITY;
+        let mut again = 0;
+        for _ in 0..50 {
+            again += stepper.step(&mut world, &[]).regenerated;
+            lowest = lowest.min(lowest_of(&world, b, &corners));
+        }
+        if expect_below {
+            assert!(lowest < -2.9e-3, "without regeneration the cube went {lowest} m into the ground");
+        } else {
+            assert!(lowest > -1e-9, "the cube went {lowest} m into the ground");
+            assert_eq!(again, 1, "one step solved again");
+            assert!((world.states[b].pose.translation.z - half).abs() < 1e-9, "rests on the ground");
+            assert!(velocity(&world, b).norm() < 1e-9, "stopped dead");
+        }
+    }
+}
+
+#[test]
+fn a_hull_rocking_onto_its_bulging_sole_does_not_sink_the_vertices_its_contacts_left_out() {
+    // A box-shaped hull whose sole bulges 1.5 mm down at its middle (as talos's feet do:
+    // their 20 lowest vertices span 1 mm of height), dropped tilted: it lands on an edge
+    // and rocks onto its sole. Its contacts are chosen at each step's start (the support
+    // face, reduced to 4 points), so a vertex outside them can end the step below the
+    // ground; `contact.regenerate` solves such a step again with it.
+    let mut points = Vec::new();
+    for i in 0..7 {
+        for j in 0..5 {
+            let (x, y) = (-0.12 + 0.04 * f64::from(i), -0.06 + 0.03 * f64::from(j));
+            points.push(Vec3::new(x, y, -0.05 - 0.0015 * (1.0 - (x / 0.12).powi(2)) * (1.0 - (y / 0.06).powi(2))));
+            points.push(Vec3::new(x, y, 0.05));
+        }
+    }
+    let mut deepest = [0.0; 2];
+    for (k, regenerate) in [0, 3].into_iter().enumerate() {
+        let mut world = ground(Vec3::z(), 0.8, 0.0);
+        let body = FreeBody::cuboid("sole", 1.0, &Vec3::new(0.12, 0.06, 0.05)).unwrap();
+        let hull = CollisionShape::convex_hull(&points, "sole").unwrap();
+        let pose = SE3::new(signorini::spatial::rotation_from_rpy(0.25, 0.15, 0.0), Vec3::new(0.0, 0.0, 0.1));
+        let b = world.add_body(body, &[shape("sole", hull)], FreeBodyState::at_rest(pose));
+        let config = contact_config(&format!("{{regenerate: {regenerate}}}"));
+        let mut stepper = Stepper::new(&world, DT, &config.settings(), 64);
+        let mut again = 0;
+        for _ in 0..1000 {
+            again += stepper.step(&mut world, &[]).regenerated;
+            deepest[k] = f64::max(deepest[k], -lowest_of(&world, b, &points));
+        }
+        println!("regenerate {regenerate}: deepest {:.2e} m, {again} steps solved again", deepest[k]);
+    }
+    assert!(deepest[0] > 1e-5, "the scene does not show the defect: {:.2e} m without regeneration", deepest[0]);
+    assert!(deepest[1] <= 1e-6, "{:.2e} m below the ground", deepest[1]);
 }

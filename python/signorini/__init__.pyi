@@ -183,6 +183,7 @@ class StepInfo:
     max_penetration: float
     fallback: str  # "none" unless the solve missed its tolerance ("warm_start", "ccp")
     refused: bool  # the guard scaled down impulses that were not finite or created energy
+    regenerated: int  # times the step was solved again with points it put below a half-space (contact.regenerate)
 
 class World:
     """One simulated world: a robot, its environment and free bodies; one step = free

@@ -33,6 +33,9 @@ pub struct PyStepInfo {
     /// Whether the stepper's guard refused the impulses the unconverged solve left (not
     /// finite, or creating kinetic energy) and applied them scaled down.
     pub refused: bool,
+    /// Times the step was solved again with the points it had put below a half-space
+    /// (`contact.regenerate`).
+    pub regenerated: usize,
 }
 
 impl PyStepInfo {
@@ -52,6 +55,7 @@ impl PyStepInfo {
                 Fallback::Ccp => "ccp",
             },
             refused: r.refused,
+            regenerated: r.regenerated,
         })
     }
 }

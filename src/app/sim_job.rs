@@ -401,6 +401,9 @@ impl SimJob {
         if report.refused {
             Counters::bump(&self.counters.impulses_refused);
         }
+        if report.regenerated > 0 {
+            Counters::bump(&self.counters.steps_solved_again);
+        }
         if report.contacts_dropped > 0 {
             self.counters.contacts_dropped.fetch_add(report.contacts_dropped as u64, Ordering::Relaxed);
         }

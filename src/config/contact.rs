@@ -53,6 +53,13 @@ pub struct ContactConfig {
     /// preconditioning of seed 003 eq. 47; 0: the paper's scalar ρ). Other solvers ignore
     /// it. 1.
     pub scaling: NonNegativeF64,
+    /// The most times a simulation step is solved again when it ends with a point of a
+    /// moving shape more than 1 µm below a half-space that its contact problem did not
+    /// hold (a hull rocking onto another face than the one its contacts were chosen on, a
+    /// shape approaching faster than `collision.margin`/Δt): the points are added, at
+    /// their distances at the step's start, and the step solved again (0: never; rigid
+    /// contacts only; at most 10). 3.
+    pub regenerate: usize,
 }
 
 impl Default for ContactConfig {
@@ -73,6 +80,7 @@ impl Default for ContactConfig {
             islands: true,
             anderson: crate::contact::DEFAULT_ANDERSON,
             scaling: nn(crate::contact::DEFAULT_CONTACT_SCALING),
+            regenerate: crate::contact::DEFAULT_REGENERATE,
         }
     }
 }
@@ -105,6 +113,7 @@ impl ContactConfig {
             islands: self.islands,
             anderson: self.anderson,
             scaling: self.scaling.get(),
+            regenerate: self.regenerate,
         }
     }
 }

@@ -105,6 +105,8 @@ pub const JOINT_POSITION: Range = Range::new(-1e4, 1e4, "a joint position", "rad
 pub const ITERATIONS: Range = Range::new(1.0, 1e6, "an iteration count", "");
 /// `contact.anderson` (0: off).
 pub const ANDERSON: Range = Range::new(0.0, crate::contact::MAX_ANDERSON as f64, "an Anderson depth", "");
+/// `contact.regenerate` (0: off).
+pub const REGENERATE: Range = Range::new(0.0, crate::contact::MAX_REGENERATE as f64, "a number of solves", "");
 /// `contact.scaling`.
 pub const SCALING_EXPONENT: Range = Range::new(0.0, crate::contact::MAX_CONTACT_SCALING, "a scaling exponent", "");
 /// `sim.publish_every`.
@@ -274,6 +276,7 @@ fn collision_and_contact(c: &Check, config: &Config) -> Result<(), ConfigError> 
     c.positive("contact.tolerance", s.tolerance, &TOLERANCE)?;
     c.count("contact.max_iterations", s.max_iterations.get(), &ITERATIONS)?;
     c.count("contact.anderson", s.anderson, &ANDERSON)?;
+    c.count("contact.regenerate", s.regenerate, &REGENERATE)?;
     c.non_negative("contact.scaling", s.scaling, &SCALING_EXPONENT)?;
     c.non_negative("contact.restitution_threshold", s.restitution_threshold, &SPEED)?;
     c.non_negative("contact.compliance_normal", s.compliance_normal, &COMPLIANCE)?;

@@ -53,8 +53,8 @@ pub use pgs::{PgsSettings, PgsSolver};
 pub use problem::{ContactProblem, DENSE_CONTACTS, DENSE_FREE_CONTACTS, ProblemError};
 pub use sap::{SapSettings, SapSolver};
 pub use settings::{
-    AdmmOptions, ContactSettings, DEFAULT_ANDERSON, DEFAULT_CONTACT_SCALING, Fallback, MAX_ANDERSON,
-    MAX_CONTACT_SCALING, SolverKind,
+    AdmmOptions, ContactSettings, DEFAULT_ANDERSON, DEFAULT_CONTACT_SCALING, DEFAULT_REGENERATE, Fallback,
+    MAX_ANDERSON, MAX_CONTACT_SCALING, MAX_REGENERATE, SolverKind,
 };
 pub use solver::{
     Capacity, ContactModel, Residuals, SolveError, SolveResult, SolveStats, Solver, StoppingRule, WarmStart,

@@ -85,7 +85,17 @@ pub struct ContactSettings {
     /// ([`super::admm::AdmmSettings::contact_scaling`]; 0: the paper's scalar ρ). Other
     /// solvers ignore it.
     pub scaling: f64,
+    /// The most times a rigid step is solved again with the points it put more than
+    /// 1 µm below a half-space that its problem did not hold ([`crate::sim::Stepper::step`];
+    /// 0: never; compliant contacts never are).
+    pub regenerate: usize,
 }
+
+/// `contact.regenerate`'s default: the times a step may be solved again.
+pub const DEFAULT_REGENERATE: usize = 3;
+
+/// The most times `contact.regenerate` lets a step be solved again.
+pub const MAX_REGENERATE: usize = 10;
 
 /// What the simulator adds to seed 000's ADMM ([`SolverKind::build`]; other solvers
 /// ignore it): Anderson acceleration, the polish of its iterate mid-solve and the
@@ -152,6 +162,7 @@ impl Default for ContactSettings {
             islands: true,
             anderson: DEFAULT_ANDERSON,
             scaling: DEFAULT_CONTACT_SCALING,
+            regenerate: DEFAULT_REGENERATE,
         }
     }
 }

@@ -62,6 +62,9 @@ pub struct Counters {
     /// refused (not finite, or creating kinetic energy) and applied scaled down (the step
     /// report's `refused`).
     pub impulses_refused: AtomicU64,
+    /// Simulator steps solved again with the points they had put below a half-space
+    /// (`contact.regenerate`; the step report's `regenerated` > 0). Not a fault.
+    pub steps_solved_again: AtomicU64,
     /// Contacts a simulator step dropped because more than `collision.max_contacts` were
     /// found (the deepest are kept).
     pub contacts_dropped: AtomicU64,
@@ -132,6 +135,8 @@ pub struct CounterSnapshot {
     pub solver_fallbacks: u64,
     /// See [`Counters::impulses_refused`].
     pub impulses_refused: u64,
+    /// See [`Counters::steps_solved_again`].
+    pub steps_solved_again: u64,
     /// See [`Counters::contacts_dropped`].
     pub contacts_dropped: u64,
     /// See [`Counters::sim_halts`].
@@ -215,6 +220,7 @@ impl Counters {
             sim_resets: get(&self.sim_resets),
             solver_fallbacks: get(&self.solver_fallbacks),
             impulses_refused: get(&self.impulses_refused),
+            steps_solved_again: get(&self.steps_solved_again),
             contacts_dropped: get(&self.contacts_dropped),
             sim_halts: get(&self.sim_halts),
             sim_halted: get(&self.sim_halted),

@@ -185,6 +185,7 @@ fn values(
         ("sim_resets_total", now.sim_resets.to_string()),
         ("solver_fallbacks_total", now.solver_fallbacks.to_string()),
         ("contact_impulses_refused_total", now.impulses_refused.to_string()),
+        ("steps_solved_again_total", now.steps_solved_again.to_string()),
         ("contacts_dropped_total", now.contacts_dropped.to_string()),
         ("sim_halts_total", now.sim_halts.to_string()),
         ("sim_halted", (now.sim_halted > 0).to_string()),

@@ -39,6 +39,11 @@ const LIMIT_MARGIN: f64 = 1e-3;
 /// Iterations at least of the convex relaxation's solve in `contact.fallback: ccp`.
 const FALLBACK_ITERATIONS: usize = 1000;
 
+/// How far below a half-space (m) a point the step's problem did not hold may end a step
+/// before the step is solved again with it (`contact.regenerate`): issue 28's bound on
+/// rigid penetration.
+pub const REGENERATION_DEPTH: f64 = 1e-6;
+
 /// What one step did.
 #[derive(Copy, Clone, Debug, Default, PartialEq)]
 pub struct StepReport {
@@ -77,6 +82,11 @@ pub struct StepReport {
     /// left (not finite, or adding kinetic energy beyond the position bias's work) and
     /// the step applied them scaled down instead (`Stepper::guard`).
     pub refused: bool,
+    /// Times the step was solved again with the points it had put below a half-space
+    /// (`contact.regenerate`, [`Stepper::step`]); `contacts` and the solve's figures are
+    /// the last solve's, `iterations` the sum over the solves (`max_penetration` is the
+    /// start's, as first detected).
+    pub regenerated: usize,
 }
 
 /// Which way stage 3 took on one problem: polished, the fallback used, and whether the
@@ -191,6 +201,14 @@ pub struct Stepper {
     sigma: Vec<f64>,
     /// Wᵀλ, for σ by W of a problem without G (nv).
     product: Vec<f64>,
+    /// `contact.regenerate`: the most times a step is solved again.
+    regenerate: usize,
+    /// The state at the start of the step (robot q, v; free bodies), and Data for the
+    /// placements at its end (stage 5).
+    start_q: Vec<f64>,
+    start_v: Vec<f64>,
+    start_states: Vec<crate::model::FreeBodyState>,
+    end_data: Option<Data>,
     report: StepReport,
 }
 
@@ -266,6 +284,12 @@ impl Stepper {
             q_next: vec![0.0; nq],
             sigma: vec![0.0; 3 * blocks],
             product: vec![0.0; nv],
+            // Compliant contacts penetrate by design.
+            regenerate: if contact.problem.compliance_normal > 0.0 { 0 } else { contact.regenerate },
+            start_q: vec![0.0; nq],
+            start_v: vec![0.0; robot_nv],
+            start_states: Vec::with_capacity(world.states.len()),
+            end_data: world.robot.as_ref().map(|r| Data::new(&r.model)),
             report: StepReport::default(),
         }
     }
@@ -346,6 +370,28 @@ impl Stepper {
     pub fn step(&mut self, world: &mut World, tau: &[f64]) -> &StepReport {
         self.free_velocity(world, tau);
         self.detect(world);
+        let penetration = self.contacts.contacts().iter().fold(0.0f64, |m, c| m.max(-c.distance));
+        self.keep_start(world);
+        let (mut outcome, mut split) = self.solve_contacts(world);
+        self.integrate(world, split);
+        let mut rounds = 0;
+        while rounds < self.regenerate && self.went_below(world) {
+            let iterations = outcome.iterations;
+            self.redetect(world);
+            (outcome, split) = self.solve_contacts(world);
+            outcome.iterations += iterations;
+            self.integrate(world, split);
+            rounds += 1;
+        }
+        world.collision.clear_forced();
+        self.record(outcome, split, rounds, penetration);
+        &self.report
+    }
+
+    /// Stages 2 and 3 past detection: the contact impulses, island by island with
+    /// `contact.islands`, else as one problem. Returns the outcome and whether the step
+    /// was split.
+    fn solve_contacts(&mut self, world: &World) -> (Outcome, bool) {
         let split = self.split_islands && {
             self.islands.partition(self.contacts.contacts(), world.bodies.len(), &self.joints);
             self.islands.len() > 1
@@ -357,9 +403,61 @@ impl Stepper {
             let solved = self.solve(assembled);
             self.outcome(solved)
         };
-        self.integrate(world, split);
-        self.record(outcome, split);
-        &self.report
+        (outcome, split)
+    }
+
+    /// Keeps the state at the start of the step (the robot's q and v, the free bodies'),
+    /// for a step solved again ([`Stepper::redetect`]); nothing with `contact.regenerate` 0.
+    fn keep_start(&mut self, world: &World) {
+        if self.regenerate == 0 {
+            return;
+        }
+        if let Some(r) = world.robot.as_ref() {
+            self.start_q.copy_from_slice(&r.q);
+            self.start_v.copy_from_slice(&r.v);
+        }
+        self.start_states.clear();
+        self.start_states.extend_from_slice(&world.states);
+    }
+
+    /// Stage 5 (`contact.regenerate`): whether the step put a point of a moving shape
+    /// more than [`REGENERATION_DEPTH`] below a half-space that its problem did not hold
+    /// — the shapes placed at the end of the step (forward kinematics of q⁺ into Data of
+    /// its own: the robot's keeps the start's), each such point added to the next
+    /// detection's ([`crate::collision::CollisionWorld::force_below`]).
+    fn went_below(&mut self, world: &mut World) -> bool {
+        if let (Some(r), Some(data)) = (world.robot.as_ref(), self.end_data.as_mut()) {
+            dynamics::forward_kinematics(&r.model, data, &r.q);
+            world.collision.place_robot(data);
+        }
+        for (b, state) in world.states.iter().enumerate() {
+            world.collision.set_free_body_pose(b, &state.pose);
+        }
+        world.collision.force_below(REGENERATION_DEPTH, self.contacts.contacts()) > 0
+    }
+
+    /// The state set back to the step's start and the contacts detected again, with the
+    /// points [`Stepper::went_below`] found (at their distances at the start): the step's
+    /// problem with them, to solve again. The joint blocks and the free velocity stay.
+    fn redetect(&mut self, world: &mut World) {
+        if let Some(r) = world.robot.as_mut() {
+            r.q.copy_from_slice(&self.start_q);
+            r.v.copy_from_slice(&self.start_v);
+            self.v[..r.model.nv].copy_from_slice(&self.start_v);
+            // The start's placements are still in the robot's Data (stage 1's).
+            world.collision.place_robot(&r.data);
+        }
+        let robot_nv = world.robot.as_ref().map_or(0, |r| r.model.nv);
+        world.states.copy_from_slice(&self.start_states);
+        for (b, state) in world.states.iter().enumerate() {
+            let at = robot_nv + 6 * b;
+            let v = if world.body_active(b) { state.velocity.to_vector() } else { nalgebra::Vector6::zeros() };
+            self.v[at..at + 6].copy_from_slice(v.as_slice());
+            world.collision.set_free_body_pose(b, &state.pose);
+        }
+        world.steps -= 1;
+        world.time = world.steps as f64 * self.dt;
+        world.collision.detect(&mut self.contacts);
     }
 
     /// Stage 1, the contact-free velocity v_f = v + Δt·M⁻¹(τ − b(q, v)) of every body
@@ -748,7 +846,7 @@ impl Stepper {
     }
 
     /// The step's report from its solve's `outcome` (the islands' aggregated).
-    fn record(&mut self, outcome: Outcome, split: bool) {
+    fn record(&mut self, outcome: Outcome, split: bool, regenerated: usize, max_penetration: f64) {
         let blocks = self.contacts.len() + self.joints.len();
         self.report = StepReport {
             contacts: self.contacts.len(),
@@ -761,9 +859,10 @@ impl Stepper {
             joint_limits: self.joints.iter().filter(|b| b.is_limit()).count(),
             joint_friction: self.joints.iter().filter(|b| b.has_friction()).count(),
             metrics: outcome.metrics,
-            max_penetration: self.contacts.contacts().iter().fold(0.0f64, |m, c| m.max(-c.distance)),
+            max_penetration,
             fallback: outcome.fallback,
             refused: outcome.refused,
+            regenerated,
         };
     }
 }
