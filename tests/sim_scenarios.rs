@@ -12,7 +12,7 @@ use signorini::collision::CollisionShape;
 use signorini::config::ContactConfig;
 use signorini::model::{FreeBody, FreeBodyState};
 use signorini::scenes::G0;
-use signorini::scenes::worlds::{cube, ground, heavy_on_light, incline, shape, total_impulse, velocity};
+use signorini::scenes::worlds::{bulging_sole, cube, ground, heavy_on_light, incline, shape, total_impulse, velocity};
 use signorini::sim::{Stepper, World};
 use signorini::spatial::{Force, Inertia, Mat3, Motion, SE3, Vec3};
 
@@ -308,14 +308,7 @@ fn a_hull_rocking_onto_its_bulging_sole_does_not_sink_the_vertices_its_contacts_
     // and rocks onto its sole. Its contacts are chosen at each step's start (the support
     // face, reduced to 4 points), so a vertex outside them can end the step below the
     // ground; `contact.regenerate` solves such a step again with it, allocating nothing.
-    let mut points = Vec::new();
-    for i in 0..7 {
-        for j in 0..5 {
-            let (x, y) = (-0.12 + 0.04 * f64::from(i), -0.06 + 0.03 * f64::from(j));
-            points.push(Vec3::new(x, y, -0.05 - 0.0015 * (1.0 - (x / 0.12).powi(2)) * (1.0 - (y / 0.06).powi(2))));
-            points.push(Vec3::new(x, y, 0.05));
-        }
-    }
+    let points = bulging_sole();
     let mut deepest = [0.0; 2];
     for (k, regenerate) in [0, 3].into_iter().enumerate() {
         let mut world = ground(Vec3::z(), 0.8, 0.0);

@@ -444,21 +444,12 @@ mod tests {
 
     /// `below` finds every vertex of a hull deeper than the depth under the plane, and no
     /// other, whatever face it rests on and wherever the walk starts: against a scan of
-    /// all its vertices, for a bulging sole (talos's is one: its 20 lowest vertices span
-    /// 1 mm of height) in 200 random poses; `feature_point` gives each vertex's point.
+    /// all its vertices, for a bulging sole ([`crate::scenes::worlds::bulging_sole`]) in
+    /// 200 random poses; `feature_point` gives each vertex's point.
     #[test]
     fn below_finds_every_vertex_under_the_plane() {
         use crate::collision::shape::CollisionShape;
-        let mut points = Vec::new();
-        for i in 0..7 {
-            for j in 0..5 {
-                let (x, y) = (-0.12 + 0.04 * f64::from(i), -0.06 + 0.03 * f64::from(j));
-                // A sole bulging 1.5 mm down at its middle, and a flat top.
-                points.push(Vec3::new(x, y, -0.05 - 0.0015 * (1.0 - (x / 0.12).powi(2)) * (1.0 - (y / 0.06).powi(2))));
-                points.push(Vec3::new(x, y, 0.05));
-            }
-        }
-        let hull = CollisionShape::convex_hull(&points, "sole").unwrap();
+        let hull = CollisionShape::convex_hull(&crate::scenes::worlds::bulging_sole(), "sole").unwrap();
         let ShapeKind::ConvexHull { vertices, .. } = &hull.kind else { panic!() };
         let mut scratch = PlaneScratch::with_capacity(vertices.len());
         let mut seed = 7u64;

@@ -52,6 +52,22 @@ pub fn cube(world: &mut World, name: &str, mass: f64, half: f64, pose: SE3) -> u
     world.add_body(body, &[shape(name, CollisionShape::cuboid(Vec3::repeat(half)))], FreeBodyState::at_rest(pose))
 }
 
+/// The vertices of a 0.24 × 0.12 × 0.1 m block whose sole bulges 1.5 mm down at its
+/// middle (a 7 × 5 grid, flat top), as talos's hull soles do (their 20 lowest vertices span
+/// 1 mm of height): a hull that rests on a few of its sole's vertices and rocks onto others.
+pub fn bulging_sole() -> Vec<Vec3> {
+    let mut points = Vec::new();
+    for i in 0..7 {
+        for j in 0..5 {
+            let (x, y) = (-0.12 + 0.04 * f64::from(i), -0.06 + 0.03 * f64::from(j));
+            let bulge = 0.0015 * (1.0 - (x / 0.12).powi(2)) * (1.0 - (y / 0.06).powi(2));
+            points.push(Vec3::new(x, y, -0.05 - bulge));
+            points.push(Vec3::new(x, y, 0.05));
+        }
+    }
+    points
+}
+
 /// Adds `cubes` (axis-aligned, at rest); returns the index of the last one.
 fn cubes(world: &mut World, cubes: &[Cube]) -> usize {
     let mut last = 0;
