@@ -444,12 +444,20 @@ mod tests {
 
     /// `below` finds every vertex of a hull deeper than the depth under the plane, and no
     /// other, whatever face it rests on and wherever the walk starts: against a scan of
-    /// all its vertices, for a bulging sole ([`crate::scenes::worlds::bulging_sole`]) in
-    /// 200 random poses; `feature_point` gives each vertex's point.
+    /// all its vertices, for a sole bulging 1 mm down (a 6 × 4 grid; talos's 20 lowest
+    /// vertices span 1 mm of height) in 200 random poses; `feature_point` gives each
+    /// vertex's point.
     #[test]
     fn below_finds_every_vertex_under_the_plane() {
         use crate::collision::shape::CollisionShape;
-        let hull = CollisionShape::convex_hull(&crate::scenes::worlds::bulging_sole(), "sole").unwrap();
+        let points: Vec<Vec3> = (0..24)
+            .flat_map(|k| {
+                let (x, y) = (-0.1 + 0.04 * f64::from(k % 6), -0.05 + 0.1 / 3.0 * f64::from(k / 6));
+                let bulge = 0.001 * (1.0 - (x / 0.1).powi(2)) * (1.0 - (y / 0.05).powi(2));
+                [Vec3::new(x, y, -0.04 - bulge), Vec3::new(x, y, 0.04)]
+            })
+            .collect();
+        let hull = CollisionShape::convex_hull(&points, "sole").unwrap();
         let ShapeKind::ConvexHull { vertices, .. } = &hull.kind else { panic!() };
         let mut scratch = PlaneScratch::with_capacity(vertices.len());
         let mut seed = 7u64;

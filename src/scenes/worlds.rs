@@ -54,7 +54,8 @@ pub fn cube(world: &mut World, name: &str, mass: f64, half: f64, pose: SE3) -> u
 
 /// The vertices of a 0.24 × 0.12 × 0.1 m block whose sole bulges 1.5 mm down at its
 /// middle (a 7 × 5 grid, flat top), as talos's hull soles do (their 20 lowest vertices span
-/// 1 mm of height): a hull that rests on a few of its sole's vertices and rocks onto others.
+/// 1 mm of height): a hull that rests on a few of its sole's vertices and rocks onto others
+/// (tests/sim_scenarios.rs).
 pub fn bulging_sole() -> Vec<Vec3> {
     let mut points = Vec::new();
     for i in 0..7 {
