@@ -232,7 +232,9 @@ fn arguments() -> Args {
             }
             ("--regenerate", Some(v)) => {
                 out.contact.regenerate =
-                    v.parse().unwrap_or_else(|_| fail(format!("--regenerate {v}: expected a count")))
+                    v.parse().ok().filter(|&r| r <= signorini::contact::MAX_REGENERATE).unwrap_or_else(|| {
+                        fail(format!("--regenerate {v}: expected 0 to {}", signorini::contact::MAX_REGENERATE))
+                    })
             }
             ("--budget", Some(v)) => out.budget = v.parse().unwrap_or_else(|_| usage()),
             ("--steps", Some(v)) => out.steps = v.parse().unwrap_or_else(|_| usage()),

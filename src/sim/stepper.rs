@@ -203,8 +203,8 @@ pub struct Stepper {
     product: Vec<f64>,
     /// `contact.regenerate`: the most times a step is solved again.
     regenerate: usize,
-    /// The state at the start of the step (robot q, v; free bodies), and Data for the
-    /// placements at its end (stage 5).
+    /// The state at the start of the step (robot q; every body's velocity, as `v` holds
+    /// it; free bodies), and Data for the placements at its end (stage 5).
     start_q: Vec<f64>,
     start_v: Vec<f64>,
     start_states: Vec<crate::model::FreeBodyState>,
@@ -226,6 +226,8 @@ impl Stepper {
         let by_factor = contact.solver.works_by_factor();
         let dense = if by_factor { DENSE_CONTACTS.min(blocks) } else { blocks };
         let sizing = Capacity { blocks, cols: nv.min(3 * blocks), dense };
+        // Compliant contacts penetrate by design.
+        let regenerate = if contact.problem.compliance_normal > 0.0 { 0 } else { contact.regenerate };
         Self {
             dt,
             settings: contact.problem,
@@ -284,12 +286,11 @@ impl Stepper {
             q_next: vec![0.0; nq],
             sigma: vec![0.0; 3 * blocks],
             product: vec![0.0; nv],
-            // Compliant contacts penetrate by design.
-            regenerate: if contact.problem.compliance_normal > 0.0 { 0 } else { contact.regenerate },
+            regenerate,
             start_q: vec![0.0; nq],
-            start_v: vec![0.0; robot_nv],
+            start_v: vec![0.0; nv],
             start_states: Vec::with_capacity(world.states.len()),
-            end_data: world.robot.as_ref().map(|r| Data::new(&r.model)),
+            end_data: world.robot.as_ref().filter(|_| regenerate > 0).map(|r| Data::new(&r.model)),
             report: StepReport::default(),
         }
     }
@@ -406,7 +407,8 @@ impl Stepper {
         (outcome, split)
     }
 
-    /// Keeps the state at the start of the step (the robot's q and v, the free bodies'),
+    /// Keeps the state at the start of the step (the robot's q, the velocities, the free
+    /// bodies'),
     /// for a step solved again ([`Stepper::redetect`]); nothing with `contact.regenerate` 0.
     fn keep_start(&mut self, world: &World) {
         if self.regenerate == 0 {
@@ -414,8 +416,8 @@ impl Stepper {
         }
         if let Some(r) = world.robot.as_ref() {
             self.start_q.copy_from_slice(&r.q);
-            self.start_v.copy_from_slice(&r.v);
         }
+        self.start_v.copy_from_slice(&self.v);
         self.start_states.clear();
         self.start_states.extend_from_slice(&world.states);
     }
@@ -440,19 +442,15 @@ impl Stepper {
     /// points [`Stepper::went_below`] found (at their distances at the start): the step's
     /// problem with them, to solve again. The joint blocks and the free velocity stay.
     fn redetect(&mut self, world: &mut World) {
+        self.v.copy_from_slice(&self.start_v);
         if let Some(r) = world.robot.as_mut() {
             r.q.copy_from_slice(&self.start_q);
-            r.v.copy_from_slice(&self.start_v);
-            self.v[..r.model.nv].copy_from_slice(&self.start_v);
+            r.v.copy_from_slice(&self.start_v[..r.model.nv]);
             // The start's placements are still in the robot's Data (stage 1's).
             world.collision.place_robot(&r.data);
         }
-        let robot_nv = world.robot.as_ref().map_or(0, |r| r.model.nv);
         world.states.copy_from_slice(&self.start_states);
         for (b, state) in world.states.iter().enumerate() {
-            let at = robot_nv + 6 * b;
-            let v = if world.body_active(b) { state.velocity.to_vector() } else { nalgebra::Vector6::zeros() };
-            self.v[at..at + 6].copy_from_slice(v.as_slice());
             world.collision.set_free_body_pose(b, &state.pose);
         }
         world.steps -= 1;
