@@ -78,6 +78,8 @@ def main():
     parser.add_argument("--scaling", type=float, help="contact.scaling (default: the simulator's)")
     parser.add_argument("--regenerate", type=int, help="contact.regenerate (default: the simulator's)")
     args = parser.parse_args()
+    if args.regenerate is not None and not 0 <= args.regenerate <= 10:
+        parser.error(f"--regenerate: expected 0 to 10 (contact.regenerate), got {args.regenerate}")
     settings = [*(["--anderson", str(args.anderson)] if args.anderson is not None else []),
                 *(["--scaling", str(args.scaling)] if args.scaling is not None else []),
                 *(["--regenerate", str(args.regenerate)] if args.regenerate is not None else [])]

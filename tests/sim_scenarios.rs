@@ -329,6 +329,6 @@ fn a_hull_rocking_onto_its_bulging_sole_does_not_sink_the_vertices_its_contacts_
         println!("regenerate {regenerate}: deepest {:.2e} m, {again} steps solved again", deepest[k]);
         assert_eq!(allocations, 0, "allocations after the first step");
     }
-    assert!(deepest[0] > 1e-5, "the scene does not show the defect: {:.2e} m without regeneration", deepest[0]);
+    assert!(deepest[0] > 5e-5, "the scene does not show the defect: {:.2e} m without regeneration", deepest[0]);
     assert!(deepest[1] <= 1e-6, "{:.2e} m below the ground", deepest[1]);
 }
