@@ -244,6 +244,30 @@ def wait_until(predicate, timeout, what):
     raise AssertionError(f"timed out after {timeout} s waiting for {what}")
 
 
+def answered(client, probe, timeout=20.0, each=2.0):
+    """Waits for `client`'s service, then sends `probe` until one is answered; the number
+    sent (each one reached the node, answered or not).
+
+    wait_for_service tells that the client has matched the service, not that the service
+    has matched the client's response reader; Fast DDS's rmw_send_response waits 100 ms for
+    that match and then drops the response (ros2/rmw_fastrtps#467, "client will not receive
+    response"). On a loaded host the first request of a new client can so go unanswered
+    (CI stop 44: SpawnEntity, 10 s). A test sends, before its first real request, a probe
+    whose effect it knows: an idempotent query, or a request refused without effect."""
+    assert client.wait_for_service(timeout_sec=timeout), client.srv_name
+    deadline = time.monotonic() + timeout
+    sent = 0
+    while time.monotonic() < deadline:
+        done = threading.Event()
+        future = client.call_async(probe)
+        future.add_done_callback(lambda _: done.set())
+        sent += 1
+        if done.wait(each):
+            return sent
+        client.remove_pending_request(future)
+    raise AssertionError(f"no answer of {client.srv_name} to {sent} probes within {timeout} s")
+
+
 RELIABLE = QoSProfile(depth=2000, reliability=ReliabilityPolicy.RELIABLE)
 # For a recorder that may fall behind: it drops instead of queueing (its newest sample is
 # at most 20 samples old).

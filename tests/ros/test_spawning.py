@@ -25,7 +25,16 @@ from rosgraph_msgs.msg import Clock
 from simulation_interfaces.msg import Result, SpawnEntity as SpawnRequestMsg
 from simulation_interfaces.srv import DeleteEntity, ResetSimulation, SpawnEntities, SpawnEntity
 
-from conftest import RELIABLE, NodeProcess, RawRecorder, Recorder, cdr_stamp, diagnostic_values, wait_until
+from conftest import (
+    RELIABLE,
+    NodeProcess,
+    RawRecorder,
+    Recorder,
+    answered,
+    cdr_stamp,
+    diagnostic_values,
+    wait_until,
+)
 from test_modes import config
 
 tf2_msgs = pytest.importorskip("tf2_msgs.msg")
@@ -78,8 +87,12 @@ def test_spawn_delete_and_reset_spawned_while_playing(ros, node):
     diagnostics = Recorder(ros, DiagnosticArray, "/diagnostics", diagnostic_values)
     refused = lambda: int(diagnostics.snapshot()[-1][1][2]["simulation_requests_refused_total"])
     try:
-        for c in [spawn, spawn_all, delete, reset]:
-            assert c.wait_for_service(timeout_sec=20.0), c.srv_name
+        # Probes (see `answered`): two refused without effect (counted on /diagnostics),
+        # two with nothing to act on yet.
+        probes = answered(spawn, SpawnEntity.Request(uri="probe://none")) \
+            + answered(delete, DeleteEntity.Request(entity="ghost"))
+        answered(spawn_all, SpawnEntities.Request(spawn_requests=[]))
+        answered(reset, ResetSimulation.Request(scope=ResetSimulation.Request.SCOPE_SPAWNED))
 
         def call(client, request):
             future = client.call_async(request)
@@ -106,10 +119,10 @@ def test_spawn_delete_and_reset_spawned_while_playing(ros, node):
         codes = [(r.result.result, r.entity_name) for r in answer.results]
         assert codes == [(SpawnEntity.Response.NAME_NOT_UNIQUE, ""), (Result.RESULT_OK, "box_1")], codes
 
-        # The NAME_NOT_UNIQUE above is one refusal.
-        wait_until(lambda: diagnostics.snapshot() and refused() >= 1, 5.0, "the first refusal on /diagnostics")
+        # The NAME_NOT_UNIQUE above is one refusal, after the probes'.
+        wait_until(lambda: diagnostics.snapshot() and refused() >= probes + 1, 5.0, "the first refusal on /diagnostics")
         before = refused()
-        assert before == 1
+        assert before == probes + 1, (before, probes)
         nan = spawn_fields(SpawnEntity.Request(), "nan", math.nan, 0.0, 0.5)
         third = spawn_fields(SpawnEntity.Request(), "third", -1.6, 0.0, 0.3)
         assert call(spawn, third).result.result == Result.RESULT_OK
@@ -175,8 +188,10 @@ def test_each_reset_scope_touches_only_what_it_names(ros, node):
     wrench = ros.create_publisher(WrenchStamped, f"{NS}/external_wrench", 10)
     clock = RawRecorder(ros, Clock, "/clock", cdr_stamp, RELIABLE)
     try:
-        for c in [spawn, reset, entities, state]:
-            assert c.wait_for_service(timeout_sec=20.0), c.srv_name
+        answered(spawn, SpawnEntity.Request(uri="probe://none"))
+        answered(reset, ResetSimulation.Request(scope=ResetSimulation.Request.SCOPE_SPAWNED))
+        answered(entities, GetEntities.Request())
+        answered(state, GetEntityState.Request(entity="crate"))
 
         def names():
             return list(call(entities, GetEntities.Request(filters=EntityFilters(filter="^(ball|crate)$"))).entities)
