@@ -509,6 +509,16 @@ impl CollisionWorld {
     /// half-space can touch nothing: it is marked [`CollisionObject::far`], not placed, and
     /// [`CollisionWorld::detect`] skips it (a standing robot's body and upper legs).
     pub fn update_robot(&mut self, data: &Data) {
+        self.cull_and_place(data, true);
+    }
+
+    /// [`CollisionWorld::update_robot`] for shapes [`CollisionWorld::place_robot`] already
+    /// placed at the joint placements of `data`: only the far ones marked.
+    pub fn cull_placed_robot(&mut self, data: &Data) {
+        self.cull_and_place(data, false);
+    }
+
+    fn cull_and_place(&mut self, data: &Data, place: bool) {
         let cull = self.statics.is_empty() && !self.sweeps();
         for &i in &self.robot_objects {
             let o = &mut self.objects[i];
@@ -518,7 +528,7 @@ impl CollisionWorld {
                 let centre = data.o_m_i[joint].act_point(&centre);
                 self.planes.iter().all(|(_, n, h, _)| n.dot(&centre) - h - radius >= self.margin)
             };
-            if !o.far {
+            if place && !o.far {
                 o.pose = o.robot_pose(data);
             }
         }

@@ -17,9 +17,25 @@ use crate::spatial::OriginInertia;
 /// upper triangle is left as it was; [`mass_matrix_symmetric`] (or [`crba_symmetric`])
 /// fills it. Also leaves `data.o_m_i` and the world Jacobian data `data.j` at `q`.
 pub fn crba<'d>(model: &Model, data: &'d mut Data, q: &[f64]) -> &'d DMatrix<f64> {
+    crba_pass(model, data, Some(q))
+}
+
+/// [`crba`] with the placements `data.o_m_i` and `data.li_m_i` already at q (left by
+/// [`super::forward_kinematics`] at the same q): M(q) and the world Jacobian data, the
+/// joints not placed again.
+pub fn crba_placed<'d>(model: &Model, data: &'d mut Data) -> &'d DMatrix<f64> {
+    crba_pass(model, data, None)
+}
+
+/// The recursion of [`crba`], placing each joint on the way down when given `q` (inlined
+/// into both: each its own loop, no test per joint).
+#[inline(always)]
+fn crba_pass<'d>(model: &Model, data: &'d mut Data, q: Option<&[f64]>) -> &'d DMatrix<f64> {
     let n = model.njoints();
     for i in 1..n {
-        place_joint(model, data, i, q);
+        if let Some(q) = q {
+            place_joint(model, data, i, q);
+        }
         fill_world_subspace(model, data, i);
         data.o_ycrb[i] = OriginInertia::from_body(&model.inertias[i], &data.o_m_i[i]);
     }

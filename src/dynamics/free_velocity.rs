@@ -4,7 +4,7 @@
 //! rather than ABA, so that the same factors serve the Delassus operator G = J M⁻¹ Jᵀ and
 //! the impulses' velocity change M⁻¹Jᵀλ of the step.
 
-use super::{crba, ltdl_decompose, ltdl_solve, rnea_placed};
+use super::{crba, crba_placed, ltdl_decompose, ltdl_solve, rnea_placed};
 use crate::model::{Data, Model};
 use crate::spatial::{Force, Vec3};
 
@@ -31,6 +31,40 @@ pub fn free_velocity(
     // CRBA places the joints and fills their world Jacobians on its way down: the one
     // kinematics pass of the step.
     crba(model, data, q);
+    from_mass_matrix(model, data, v, tau, external, damping, dt, v_free);
+}
+
+/// [`free_velocity`] with the placements already in `data` at q (left by
+/// [`super::forward_kinematics`] at the same q, as the simulator's end-of-step check leaves
+/// them for the next step): the joints are not placed again.
+#[allow(clippy::too_many_arguments)]
+pub fn free_velocity_placed(
+    model: &Model,
+    data: &mut Data,
+    v: &[f64],
+    tau: &[f64],
+    external: &[Force],
+    damping: &[f64],
+    dt: f64,
+    v_free: &mut [f64],
+) {
+    crba_placed(model, data);
+    from_mass_matrix(model, data, v, tau, external, damping, dt, v_free);
+}
+
+/// The part of [`free_velocity`] after CRBA: M + Δt·D factored, b(q, v) by RNEA on the
+/// placements, then v_f.
+#[allow(clippy::too_many_arguments)]
+fn from_mass_matrix(
+    model: &Model,
+    data: &mut Data,
+    v: &[f64],
+    tau: &[f64],
+    external: &[Force],
+    damping: &[f64],
+    dt: f64,
+    v_free: &mut [f64],
+) {
     for (k, d) in damping.iter().enumerate() {
         data.mass_matrix[(k, k)] += dt * d;
     }

@@ -14,8 +14,8 @@ mod rnea;
 
 pub use aba::{aba, aba_with_external_forces};
 pub use configuration::{difference, integrate, normalize};
-pub use crba::{crba, crba_local, crba_symmetric, mass_matrix_symmetric};
-pub use free_velocity::free_velocity;
+pub use crba::{crba, crba_local, crba_placed, crba_symmetric, mass_matrix_symmetric};
+pub use free_velocity::{free_velocity, free_velocity_placed};
 pub use jacobian::{
     ReferenceFrame, body_jacobian, compute_joint_jacobians, frame_jacobian, joint_jacobian, point_jacobian,
     world_velocities,

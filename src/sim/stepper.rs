@@ -209,6 +209,12 @@ pub struct Stepper {
     start_v: Vec<f64>,
     start_states: Vec<crate::model::FreeBodyState>,
     end_data: Option<Data>,
+    /// The q whose placements `end_data` holds (the last end-of-step check's), when
+    /// `end_placed`: the next step starts from them if its q is still that one.
+    end_q: Vec<f64>,
+    end_placed: bool,
+    /// This step started from them: the robot's shapes are already where they are.
+    shapes_placed: bool,
     report: StepReport,
 }
 
@@ -291,6 +297,9 @@ impl Stepper {
             start_v: vec![0.0; nv],
             start_states: Vec::with_capacity(world.states.len()),
             end_data: world.robot.as_ref().filter(|_| regenerate > 0).map(|r| Data::new(&r.model)),
+            end_q: if regenerate > 0 { vec![0.0; nq] } else { Vec::new() },
+            end_placed: false,
+            shapes_placed: false,
             report: StepReport::default(),
         }
     }
@@ -366,6 +375,13 @@ impl Stepper {
         self.solver.model()
     }
 
+    /// The next step places the joints again rather than starting from the placements
+    /// the end-of-step check computed (for tests: the two give the same step, bit for bit).
+    #[doc(hidden)]
+    pub fn forget_end_placements(&mut self) {
+        self.end_placed = false;
+    }
+
     /// Advances `world` by one step under joint forces `tau` (robot nv; ignored without a
     /// robot): the pipeline of seed 000 §II-E, one named stage each, as MuJoCo's `mj_step`.
     pub fn step(&mut self, world: &mut World, tau: &[f64]) -> &StepReport {
@@ -431,6 +447,8 @@ impl Stepper {
         if let (Some(r), Some(data)) = (world.robot.as_ref(), self.end_data.as_mut()) {
             dynamics::forward_kinematics(&r.model, data, &r.q);
             world.collision.place_robot(data);
+            self.end_q.copy_from_slice(&r.q);
+            self.end_placed = true;
         }
         for (b, state) in world.states.iter().enumerate() {
             world.collision.set_free_body_pose(b, &state.pose);
@@ -442,6 +460,8 @@ impl Stepper {
     /// points [`Stepper::went_below`] found (at their distances at the start): the step's
     /// problem with them, to solve again. The joint blocks and the free velocity stay.
     fn redetect(&mut self, world: &mut World) {
+        // The shapes go back to the start: the end placements are no longer theirs.
+        self.end_placed = false;
         self.v.copy_from_slice(&self.start_v);
         if let Some(r) = world.robot.as_mut() {
             r.q.copy_from_slice(&self.start_q);
@@ -474,7 +494,18 @@ impl Stepper {
                 self.tau[k] = if limit > 0.0 && limit.is_finite() { t.clamp(-limit, limit) } else { t };
             }
             let (external, damping, v_free) = (r.wrenches.as_slice(), m.damping.as_slice(), &mut self.v_free[..m.nv]);
-            dynamics::free_velocity(m, &mut r.data, &r.q, &r.v, &self.tau, external, damping, dt, v_free);
+            // The previous step's end-of-step placements, when q is still theirs (nothing
+            // set it since): the same forward kinematics, not computed twice. Exact
+            // equality: any change of q, or a NaN, places the joints again.
+            match self.end_data.as_mut().filter(|_| self.end_placed && r.q == self.end_q) {
+                Some(placed) => {
+                    std::mem::swap(&mut r.data, placed);
+                    self.shapes_placed = true;
+                    dynamics::free_velocity_placed(m, &mut r.data, &r.v, &self.tau, external, damping, dt, v_free);
+                }
+                None => dynamics::free_velocity(m, &mut r.data, &r.q, &r.v, &self.tau, external, damping, dt, v_free),
+            }
+            self.end_placed = false;
             self.v[..m.nv].copy_from_slice(&r.v);
         }
         for (b, (body, state)) in world.bodies.iter().zip(&world.states).enumerate() {
@@ -501,7 +532,11 @@ impl Stepper {
             let m = &r.model;
             joint_blocks::collect(m, &r.q, &self.v_free[..m.nv], self.dt, LIMIT_MARGIN, &mut self.joints);
             hold_friction(m, &r.data, &self.joints, self.dt, &mut self.held, &mut self.v_free[..m.nv]);
-            world.collision.update_robot(&r.data);
+            if std::mem::take(&mut self.shapes_placed) {
+                world.collision.cull_placed_robot(&r.data);
+            } else {
+                world.collision.update_robot(&r.data);
+            }
         }
         for (b, state) in world.states.iter().enumerate() {
             world.collision.set_free_body_pose(b, &state.pose);
