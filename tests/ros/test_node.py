@@ -15,7 +15,7 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
 from conftest import (
-    RECENT, RELIABLE, ROOT, NodeProcess, Recorder, diagnostic_values, stamp_ns, wait_until,
+    RECENT, RELIABLE, ROOT, NodeProcess, Recorder, answered, diagnostic_values, stamp_ns, wait_until,
 )
 
 RATE_HZ = 1000.0
@@ -309,6 +309,7 @@ def test_pause_step_and_reset_the_simulation(ros, quadruped_node):
 
     try:
         wait_until(lambda: clock.snapshot(), 20.0, "/clock")
+        answered(pause, SetBool.Request(data=False))  # playing already: no effect
         assert call(pause, SetBool.Request(data=True)).success
         time.sleep(0.3)  # samples already on their way
         clock.clear()

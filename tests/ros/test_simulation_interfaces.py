@@ -42,7 +42,18 @@ from simulation_interfaces.srv import (
 from std_msgs.msg import UInt32
 from std_srvs.srv import SetBool
 
-from conftest import RECENT, RELIABLE, NodeProcess, RawRecorder, Recorder, cdr_doubles, cdr_stamp, diagnostic_values, wait_until
+from conftest import (
+    RECENT,
+    RELIABLE,
+    NodeProcess,
+    RawRecorder,
+    Recorder,
+    answered,
+    cdr_doubles,
+    cdr_stamp,
+    diagnostic_values,
+    wait_until,
+)
 from test_modes import config
 
 NS = "/signorini"
@@ -136,6 +147,8 @@ def peer(ros, tmp_path_factory):
         node.wait_for_line("signorini: quadruped")
         for client in [peer.features, peer.get_state, peer.set_state, peer.reset, peer.step, peer.pause]:
             assert client.wait_for_service(timeout_sec=20.0), client.srv_name
+        answered(peer.features, GetSimulatorFeatures.Request())
+        answered(peer.get_state, GetSimulationState.Request())
         assert peer.action.wait_for_server(timeout_sec=20.0)
         wait_until(lambda: peer.clock.snapshot() and peer.crate.snapshot(), 20.0, "/clock and the crate")
         wait_until(lambda: peer.wrench.get_subscription_count() >= 1, 20.0, "the wrench subscription")
@@ -373,7 +386,8 @@ def test_sim_and_control_in_a_configured_namespace_starting_paused(ros, tmp_path
     clock = RawRecorder(ros, Clock, "/sim/clock", cdr_stamp, RELIABLE)
     try:
         node.wait_for_line("signorini: quadruped")
-        assert step.wait_for_service(timeout_sec=20.0) and get_state.wait_for_service(timeout_sec=20.0)
+        answered(get_state, GetSimulationState.Request())
+        assert step.wait_for_service(timeout_sec=20.0)
         assert call(get_state, GetSimulationState.Request()).state.state == SimulationState.STATE_PAUSED
         time.sleep(1.0)
         assert clock.snapshot() == [], "paused from the start: nothing published"
