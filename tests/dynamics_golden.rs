@@ -129,24 +129,31 @@ fn reference(name: &str) -> ReferenceFrame {
 }
 
 /// The simulator's step starts, when its q is the previous step's end, from the
-/// placements its end-of-step check computed (`free_velocity_placed`): bit for bit what
-/// placing the joints again gives (`free_velocity`), M, its factors, the Jacobian data and
-/// v_f, from a Data whose other contents are another configuration's.
+/// placements its end-of-step check computed (`crba_placed`, `free_velocity_placed`): bit
+/// for bit what placing the joints on CRBA's way down gives (`crba`), and the same v_f, M,
+/// factors and Jacobian data however stale the rest of `data` is (another configuration's).
 fn placed_is_the_same(model: &Model, q: &[f64], v: &[f64], tau: &[f64], dt: f64) {
-    let (mut again, mut placed) = (Data::new(model), Data::new(model));
+    let bits = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
+    let (mut fresh, mut placed) = (Data::new(model), Data::new(model));
     let mut other: Vec<f64> = q.iter().map(|x| x + 0.3).collect();
     dynamics::normalize(model, &mut other);
     let mut scratch = vec![0.0; model.nv];
     dynamics::free_velocity(model, &mut placed, &other, v, tau, &[], &[], dt, &mut scratch);
-    let (mut v_again, mut v_placed) = (vec![0.0; model.nv], vec![0.0; model.nv]);
-    dynamics::free_velocity(model, &mut again, q, v, tau, &[], &[], dt, &mut v_again);
+
+    dynamics::crba(model, &mut fresh, q);
+    dynamics::forward_kinematics(model, &mut placed, q);
+    dynamics::crba_placed(model, &mut placed);
+    assert_eq!(bits(placed.mass_matrix.as_slice()), bits(fresh.mass_matrix.as_slice()), "M");
+    assert_eq!(bits(placed.j.as_slice()), bits(fresh.j.as_slice()), "Jacobian data");
+
+    let (mut v_fresh, mut v_placed) = (vec![0.0; model.nv], vec![0.0; model.nv]);
+    let mut fresh = Data::new(model);
+    dynamics::free_velocity(model, &mut fresh, q, v, tau, &[], &[], dt, &mut v_fresh);
+    dynamics::free_velocity(model, &mut placed, &other, v, tau, &[], &[], dt, &mut scratch);
     dynamics::forward_kinematics(model, &mut placed, q);
     dynamics::free_velocity_placed(model, &mut placed, v, tau, &[], &[], dt, &mut v_placed);
-    let bits = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
-    assert_eq!(bits(&v_placed), bits(&v_again), "v_f");
-    assert_eq!(bits(placed.mass_matrix.as_slice()), bits(again.mass_matrix.as_slice()), "M");
-    assert_eq!(bits(placed.ltdl_d.as_slice()), bits(again.ltdl_d.as_slice()), "D");
-    assert_eq!(bits(placed.j.as_slice()), bits(again.j.as_slice()), "Jacobian data");
+    assert_eq!(bits(&v_placed), bits(&v_fresh), "v_f");
+    assert_eq!(bits(placed.ltdl_d.as_slice()), bits(fresh.ltdl_d.as_slice()), "D");
 }
 
 fn run(name: &str) {

@@ -4,7 +4,7 @@
 //! rather than ABA, so that the same factors serve the Delassus operator G = J M⁻¹ Jᵀ and
 //! the impulses' velocity change M⁻¹Jᵀλ of the step.
 
-use super::{crba, crba_placed, ltdl_decompose, ltdl_solve, rnea_placed};
+use super::{crba_placed, forward_kinematics, ltdl_decompose, ltdl_solve, rnea_placed};
 use crate::model::{Data, Model};
 use crate::spatial::{Force, Vec3};
 
@@ -28,10 +28,8 @@ pub fn free_velocity(
     dt: f64,
     v_free: &mut [f64],
 ) {
-    // CRBA places the joints and fills their world Jacobians on its way down: the one
-    // kinematics pass of the step.
-    crba(model, data, q);
-    from_mass_matrix(model, data, v, tau, external, damping, dt, v_free);
+    forward_kinematics(model, data, q);
+    free_velocity_placed(model, data, v, tau, external, damping, dt, v_free);
 }
 
 /// [`free_velocity`] with the placements already in `data` at q (left by
@@ -48,23 +46,8 @@ pub fn free_velocity_placed(
     dt: f64,
     v_free: &mut [f64],
 ) {
+    // CRBA fills the world Jacobians on its way down.
     crba_placed(model, data);
-    from_mass_matrix(model, data, v, tau, external, damping, dt, v_free);
-}
-
-/// The part of [`free_velocity`] after CRBA: M + Δt·D factored, b(q, v) by RNEA on the
-/// placements, then v_f.
-#[allow(clippy::too_many_arguments)]
-fn from_mass_matrix(
-    model: &Model,
-    data: &mut Data,
-    v: &[f64],
-    tau: &[f64],
-    external: &[Force],
-    damping: &[f64],
-    dt: f64,
-    v_free: &mut [f64],
-) {
     for (k, d) in damping.iter().enumerate() {
         data.mass_matrix[(k, k)] += dt * d;
     }
