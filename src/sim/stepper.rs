@@ -213,8 +213,6 @@ pub struct Stepper {
     /// `end_placed`: the next step starts from them if its q is still that one.
     end_q: Vec<f64>,
     end_placed: bool,
-    /// This step started from them: the robot's shapes are already where they are.
-    shapes_placed: bool,
     report: StepReport,
 }
 
@@ -299,7 +297,6 @@ impl Stepper {
             end_data: world.robot.as_ref().filter(|_| regenerate > 0).map(|r| Data::new(&r.model)),
             end_q: if regenerate > 0 { vec![0.0; nq] } else { Vec::new() },
             end_placed: false,
-            shapes_placed: false,
             report: StepReport::default(),
         }
     }
@@ -385,8 +382,8 @@ impl Stepper {
     /// Advances `world` by one step under joint forces `tau` (robot nv; ignored without a
     /// robot): the pipeline of seed 000 §II-E, one named stage each, as MuJoCo's `mj_step`.
     pub fn step(&mut self, world: &mut World, tau: &[f64]) -> &StepReport {
-        self.free_velocity(world, tau);
-        self.detect(world);
+        let placed = self.free_velocity(world, tau);
+        self.detect(world, placed);
         let penetration = self.contacts.contacts().iter().fold(0.0f64, |m, c| m.max(-c.distance));
         self.keep_start(world);
         let (mut outcome, mut split) = self.solve_contacts(world);
@@ -450,9 +447,7 @@ impl Stepper {
             self.end_q.copy_from_slice(&r.q);
             self.end_placed = true;
         }
-        for (b, state) in world.states.iter().enumerate() {
-            world.collision.set_free_body_pose(b, &state.pose);
-        }
+        world.place_free_bodies();
         world.collision.force_below(REGENERATION_DEPTH, self.contacts.contacts()) > 0
     }
 
@@ -470,9 +465,7 @@ impl Stepper {
             world.collision.place_robot(&r.data);
         }
         world.states.copy_from_slice(&self.start_states);
-        for (b, state) in world.states.iter().enumerate() {
-            world.collision.set_free_body_pose(b, &state.pose);
-        }
+        world.place_free_bodies();
         world.steps -= 1;
         world.time = world.steps as f64 * self.dt;
         world.collision.detect(&mut self.contacts);
@@ -483,9 +476,12 @@ impl Stepper {
     /// effort limits ([`dynamics::free_velocity`], which leaves the placements, Jacobians
     /// and M's factors in its Data for the stages below), each free body's under gravity,
     /// its external wrench and its gyroscopic term. Keeps v, the velocity at the start.
-    fn free_velocity(&mut self, world: &mut World, tau: &[f64]) {
+    /// Returns whether the robot started from the placements of the previous step's end
+    /// ([`Stepper::went_below`]'s, where its shapes still are).
+    fn free_velocity(&mut self, world: &mut World, tau: &[f64]) -> bool {
         let dt = self.dt;
         let robot_nv = world.robot.as_ref().map_or(0, |r| r.model.nv);
+        let mut placed = false;
         if let Some(r) = world.robot.as_mut() {
             let m = &r.model;
             for k in 0..m.nv {
@@ -498,9 +494,9 @@ impl Stepper {
             // set it since): the same forward kinematics, not computed twice. Exact
             // equality: any change of q, or a NaN, places the joints again.
             match self.end_data.as_mut().filter(|_| self.end_placed && r.q == self.end_q) {
-                Some(placed) => {
-                    std::mem::swap(&mut r.data, placed);
-                    self.shapes_placed = true;
+                Some(end) => {
+                    std::mem::swap(&mut r.data, end);
+                    placed = true;
                     dynamics::free_velocity_placed(m, &mut r.data, &r.v, &self.tau, external, damping, dt, v_free);
                 }
                 None => dynamics::free_velocity(m, &mut r.data, &r.q, &r.v, &self.tau, external, damping, dt, v_free),
@@ -523,24 +519,25 @@ impl Stepper {
             self.v_free[at..at + 6].copy_from_slice(vf.to_vector().as_slice());
             self.v[at..at + 6].copy_from_slice(state.velocity.to_vector().as_slice());
         }
+        placed
     }
 
     /// Stage 2, the contacts detected at q and the robot's joint blocks: the position
-    /// limits v_f may reach and the joints' Coulomb friction ([`joint_blocks`]).
-    fn detect(&mut self, world: &mut World) {
+    /// limits v_f may reach and the joints' Coulomb friction ([`joint_blocks`]). The
+    /// robot's shapes are only culled when `placed` (stage 1 started from the placements
+    /// they were moved to).
+    fn detect(&mut self, world: &mut World, placed: bool) {
         if let Some(r) = world.robot.as_ref() {
             let m = &r.model;
             joint_blocks::collect(m, &r.q, &self.v_free[..m.nv], self.dt, LIMIT_MARGIN, &mut self.joints);
             hold_friction(m, &r.data, &self.joints, self.dt, &mut self.held, &mut self.v_free[..m.nv]);
-            if std::mem::take(&mut self.shapes_placed) {
+            if placed {
                 world.collision.cull_placed_robot(&r.data);
             } else {
                 world.collision.update_robot(&r.data);
             }
         }
-        for (b, state) in world.states.iter().enumerate() {
-            world.collision.set_free_body_pose(b, &state.pose);
-        }
+        world.place_free_bodies();
         world.collision.detect(&mut self.contacts);
     }
 

@@ -126,6 +126,13 @@ impl World {
         index
     }
 
+    /// The collision world's free-body shapes moved to the bodies' poses in `states`.
+    pub fn place_free_bodies(&mut self) {
+        for (b, state) in self.states.iter().enumerate() {
+            self.collision.set_free_body_pose(b, &state.pose);
+        }
+    }
+
     /// Adds `count` empty slots for spawned bodies after the bodies added so far (at
     /// start-up, so that the stepper is sized for them): each holds `placeholder` and
     /// its `shape` until filled ([`World::fill_spawn_slot`]).
