@@ -244,6 +244,26 @@ def wait_until(predicate, timeout, what):
     raise AssertionError(f"timed out after {timeout} s waiting for {what}")
 
 
+def answer(client, request, timeout):
+    """The future of `client`'s call of `request`, once answered within `timeout` s (woken
+    by the answer itself); None, the call withdrawn, if not."""
+    done = threading.Event()
+    future = client.call_async(request)
+    future.add_done_callback(lambda _: done.set())
+    if done.wait(timeout):
+        return future
+    client.remove_pending_request(future)
+    return None
+
+
+def call(client, request, timeout=10.0):
+    """The answer of `client` to `request` (a poll every 20 ms, as wait_until's, would be
+    too coarse to time a step's round trip)."""
+    future = answer(client, request, timeout)
+    assert future is not None, f"no answer of {client.srv_name} within {timeout} s"
+    return future.result()
+
+
 def answered(client, probe, timeout=20.0, each=2.0):
     """Waits for `client`'s service, then sends `probe` until one is answered; the number
     sent (each one reached the node, answered or not).
@@ -258,13 +278,9 @@ def answered(client, probe, timeout=20.0, each=2.0):
     deadline = time.monotonic() + timeout
     sent = 0
     while time.monotonic() < deadline:
-        done = threading.Event()
-        future = client.call_async(probe)
-        future.add_done_callback(lambda _: done.set())
         sent += 1
-        if done.wait(each):
+        if answer(client, probe, each) is not None:
             return sent
-        client.remove_pending_request(future)
     raise AssertionError(f"no answer of {client.srv_name} to {sent} probes within {timeout} s")
 
 

@@ -26,9 +26,19 @@ from simulation_interfaces.srv import (
     GetEntities, GetEntitiesStates, GetEntityState, SetEntityState, SetSimulationState, StepSimulation,
 )
 
-from conftest import RELIABLE, NodeProcess, RawRecorder, Recorder, cdr_doubles, cdr_stamp, diagnostic_values, wait_until
+from conftest import (
+    RELIABLE,
+    NodeProcess,
+    RawRecorder,
+    Recorder,
+    call,
+    cdr_doubles,
+    cdr_stamp,
+    diagnostic_values,
+    wait_until,
+)
 from test_modes import config
-from test_simulation_interfaces import SETTLE, call
+from test_simulation_interfaces import SETTLE
 
 NS = "/signorini"
 G = 9.81

@@ -25,7 +25,6 @@ It also measures the round trip of StepSimulation(1) (the README's figure).
 
 import re
 import statistics
-import threading
 import time
 
 import pytest
@@ -49,6 +48,7 @@ from conftest import (
     RawRecorder,
     Recorder,
     answered,
+    call,
     cdr_doubles,
     cdr_stamp,
     diagnostic_values,
@@ -62,16 +62,6 @@ MS = 1_000_000
 CRATE_START = (0.8, 0.0, 0.1)
 # Time for stray messages to arrive (none should).
 SETTLE = 0.3
-
-
-def call(client, request, timeout=10.0):
-    """The answer of `client` to `request`, woken by the answer itself (wait_until polls
-    every 20 ms: too coarse to time a step's round trip)."""
-    done = threading.Event()
-    future = client.call_async(request)
-    future.add_done_callback(lambda _: done.set())
-    assert done.wait(timeout), f"no answer of {client.srv_name} within {timeout} s"
-    return future.result()
 
 
 class Peer:

@@ -31,6 +31,7 @@ from conftest import (
     RawRecorder,
     Recorder,
     answered,
+    call,
     cdr_stamp,
     diagnostic_values,
     wait_until,
@@ -93,11 +94,6 @@ def test_spawn_delete_and_reset_spawned_while_playing(ros, node):
             + answered(delete, DeleteEntity.Request(entity="ghost"))
         answered(spawn_all, SpawnEntities.Request(spawn_requests=[]))
         answered(reset, ResetSimulation.Request(scope=ResetSimulation.Request.SCOPE_SPAWNED))
-
-        def call(client, request):
-            future = client.call_async(request)
-            wait_until(future.done, 10.0, f"the answer of {client.srv_name}")
-            return future.result()
 
         def z_of(name):
             seen = [f[name] for _, f in tf.snapshot() if name in f]
@@ -179,7 +175,6 @@ def test_each_reset_scope_touches_only_what_it_names(ros, node):
     from geometry_msgs.msg import WrenchStamped
     from simulation_interfaces.msg import EntityFilters
     from simulation_interfaces.srv import GetEntities, GetEntityState
-    from test_simulation_interfaces import call
 
     spawn = ros.create_client(SpawnEntity, f"{NS}/spawn_entity")
     reset = ros.create_client(ResetSimulation, f"{NS}/reset_simulation")
